@@ -1,0 +1,47 @@
+#ifndef GITBAY_SYNC_CCURL_SHIM_H
+#define GITBAY_SYNC_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+// curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call.
+// One typed wrapper per argument type reaches them.
+
+typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef int (*ccurl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                       curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_setopt_data_callback(CURL *handle, CURLoption option,
+                                                  ccurl_data_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode ccurl_setopt_progress_callback(CURL *handle, CURLoption option,
+                                                      ccurl_progress_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+#endif

@@ -1,0 +1,179 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection.
+///
+/// Not thread-safe by itself: the `StateStore` actor confines every use to its serial queue.
+final class Database {
+    /// The raw connection; valid from a successful `init` until `deinit`.
+    private let handle: OpaquePointer
+    /// The path the connection was opened on.
+    let path: String
+
+    /// How opening treats a missing file.
+    enum OpenMode {
+        case readWriteCreate
+        case readWrite
+    }
+
+    init(path: String, mode: OpenMode = .readWriteCreate, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+        var connection: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if mode == .readWriteCreate { flags |= SQLITE_OPEN_CREATE }
+        let result = sqlite3_open_v2(path, &connection, flags, nil)
+        guard result == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let connection { sqlite3_close_v2(connection) }
+            throw SQLiteError(code: result, message: message)
+        }
+        self.handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Turns a result code into a thrown error, reading SQLite's message at the failure site.
+    func check(_ result: Int32, sql: String? = nil) throws(SQLiteError) {
+        switch result {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE:
+            return
+        default:
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// Runs one or more statements that bind nothing and return nothing of interest.
+    func execute(_ sql: String) throws(SQLiteError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
+    }
+
+    /// Compiles one statement.
+    func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql: sql)
+        guard let statement else {
+            preconditionFailure("no statement in SQL: \(sql)")
+        }
+        return Statement(database: self, handle: statement, sql: sql)
+    }
+
+    /// Runs a statement with its arguments and returns nothing.
+    func run(_ sql: String, _ arguments: SQLiteValue...) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Runs a query and maps every row.
+    func rows<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        var result: [T] = []
+        while try statement.step() {
+            result.append(try map(statement))
+        }
+        return result
+    }
+
+    /// Runs a query and maps its first row, if any.
+    func row<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        return try map(statement)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The number of rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the last insert.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Reads a single-value pragma or query as text.
+    func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+        try row(sql) { statement throws(SQLiteError) in statement.text(0) } ?? nil
+    }
+
+}
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case integer(Int64)
+    case text(String)
+    case null
+
+    static func optionalText(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+    static func optionalInteger(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
+    static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+}
+
+/// A prepared statement that finalizes itself when freed.
+final class Statement {
+    private let database: Database
+    private let handle: OpaquePointer
+    let sql: String
+
+    fileprivate init(database: Database, handle: OpaquePointer, sql: String) {
+        self.database = database
+        self.handle = handle
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .integer(let number):
+                result = sqlite3_bind_int64(handle, index, number)
+            case .text(let string):
+                result = sqlite3_bind_text(handle, index, string, -1, csqlite_transient())
+            case .null:
+                result = sqlite3_bind_null(handle, index)
+            }
+            try database.check(result, sql: sql)
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    func step() throws(SQLiteError) -> Bool {
+        let result = sqlite3_step(handle)
+        try database.check(result, sql: sql)
+        return result == SQLITE_ROW
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInteger(_ column: Int32) -> Int64? { isNull(column) ? nil : integer(column) }
+
+    func text(_ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// A text column declared NOT NULL.
+    func requiredText(_ column: Int32) -> String { text(column) ?? "" }
+}

@@ -1,0 +1,2 @@
+import GitbayFake
+print("fake")

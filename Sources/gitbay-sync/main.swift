@@ -1,0 +1,2 @@
+import GitbaySync
+print("gitbay-sync")
