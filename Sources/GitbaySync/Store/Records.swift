@@ -1,0 +1,137 @@
+import Foundation
+
+/// What the user wants for an account.
+public enum AccountState: String, Sendable, CaseIterable {
+    /// Signed in: this device should be registered.
+    case active
+    /// Signed in, but the user asked for no pushes: this device should not be registered.
+    case paused
+    /// Being signed out: the device is deregistered, then the token and records are deleted.
+    case removing
+}
+
+/// A signed-in account as stored.
+public struct AccountRecord: Sendable, Equatable, Identifiable {
+    public let id: Int64
+    public let instance: InstanceURL
+    public let username: String
+    /// `user@host[:port]`, the name the CLI uses.
+    public let name: String
+    public let state: AccountState
+    public let signedInAt: Date
+
+    /// The CLI's name for an account.
+    public static func name(username: String, instance: InstanceURL) -> String {
+        "\(username)@\(instance.authority)"
+    }
+}
+
+/// A token this device held before the current one, known by its 8-byte prefix.
+public struct RetiredToken: Sendable, Equatable {
+    public let generation: Int
+    public let prefix: String
+    public let retiredAt: Date
+}
+
+/// This device as stored.
+public struct DeviceRecord: Sendable, Equatable {
+    /// The current push token, if one is set.
+    public let token: Secret?
+    /// Bumped with every new token.
+    public let generation: Int
+    public let label: String
+    /// Short random text that marks this install's rows on the server.
+    public let installMarker: String
+    public let tokenSetAt: Date?
+    public let history: [RetiredToken]
+
+    /// The label as sent to servers: the user's label and the install marker.
+    public var serverLabel: String { "\(label) [\(installMarker)]" }
+}
+
+/// A server device row this device made or adopted for an account.
+public struct RegistrationRecord: Sendable, Equatable {
+    public let accountID: Int64
+    public let deviceID: Int
+    public let generation: Int
+    public let tokenPrefix: String
+    public let madeAt: Date
+    public let verifiedAt: Date?
+
+    public init(accountID: Int64, deviceID: Int, generation: Int, tokenPrefix: String, madeAt: Date, verifiedAt: Date?) {
+        self.accountID = accountID
+        self.deviceID = deviceID
+        self.generation = generation
+        self.tokenPrefix = tokenPrefix
+        self.madeAt = madeAt
+        self.verifiedAt = verifiedAt
+    }
+}
+
+/// How an instance stores device rows, learned from its answers.
+public enum RowPolicy: String, Sendable {
+    /// Not known yet: accounts of this instance are reconciled one after another.
+    case unknown
+    /// One row per token: the token belongs to one account of the instance at a time.
+    case perToken = "per-token"
+    /// One row per (account, token): every account can hold the token.
+    case perAccount = "per-account"
+}
+
+/// What is known of an instance.
+public struct InstanceRecord: Sendable, Equatable {
+    public let instance: InstanceURL
+    public let preferredAccountID: Int64?
+    public let rowPolicy: RowPolicy
+}
+
+/// The outcome of an account's latest reconcile.
+public struct AccountStatusRecord: Sendable, Equatable {
+    public var condition: AccountCondition
+    public var detail: String?
+    public var lastAttemptAt: Date?
+    public var lastSuccessAt: Date?
+    public var lastError: String?
+    public var nextRetryAt: Date?
+    public var failures: Int
+    public var listETag: String?
+    public var etagBasis: String?
+
+    public init(
+        condition: AccountCondition = .pending, detail: String? = nil, lastAttemptAt: Date? = nil,
+        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, failures: Int = 0,
+        listETag: String? = nil, etagBasis: String? = nil
+    ) {
+        self.condition = condition
+        self.detail = detail
+        self.lastAttemptAt = lastAttemptAt
+        self.lastSuccessAt = lastSuccessAt
+        self.lastError = lastError
+        self.nextRetryAt = nextRetryAt
+        self.failures = failures
+        self.listETag = listETag
+        self.etagBasis = etagBasis
+    }
+}
+
+/// An account's condition as `status` shows it.
+public enum AccountCondition: String, Sendable, CaseIterable {
+    /// Never reconciled yet.
+    case pending
+    /// This device holds a row for the account with the current token.
+    case registered
+    /// Another account of the same instance holds the token (the server allows one).
+    case shadowed
+    case paused
+    case removing
+    /// The API token is no longer valid: sign in again.
+    case authFailed = "auth-failed"
+    /// The token may not register devices (read-only, or the account is disabled).
+    case denied
+    /// The instance does not send push notifications.
+    case pushDisabled = "push-disabled"
+    /// A failure that a later run may get past.
+    case error
+    /// No device token is set, so there is nothing to register.
+    case noDeviceToken = "no-device-token"
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+extension StateStore {
+    /// This device, creating its row (host-name label, fresh install marker) on first use.
+    public func device() throws -> DeviceRecord {
+        try write { database in try Self.loadDevice(database) }
+    }
+
+    private static func loadDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord {
+        let exists = try database.row("SELECT 1 FROM device WHERE id = 1") { _ in true } ?? false
+        if !exists {
+            try database.run(
+                "INSERT INTO device (id, token, token_generation, label, install_marker) VALUES (1, NULL, 0, ?, ?)",
+                .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker())
+            )
+        }
+        let history = try database.rows(
+            "SELECT generation, prefix, retired_at FROM device_token_history ORDER BY generation"
+        ) { row in
+            RetiredToken(
+                generation: Int(row.integer(0)), prefix: row.requiredText(1),
+                retiredAt: Timestamp.parse(row.text(2)) ?? Date(timeIntervalSince1970: 0)
+            )
+        }
+        return try database.row(
+            "SELECT token, token_generation, label, install_marker, token_set_at FROM device WHERE id = 1"
+        ) { row in
+            DeviceRecord(
+                token: row.text(0).map(Secret.init), generation: Int(row.integer(1)), label: row.requiredText(2),
+                installMarker: row.requiredText(3), tokenSetAt: Timestamp.parse(row.text(4)), history: history
+            )
+        }!
+    }
+
+    /// Sets the push token (a rotation when another one was set: the old one joins the
+    /// history) and, when given, the label. Any change forgets every remembered list tag.
+    @discardableResult
+    public func setDeviceToken(_ token: Secret, label: String?, now: Date = Date()) throws -> DeviceRecord {
+        try write { database in
+            let current = try Self.loadDevice(database)
+            var changed = false
+            if current.token != token {
+                if let old = current.token {
+                    try database.run(
+                        "INSERT OR REPLACE INTO device_token_history (generation, prefix, retired_at) VALUES (?, ?, ?)",
+                        .int(current.generation), .text(old.prefix()), .text(Timestamp.format(now))
+                    )
+                }
+                try database.run(
+                    "UPDATE device SET token = ?, token_generation = token_generation + 1, token_set_at = ? WHERE id = 1",
+                    .text(token.exposedValue), .text(Timestamp.format(now))
+                )
+                changed = true
+            }
+            if let label, label != current.label {
+                try database.run("UPDATE device SET label = ? WHERE id = 1", .text(label))
+                changed = true
+            }
+            if changed {
+                try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL")
+            }
+            return try Self.loadDevice(database)
+        }
+    }
+
+    /// Forgets the push token (it joins the history, so rows made with it stay recognisable).
+    public func clearDeviceToken(now: Date = Date()) throws {
+        try write { database in
+            let current = try Self.loadDevice(database)
+            if let old = current.token {
+                try database.run(
+                    "INSERT OR REPLACE INTO device_token_history (generation, prefix, retired_at) VALUES (?, ?, ?)",
+                    .int(current.generation), .text(old.prefix()), .text(Timestamp.format(now))
+                )
+            }
+            try database.run("UPDATE device SET token = NULL, token_set_at = NULL WHERE id = 1")
+            try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL")
+        }
+        try checkpoint()
+    }
+}
+
+/// Defaults for a new device row.
+enum DeviceDefaults {
+    /// The host name, or `gitbay-sync` when it cannot be read.
+    static func hostLabel() -> String {
+        let name = ProcessInfo.processInfo.hostName
+        return name.isEmpty ? "gitbay-sync" : name
+    }
+
+    /// `gbs-` and six random base-36 characters: short, readable, unique enough per user.
+    static func newInstallMarker() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return "gbs-" + String((0..<6).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+    }
+}

@@ -1,0 +1,40 @@
+/// Why the state database cannot be opened or used. Each case names the path and the fix.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file exists but is not a SQLite database (or is corrupt).
+    case notADatabase(path: String, detail: String)
+    /// The database holds migrations this binary does not know: it was written by a newer one.
+    case newerSchema(path: String, unknownVersions: [Int])
+    /// A recorded migration's checksum differs from the one built into this binary.
+    case changedMigration(path: String, version: Int, name: String)
+    /// The state directory or database belongs to another user.
+    case foreignOwner(path: String, owner: UInt32)
+    /// The state directory or database cannot be created or written.
+    case notWritable(path: String, detail: String)
+    /// Another gitbay-sync process holds the lock past the wait.
+    case locked(path: String, waitedSeconds: Double)
+    /// Any other SQLite failure.
+    case sqlite(SQLiteError, path: String)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path, let detail):
+            "\(path) is not a gitbay-sync state database (\(detail)); move it aside or pass another --db"
+        case .newerSchema(let path, let versions):
+            "\(path) was written by a newer gitbay-sync (schema migration \(versions.map(String.init).joined(separator: ", ")) is unknown to this one); upgrade gitbay-sync, or pass another --db. The file was not changed"
+        case .changedMigration(let path, let version, let name):
+            "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it, or pass another --db"
+        case .foreignOwner(let path, let owner):
+            "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
+        case .notWritable(let path, let detail):
+            "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
+        case .locked(let path, let waited):
+            "another gitbay-sync is working on \(path) (waited \(Self.seconds(waited)) for its lock); try again when it has finished"
+        case .sqlite(let error, let path):
+            "state database \(path): \(error.message) (SQLite code \(error.code))"
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Instants as stored in the database and printed in `--json`: ISO 8601 in UTC with
+/// milliseconds, e.g. `2026-09-20T14:03:07.123Z`.
+enum Timestamp {
+    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    static func format(_ date: Date) -> String {
+        date.formatted(style)
+    }
+
+    static func parse(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        return try? style.parse(text)
+    }
+}
