@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import GitbaySync
+
+@Suite("Migrations")
+struct MigratorTests {
+    @Test("the embedded migrations are numbered 1, 2, 3 … in order")
+    func numbering() {
+        #expect(!Migration.all.isEmpty)
+        #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
+    }
+
+    @Test("the embedded SQL is byte for byte the Migrations folder")
+    func embeddedMatchesFolder() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let folder = root.appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files.count == Migration.all.count)
+        for (file, migration) in zip(files, Migration.all) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
+            // The generator keeps the file's text but its final newline.
+            #expect(text == migration.sql + "\n", "run scripts/generate-migrations after editing \(file)")
+        }
+    }
+
+    @Test("a fresh database gets every migration, and opening again applies nothing")
+    func freshThenNoOp() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        #expect(try await store.appliedMigrations() == Migration.all.map(\.version))
+        let database = try Database(path: folder.location.databasePath)
+        #expect(try Migrator().migrate(database, now: "2026-01-01T00:00:00.000Z").isEmpty)
+        let reopened = try await StateStore.open(folder.location)
+        #expect(try await reopened.appliedMigrations() == Migration.all.map(\.version))
+        #expect(try await reopened.integrityCheck() == ["ok"])
+    }
+
+    @Test("a database holding an unknown migration is refused and left unchanged")
+    func unknownMigrationRefused() async throws {
+        let folder = try TemporaryDirectory()
+        _ = try await StateStore.open(folder.location)
+        let path = folder.location.databasePath
+        do {
+            let database = try Database(path: path)
+            try database.run(
+                "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (99, 'future', 'x', 'now')"
+            )
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let before = try #require(fileBytes(path))
+        let error = await #expect(throws: StoreError.self) { try await StateStore.open(folder.location) }
+        #expect(error == .newerSchema(path: path, unknownVersions: [99]))
+        #expect(error?.description.contains("newer gitbay-sync") == true)
+        #expect(fileBytes(path) == before)
+    }
+
+    @Test("a database recording a changed migration is refused and left unchanged")
+    func changedMigrationRefused() async throws {
+        let folder = try TemporaryDirectory()
+        _ = try await StateStore.open(folder.location)
+        let path = folder.location.databasePath
+        do {
+            let database = try Database(path: path)
+            try database.run("UPDATE schema_migrations SET checksum = '0000000000000000' WHERE version = 1")
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let before = try #require(fileBytes(path))
+        let error = await #expect(throws: StoreError.self) { try await StateStore.open(folder.location) }
+        #expect(error == .changedMigration(path: path, version: 1, name: "initial"))
+        #expect(fileBytes(path) == before)
+    }
+
+    @Test("a file that is not SQLite is refused and left unchanged")
+    func corruptRefused() async throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.location.directory, withIntermediateDirectories: true)
+        let path = folder.location.databasePath
+        let junk = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try junk.write(to: URL(fileURLWithPath: path))
+        let error = await #expect(throws: StoreError.self) { try await StateStore.open(folder.location) }
+        guard case .notADatabase(let reported, _) = error else {
+            Issue.record("expected notADatabase, got \(String(describing: error))")
+            return
+        }
+        #expect(reported == path)
+        #expect(fileBytes(path) == junk)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("a migration that leaves foreign key violations is rolled back")
+    func foreignKeyCheck() throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.file("fk.db"))
+        try database.execute("PRAGMA foreign_keys = OFF")
+        let migrations = [
+            Migration(version: 1, name: "parent", sql: "CREATE TABLE parent (id INTEGER PRIMARY KEY);"),
+            Migration(version: 2, name: "orphan", sql: """
+                CREATE TABLE child (parent_id INTEGER REFERENCES parent (id));
+                INSERT INTO child VALUES (42);
+                """),
+        ]
+        #expect(throws: SQLiteError.self) { try Migrator(migrations: migrations).migrate(database, now: "t") }
+        #expect(try Migrator.recorded(in: database).keys.sorted() == [1])
+        let childExists = try database.row("SELECT 1 FROM sqlite_master WHERE name = 'child'") { _ in true }
+        #expect(childExists == nil)
+    }
+
+    @Test("checksums differ when the SQL differs by one byte")
+    func checksum() {
+        let a = Migration(version: 1, name: "a", sql: "CREATE TABLE t (x);")
+        let b = Migration(version: 1, name: "a", sql: "CREATE TABLE t (y);")
+        #expect(a.checksum.count == 16)
+        #expect(a.checksum != b.checksum)
+        #expect(a.checksum == Migration(version: 1, name: "a", sql: "CREATE TABLE t (x);").checksum)
+    }
+}

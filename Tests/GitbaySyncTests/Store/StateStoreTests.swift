@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import GitbaySync
+
+@Suite("State store")
+struct StateStoreTests {
+    @Test("the folder is 0700 and the database 0600, tightened when looser")
+    func permissions() async throws {
+        let folder = try TemporaryDirectory()
+        let location = folder.location
+        _ = try await StateStore.open(location)
+        #expect(fileMode(location.directory) == 0o700)
+        #expect(fileMode(location.databasePath) == 0o600)
+        chmod(location.directory, 0o755)
+        chmod(location.databasePath, 0o644)
+        let store = try await StateStore.open(location)
+        _ = try await store.device()
+        #expect(fileMode(location.directory) == 0o700)
+        #expect(fileMode(location.databasePath) == 0o600)
+        #expect(fileMode(location.databasePath + "-wal") == 0o600)
+    }
+
+    @Test("a database owned by another user is refused")
+    func foreignOwner() async throws {
+        guard geteuid() == 0 else { return }  // only root can hand a file to someone else
+        let folder = try TemporaryDirectory()
+        let location = folder.location
+        _ = try await StateStore.open(location)
+        chown(location.databasePath, 65534, 65534)
+        let error = await #expect(throws: StoreError.self) { try await StateStore.open(location) }
+        #expect(error == .foreignOwner(path: location.databasePath, owner: 65534))
+    }
+
+    @Test("a state folder that is a file is refused with its path")
+    func folderIsAFile() async throws {
+        let folder = try TemporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: folder.file("state"), contents: Data("x".utf8)))
+        let error = await #expect(throws: StoreError.self) { try await StateStore.open(folder.location) }
+        #expect(error?.description.contains(folder.file("state")) == true)
+    }
+
+    @Test("the path comes from --db, then GITBAY_SYNC_DB, then XDG_STATE_HOME, then HOME")
+    func resolution() {
+        let env = ["GITBAY_SYNC_DB": "/e/db", "XDG_STATE_HOME": "/x", "HOME": "/h"]
+        #expect(StateLocation.resolve(explicitPath: "/a/db", environment: env).databasePath == "/a/db")
+        #expect(StateLocation.resolve(explicitPath: nil, environment: env).databasePath == "/e/db")
+        #expect(StateLocation.resolve(explicitPath: nil, environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]).databasePath
+            == "/x/gitbay-sync/state.db")
+        #expect(StateLocation.resolve(explicitPath: nil, environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]).databasePath
+            == "/h/.local/state/gitbay-sync/state.db")
+        #expect(StateLocation.resolve(explicitPath: nil, environment: ["HOME": "/h"]).databasePath
+            == "/h/.local/state/gitbay-sync/state.db")
+    }
+
+    @Test("a second holder of the lock waits, then fails naming the lock")
+    func lock() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("state.db.lock")
+        let first = try await RunLock.acquire(path: path, wait: .zero)
+        let error = await #expect(throws: StoreError.self) {
+            try await RunLock.acquire(path: path, wait: .milliseconds(200))
+        }
+        #expect(error == .locked(path: path, waitedSeconds: 0.2))
+        #expect(error?.description.contains("another gitbay-sync") == true)
+        first.release()
+        let second = try await RunLock.acquire(path: path, wait: .milliseconds(200))
+        second.release()
+    }
+
+    @Test("a lock released while the second holder waits is taken")
+    func lockHandOver() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("state.db.lock")
+        let first = try await RunLock.acquire(path: path, wait: .zero)
+        async let second = RunLock.acquire(path: path, wait: .seconds(5))
+        try await Task.sleep(for: .milliseconds(100))
+        first.release()
+        let taken = try await second
+        taken.release()
+    }
+
+    @Test("signing in stores the account and its token apart; deleting removes both from the file")
+    func accountLifecycle() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let instance = try InstanceURL(parsing: "https://Gitbay.ORG/")
+        let token = "gb_0123456789abcdef_secret_for_erasure"
+        let account = try await store.signIn(instance: instance, username: "alice", apiToken: Secret(token))
+        #expect(account.name == "alice@gitbay.org")
+        #expect(try await store.apiToken(ofAccount: account.id) == Secret(token))
+        #expect(try await store.accounts().map(\.name) == ["alice@gitbay.org"])
+        try await store.deleteAccount(id: account.id)
+        #expect(try await store.accounts().isEmpty)
+        #expect(try await store.apiToken(ofAccount: account.id) == nil)
+        for suffix in ["", "-wal"] {
+            let bytes = fileBytes(folder.location.databasePath + suffix) ?? Data()
+            #expect(bytes.range(of: Data(token.utf8)) == nil, "token bytes remain in state.db\(suffix)")
+        }
+    }
+
+    @Test("a new device token is a rotation: the old one joins the history by prefix")
+    func rotation() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let fresh = try await store.device()
+        #expect(fresh.token == nil)
+        #expect(fresh.generation == 0)
+        #expect(fresh.installMarker.hasPrefix("gbs-"))
+        let first = try await store.setDeviceToken(Secret("aaaaaaaa11112222"), label: "laptop")
+        #expect(first.generation == 1)
+        #expect(first.label == "laptop")
+        let second = try await store.setDeviceToken(Secret("bbbbbbbb33334444"), label: nil)
+        #expect(second.generation == 2)
+        #expect(second.label == "laptop")
+        #expect(second.history == [RetiredToken(generation: 1, prefix: "aaaaaaaa", retiredAt: second.history[0].retiredAt)])
+        let same = try await store.setDeviceToken(Secret("bbbbbbbb33334444"), label: nil)
+        #expect(same.generation == 2)
+        #expect(same.installMarker == fresh.installMarker)
+    }
+}
