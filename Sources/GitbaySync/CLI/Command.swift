@@ -1,0 +1,51 @@
+/// A parsed command line: what to do, and the global options.
+public struct Invocation: Sendable, Equatable {
+    public var command: Command
+    public var global: GlobalOptions
+}
+
+/// Options every command takes.
+public struct GlobalOptions: Sendable, Equatable {
+    /// `--db PATH`.
+    public var databasePath: String?
+    /// `--json`: machine-readable output on stdout.
+    public var json = false
+    /// `--verbose` / `-v`, repeatable.
+    public var verbosity = 0
+
+    public init(databasePath: String? = nil, json: Bool = false, verbosity: Int = 0) {
+        self.databasePath = databasePath
+        self.json = json
+        self.verbosity = verbosity
+    }
+}
+
+/// Every command gitbay-sync understands.
+public enum Command: Sendable, Equatable {
+    /// `--help` for the program (nil) or a command (its words).
+    case help(topic: [String]?)
+    case version
+    case login(instance: String)
+    case accounts
+    case removeAccount(account: String, force: Bool)
+    case pause(account: String)
+    case resume(account: String)
+    case prefer(account: String)
+    case deviceSetToken(label: String?)
+    case deviceShow
+    case deviceClear
+    case run(every: Duration?, concurrency: Int?)
+    case status
+    case doctor
+    case devices(account: String?)
+    case devicesRemove(account: String, id: Int, yes: Bool)
+    case push(PushAction, account: String?)
+    case resolve
+    case serviceInstall(every: Duration?)
+    case serviceUninstall
+    case serviceShow(every: Duration?)
+
+    public enum PushAction: String, Sendable, Equatable {
+        case on, off, show
+    }
+}

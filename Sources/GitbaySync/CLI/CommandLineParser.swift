@@ -1,0 +1,138 @@
+/// Turns argv into an `Invocation`. A pure function: it reads nothing and prints nothing.
+///
+/// Accepts options before or after the command words, `--opt value` and `--opt=value`, `--` to
+/// end options, `-v` repeated (or `-vv`), and `-h`.
+public enum CommandLineParser {
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var global = GlobalOptions()
+        var positionals: [String] = []
+        var options: [(name: String, value: String?)] = []
+        var wantsHelp = false
+        var wantsVersion = false
+
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if optionsEnded || token == "-" || !token.hasPrefix("-") {
+                positionals.append(token)
+                continue
+            }
+            if token == "--" {
+                optionsEnded = true
+                continue
+            }
+            if !token.hasPrefix("--") {
+                // Short flags: -h, -v, -vv.
+                for flag in token.dropFirst() {
+                    switch flag {
+                    case "h": wantsHelp = true
+                    case "v": global.verbosity += 1
+                    default: throw UsageError("unknown option '-\(flag)'" + hint(for: "-\(flag)", among: ["-h", "-v"]))
+                    }
+                }
+                continue
+            }
+            var name = token
+            var value: String?
+            if let equals = token.firstIndex(of: "=") {
+                name = String(token[..<equals])
+                value = String(token[token.index(after: equals)...])
+            }
+            if CommandTable.valueOptions.contains(name), value == nil {
+                guard index < arguments.count else {
+                    throw UsageError("option '\(name)' needs a value")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            switch name {
+            case "--json": global.json = true; try noValue(name, value)
+            case "--verbose": global.verbosity += 1; try noValue(name, value)
+            case "--help": wantsHelp = true; try noValue(name, value)
+            case "--version": wantsVersion = true; try noValue(name, value)
+            case "--db":
+                guard let value, !value.isEmpty else { throw UsageError("option '--db' needs a path") }
+                global.databasePath = value
+            default: options.append((name, value))
+            }
+        }
+
+        if positionals.first == "help" {
+            let topic = Array(positionals.dropFirst())
+            if !topic.isEmpty { _ = try resolve(topic) }
+            return Invocation(command: .help(topic: topic.isEmpty ? nil : topic), global: global)
+        }
+        if wantsVersion && positionals.isEmpty { return Invocation(command: .version, global: global) }
+        if positionals.isEmpty {
+            if wantsHelp || options.isEmpty { return Invocation(command: .help(topic: nil), global: global) }
+            throw UsageError("option '\(options[0].name)' needs a command before it")
+        }
+
+        let (spec, rest) = try resolve(positionals)
+        if wantsHelp { return Invocation(command: .help(topic: spec.words), global: global) }
+
+        var parsed = CommandSpec.Parsed(arguments: rest, values: [:], flags: [])
+        for (name, value) in options {
+            guard let option = spec.options.first(where: { $0.name == name }) else {
+                let known = spec.options.map(\.name) + GlobalOption.all.map(\.name)
+                throw UsageError("unknown option '\(name)' for '\(spec.name)'" + hint(for: name, among: known), command: spec.words)
+            }
+            if parsed.values[name] != nil || parsed.flags.contains(name) {
+                throw UsageError("option '\(name)' is given twice", command: spec.words)
+            }
+            if option.valueName == nil {
+                guard value == nil else { throw UsageError("option '\(name)' takes no value", command: spec.words) }
+                parsed.flags.insert(name)
+            } else {
+                parsed.values[name] = value
+            }
+        }
+        let required = spec.arguments.filter { !$0.optional }.count
+        if rest.count < required {
+            let missing = spec.arguments[rest.count]
+            throw UsageError("'\(spec.name)' needs <\(missing.name)>: \(missing.help)", command: spec.words)
+        }
+        if rest.count > spec.arguments.count {
+            throw UsageError("unexpected argument '\(rest[spec.arguments.count])' for '\(spec.name)'", command: spec.words)
+        }
+        do {
+            return Invocation(command: try spec.build(parsed), global: global)
+        } catch {
+            throw UsageError(error.message, command: error.commandWords ?? spec.words)
+        }
+    }
+
+    /// Finds the command the leading words name; returns it with the words left over.
+    static func resolve(_ words: [String]) throws(UsageError) -> (CommandSpec, [String]) {
+        let first = words[0]
+        let family = CommandTable.all.filter { $0.words[0] == first }
+        guard !family.isEmpty else {
+            throw UsageError("unknown command '\(first)'" + hint(for: first, among: CommandTable.commandNames))
+        }
+        if words.count > 1, let sub = family.first(where: { $0.words.count == 2 && $0.words[1] == words[1] }) {
+            return (sub, Array(words.dropFirst(2)))
+        }
+        if let plain = family.first(where: { $0.words.count == 1 }) {
+            return (plain, Array(words.dropFirst()))
+        }
+        let subcommands = family.map { $0.words[1] }
+        guard words.count > 1 else {
+            throw UsageError("'\(first)' needs a subcommand: \(subcommands.joined(separator: ", "))", command: [first])
+        }
+        throw UsageError(
+            "unknown subcommand '\(words[1])' for '\(first)'; one of: \(subcommands.joined(separator: ", "))"
+                + hint(for: words[1], among: subcommands),
+            command: [first]
+        )
+    }
+
+    private static func noValue(_ name: String, _ value: String?) throws(UsageError) {
+        if value != nil { throw UsageError("option '\(name)' takes no value") }
+    }
+
+    private static func hint(for word: String, among candidates: [String]) -> String {
+        NearMiss.suggestion(for: word, among: candidates).map { ". Did you mean '\($0)'?" } ?? ""
+    }
+}

@@ -1,0 +1,22 @@
+/// The process exit codes, documented in the README. Below 128, so a shell can tell them
+/// from a death by signal.
+public enum ExitCode: Int32, Sendable, CaseIterable {
+    /// Everything asked for was done, and every account is in its desired state.
+    case success = 0
+    /// Partly done: one or more accounts failed (named on stderr), or `doctor` found a problem.
+    case partialFailure = 1
+    /// The command line is wrong (unknown command or option, missing argument, bad value).
+    case usage = 64
+    /// Input data is wrong: a malformed URL, device token or push payload.
+    case dataError = 65
+    /// The named account is not signed in.
+    case noSuchAccount = 67
+    /// A server could not be reached or refused the request for a reason that may pass.
+    case unavailable = 69
+    /// The state database cannot be used (not a database, newer schema, permissions).
+    case stateError = 74
+    /// Another gitbay-sync holds the lock.
+    case busy = 75
+    /// A server refused the API token (invalid, expired or read-only).
+    case denied = 77
+}
