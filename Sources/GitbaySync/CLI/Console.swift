@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process's standard streams, as the commands see them; tests substitute their own.
+public struct Console: Sendable {
+    /// Reads all of standard input (nil when there is none).
+    public var readInput: @Sendable () -> String?
+    /// Whether standard input is a terminal (a person typing).
+    public var inputIsTerminal: Bool
+    /// Asks on the terminal without echo; nil when there is no terminal.
+    public var readSecret: @Sendable (_ prompt: String) -> String?
+    /// Asks a yes/no question on the terminal.
+    public var confirm: @Sendable (_ question: String) -> Bool
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+
+    public init(
+        readInput: @escaping @Sendable () -> String?, inputIsTerminal: Bool,
+        readSecret: @escaping @Sendable (String) -> String?, confirm: @escaping @Sendable (String) -> Bool,
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void
+    ) {
+        self.readInput = readInput
+        self.inputIsTerminal = inputIsTerminal
+        self.readSecret = readSecret
+        self.confirm = confirm
+        self.out = out
+        self.err = err
+    }
+
+    /// The real standard streams.
+    public static var standard: Console {
+        Console(
+            readInput: {
+                let data = FileHandle.standardInput.readDataToEndOfFile()
+                return String(decoding: data, as: UTF8.self)
+            },
+            inputIsTerminal: isatty(STDIN_FILENO) == 1,
+            readSecret: { prompt in
+                guard isatty(STDIN_FILENO) == 1 else { return nil }
+                FileHandle.standardError.write(Data(prompt.utf8))
+                var settings = termios()
+                tcgetattr(STDIN_FILENO, &settings)
+                var silent = settings
+                silent.c_lflag &= ~tcflag_t(ECHO)
+                tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+                defer {
+                    tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
+                    FileHandle.standardError.write(Data("\n".utf8))
+                }
+                return readLine(strippingNewline: true)
+            },
+            confirm: { question in
+                guard isatty(STDIN_FILENO) == 1 else { return false }
+                FileHandle.standardError.write(Data((question + " [y/N] ").utf8))
+                let answer = readLine(strippingNewline: true)?.lowercased() ?? ""
+                return answer == "y" || answer == "yes"
+            },
+            out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
+            err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        )
+    }
+}
