@@ -40,6 +40,10 @@ static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *val
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode ccurl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -1,0 +1,17 @@
+/// Settings for one `GitbayClient`: transport limits and the retry schedule.
+public struct ClientConfiguration: Sendable {
+    public var transport: TransportConfiguration
+    public var retry: RetryPolicy
+    /// Returns a number in `0..<1` for retry jitter; replaceable so tests are repeatable.
+    public var random: @Sendable () -> Double
+
+    public init(
+        transport: TransportConfiguration = .init(),
+        retry: RetryPolicy = .init(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.transport = transport
+        self.retry = retry
+        self.random = random
+    }
+}

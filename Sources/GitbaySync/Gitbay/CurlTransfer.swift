@@ -1,0 +1,59 @@
+import Foundation
+
+/// The state of one transfer, shared with curl's callbacks through an `Unmanaged` pointer.
+///
+/// `@unchecked Sendable` invariant: `body`, `headers` and `exceededLimit` are touched only on the
+/// transport's queue (by curl's callbacks during `curl_easy_perform`, then by the code that reads
+/// the result); `cancelled` may be set from any thread and is guarded by `lock`.
+final class CurlTransfer: @unchecked Sendable {
+    let maxResponseBytes: Int
+    private(set) var body: [UInt8] = []
+    private(set) var headers: [String: String] = [:]
+    /// Set when the body went past `maxResponseBytes` and the write callback aborted.
+    private(set) var exceededLimit = false
+
+    private let lock = NSLock()
+    private var cancelled = false
+
+    init(maxResponseBytes: Int) {
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// Asks the transfer to stop; curl notices at its next progress callback.
+    func cancel() {
+        lock.withLock { cancelled = true }
+    }
+
+    var isCancelled: Bool {
+        lock.withLock { cancelled }
+    }
+
+    /// Appends body bytes; false when they would go past the limit.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= maxResponseBytes else {
+            exceededLimit = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Records one header line. A status line starts a new header block: a proxy's
+    /// `CONNECT` answer comes before the server's.
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers = [:]
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].trimmingWhitespace().lowercased()
+        let value = line[line.index(after: colon)...].trimmingWhitespace()
+        guard !name.isEmpty else { return }
+        if let existing = headers[name] {
+            headers[name] = existing + ", " + value
+        } else {
+            headers[name] = value
+        }
+    }
+}
