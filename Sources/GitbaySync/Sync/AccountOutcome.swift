@@ -1,0 +1,70 @@
+/// What a reconcile did for one account: the `run --json` object and the journal line.
+public struct AccountOutcome: Sendable, Equatable {
+    /// What changed on the server.
+    public enum Action: String, Sendable {
+        /// Nothing to do: the server already held exactly the desired rows.
+        case unchanged
+        /// First registration with the current token.
+        case added
+        /// The row was gone (reaped, removed on the web, id reused) and was added again, or
+        /// its label was rewritten.
+        case reAdded = "re-added"
+        /// The new token was added and rows of old tokens removed.
+        case rotated
+        /// A row of ours without a record (left by a crash) was recorded, no write needed.
+        case adopted
+        /// Rows of ours were removed (paused, removing, old tokens, no device token).
+        case removed
+        /// Another account of the instance holds the device token.
+        case shadowed
+        /// Not attempted (auth failed earlier, or waiting out a backoff).
+        case skipped
+        case failed
+    }
+
+    public var account: String
+    public var action: Action
+    public var condition: AccountCondition
+    /// The server row this device holds for the account, when it holds one.
+    public var deviceID: Int?
+    /// HTTP requests made for the account in this run, retries included.
+    public var requests: Int
+    /// Writes (`device add`, `device remove`) among them.
+    public var writes: Int
+    /// The account holding the token when this one is shadowed.
+    public var shadowedBy: String?
+    /// Rows of ours still on the server when the account could not be cleaned (for removals).
+    public var rowsLeft: [Int]
+    public var error: String?
+
+    public init(
+        account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
+        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil
+    ) {
+        self.account = account
+        self.action = action
+        self.condition = condition
+        self.deviceID = deviceID
+        self.requests = requests
+        self.writes = writes
+        self.shadowedBy = shadowedBy
+        self.rowsLeft = rowsLeft
+        self.error = error
+    }
+
+    /// True when the account is not in its desired state after the run.
+    public var isFailure: Bool { action == .failed || (action == .skipped && condition == .authFailed) }
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account)),
+            ("action", .string(action.rawValue)),
+            ("condition", .string(condition.rawValue)),
+            ("device_id", .optional(deviceID)),
+            ("requests", .int(requests)),
+            ("writes", .int(writes)),
+            ("shadowed_by", .optional(shadowedBy)),
+            ("error", .optional(error)),
+        ])
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Signs an account out: the pre-removal hook (deregister every row of ours through the
+/// account's own client, then the user's hook), and only then the token and the records.
+public struct AccountRemoval: Sendable {
+    let reconciler: Reconciler
+    let hook: PreRemovalHook
+    let environment: [String: String]
+
+    public init(reconciler: Reconciler, hook: PreRemovalHook, environment: [String: String]) {
+        self.reconciler = reconciler
+        self.hook = hook
+        self.environment = environment
+    }
+
+    /// How a removal ended.
+    public enum Result: Sendable, Equatable {
+        /// Deregistered, hook passed, token and records deleted.
+        case removed(AccountOutcome)
+        /// Kept as `removing` with its token: the deregistration or the hook failed.
+        case kept(AccountOutcome, reason: String)
+        /// Deleted by force; these server rows of ours were left behind.
+        case forced(AccountOutcome, rowsLeft: [Int])
+    }
+
+    /// Removes an account already marked `removing`.
+    public func finish(_ account: AccountRecord, force: Bool) async throws -> Result {
+        let outcome = try await reconciler.reconcile(only: [account.id]).first
+            ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, error: "not reconciled")
+        return try await complete(account, after: outcome, force: force)
+    }
+
+    /// Finishes a removal whose deregistration `outcome` is known (from this run's reconcile).
+    public func complete(_ account: AccountRecord, after outcome: AccountOutcome, force: Bool) async throws -> Result {
+        let store = reconciler.store
+        var outcome = outcome
+        var reason: String?
+        if outcome.isFailure {
+            reason = outcome.error ?? "the server could not be reached"
+        } else {
+            do {
+                try await hook.run(for: account, baseEnvironment: environment)
+            } catch {
+                reason = String(describing: error)
+                try? await store.saveStatus(
+                    AccountStatusRecord(condition: .removing, lastAttemptAt: Date(), lastError: reason), ofAccount: account.id
+                )
+            }
+        }
+        if let reason, !force {
+            outcome.condition = .removing
+            return .kept(outcome, reason: reason)
+        }
+        let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
+        try await store.deleteAccount(id: account.id)
+        outcome.action = .removed
+        outcome.rowsLeft = left
+        return reason == nil ? .removed(outcome) : .forced(outcome, rowsLeft: left)
+    }
+}
