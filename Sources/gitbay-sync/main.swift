@@ -1,2 +1,7 @@
+import Foundation
 import GitbaySync
-print("gitbay-sync")
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let context = CLIContext(environment: ProcessInfo.processInfo.environment, console: .standard)
+let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
+exit(code)

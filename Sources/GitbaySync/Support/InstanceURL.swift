@@ -103,10 +103,10 @@ public struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConvertib
 }
 
 extension StringProtocol {
-    /// The text without leading and trailing spaces, tabs and newlines.
+    /// The text without leading and trailing whitespace and line breaks.
     func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+        // Character.isWhitespace also covers "\r\n", which Swift holds as one character.
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
             return ""
         }
         return String(self[first...last])

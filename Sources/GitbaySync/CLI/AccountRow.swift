@@ -1,0 +1,62 @@
+import Foundation
+
+/// One account as `accounts` and `status` show it.
+struct AccountRow {
+    let account: AccountRecord
+    let status: AccountStatusRecord
+    let deviceID: Int?
+    let apiTokenStored: Bool
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account.name)),
+            ("instance", .string(account.instance.description)),
+            ("username", .string(account.username)),
+            ("state", .string(account.state.rawValue)),
+            ("condition", .string(status.condition.rawValue)),
+            ("device_id", .optional(deviceID)),
+            ("detail", .optional(status.detail)),
+            ("signed_in_at", .optional(account.signedInAt)),
+            ("last_attempt_at", .optional(status.lastAttemptAt)),
+            ("last_success_at", .optional(status.lastSuccessAt)),
+            ("last_error", .optional(status.lastError)),
+            ("next_retry_at", .optional(status.nextRetryAt)),
+            ("failures", .int(status.failures)),
+        ])
+    }
+
+    var text: String {
+        var line = "\(account.name)  \(status.condition.rawValue)"
+        if account.state != .active { line += " (\(account.state.rawValue))" }
+        if let deviceID { line += ", device \(deviceID)" }
+        if let detail = status.detail { line += "; \(detail)" }
+        return line
+    }
+
+    /// The longer form `status` prints: last success, last error, next retry.
+    var details: [String] {
+        var lines: [String] = []
+        if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
+        if let error = status.lastError { lines.append("    last error: \(error)") }
+        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at))") }
+        if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
+        return lines
+    }
+}
+
+extension CommandRunner {
+    func accountRows(_ store: StateStore) async throws -> [AccountRow] {
+        let device = try await store.device()
+        var rows: [AccountRow] = []
+        for account in try await store.accounts() {
+            let registrations = try await store.registrations(ofAccount: account.id)
+            let status = try await store.status(ofAccount: account.id)
+            let held = status.condition == .registered ? registrations.first { $0.generation == device.generation }?.deviceID : nil
+            rows.append(AccountRow(
+                account: account, status: status, deviceID: held,
+                apiTokenStored: try await store.apiToken(ofAccount: account.id) != nil
+            ))
+        }
+        return rows
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+extension CommandRunner {
+    /// `login <instance-url>`: verify the token (whoami, then a harmless write to prove the
+    /// scope), store the account, and register the device when a token is set.
+    func login(_ instanceText: String) async throws -> ExitCode {
+        let instance: InstanceURL
+        do {
+            instance = try InstanceURL(parsing: instanceText)
+        } catch {
+            throw CommandFailure(error.description, exitCode: .dataError)
+        }
+        let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", what: "API token")
+        guard !tokenText.contains(where: \.isWhitespace) else {
+            throw CommandFailure("the API token contains spaces; paste the token alone (it looks like gb_…)", exitCode: .dataError)
+        }
+        let apiToken = Secret(tokenText)
+        let lock = try await lock()
+        defer { lock.release() }
+        let store = try await openStore()
+
+        let client = GitbayClient(instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
+        let whoami: WhoAmI
+        do {
+            whoami = try await client.whoami()
+            // `whoami` cannot tell a read-only token. Removing device 0, which never exists,
+            // can: a full-scope token gets "not found", a read-only one "denied".
+            _ = try await client.removeDevice(id: 0)
+        } catch {
+            throw loginFailure(error, instance: instance)
+        }
+        let account = try await store.signIn(instance: instance, username: whoami.username, apiToken: apiToken, now: context.now())
+        let device = try await store.device()
+        var outcomes: [AccountOutcome] = []
+        if device.token != nil {
+            let siblings = try await store.accounts().filter { $0.instance == instance }.map(\.id)
+            outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        }
+        if global.json {
+            printJSON(.object([
+                ("account", .string(account.name)),
+                ("instance", .string(instance.description)),
+                ("username", .string(account.username)),
+                ("accounts", .array(outcomes.map(\.json))),
+            ]))
+        } else {
+            context.console.out("Signed in as \(account.name).")
+            if device.token == nil {
+                context.console.out("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
+            }
+        }
+        return outcomes.isEmpty ? .success : report(outcomes)
+    }
+
+    private func loginFailure(_ error: Error, instance: InstanceURL) -> Error {
+        guard let error = error as? GitbayError else { return error }
+        switch error.kind {
+        case .authFailed:
+            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. Mint a new one with `token create --name gitbay-sync --scope full`.", exitCode: .denied)
+        case .readOnlyToken:
+            return CommandFailure("the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.", exitCode: .denied)
+        case .notJSON:
+            return CommandFailure("\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.", exitCode: .unavailable)
+        default:
+            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
+        }
+    }
+
+    /// `accounts`.
+    func accounts() async throws -> ExitCode {
+        let store = try await openStore()
+        let rows = try await accountRows(store)
+        if global.json {
+            printJSON(.object([("accounts", .array(rows.map(\.json)))]))
+        } else if rows.isEmpty {
+            context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
+        } else {
+            for row in rows { context.console.out(row.text) }
+        }
+        return .success
+    }
+
+    /// `remove-account <account> [--force]`.
+    func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
+        let lock = try await lock()
+        defer { lock.release() }
+        let store = try await openStore()
+        let account = try await account(named: name, in: store)
+        try await store.setState(.removing, ofAccount: account.id)
+        let removing = try await store.account(id: account.id) ?? account
+        let result = try await removal(store).finish(removing, force: force)
+        switch result {
+        case .removed(let outcome):
+            if global.json { printJSON(removalJSON(outcome, result: "removed", rowsLeft: [])) } else {
+                context.console.out("Removed \(account.name): this device is deregistered and the API token is deleted.")
+            }
+            return .success
+        case .forced(let outcome, let left):
+            if global.json { printJSON(removalJSON(outcome, result: "forced", rowsLeft: left)) } else {
+                context.console.out("Removed \(account.name) by force: the API token is deleted.")
+            }
+            if !left.isEmpty {
+                context.console.err("Warning: \(account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
+            }
+            return .success
+        case .kept(let outcome, let reason):
+            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
+            throw CommandFailure("\(account.name) is not removed yet: \(reason). It stays `removing` with its token, is no longer counted as signed in, and every run retries; use --force to delete it now.", exitCode: .unavailable)
+        }
+    }
+
+    private func removalJSON(_ outcome: AccountOutcome, result: String, rowsLeft: [Int]) -> JSONValue {
+        .object([
+            ("account", .string(outcome.account)),
+            ("result", .string(result)),
+            ("rows_left", .array(rowsLeft.map(JSONValue.int))),
+            ("requests", .int(outcome.requests)),
+            ("error", .optional(outcome.error)),
+        ])
+    }
+
+    /// `pause` / `resume`: change what the account wants, then reconcile it.
+    func changeState(_ name: String, to state: AccountState) async throws -> ExitCode {
+        let lock = try await lock()
+        defer { lock.release() }
+        let store = try await openStore()
+        let account = try await account(named: name, in: store)
+        guard account.state != .removing else {
+            throw CommandFailure("\(account.name) is being removed; finish with `gitbay-sync remove-account \(account.name)`", exitCode: .dataError)
+        }
+        try await store.setState(state, ofAccount: account.id)
+        let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
+        let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        if global.json {
+            printJSON(.object([("account", .string(account.name)), ("state", .string(state.rawValue)), ("accounts", .array(outcomes.map(\.json)))]))
+        } else {
+            context.console.out(state == .paused
+                ? "Paused \(account.name): this device is not registered for it until `gitbay-sync resume \(account.name)`."
+                : "Resumed \(account.name).")
+        }
+        return report(outcomes)
+    }
+
+    /// `prefer <account>`: make it the holder of the device token on its instance.
+    func prefer(_ name: String) async throws -> ExitCode {
+        let lock = try await lock()
+        defer { lock.release() }
+        let store = try await openStore()
+        let account = try await account(named: name, in: store)
+        try await store.prefer(accountID: account.id, on: account.instance)
+        let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
+        let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        if global.json {
+            printJSON(.object([("account", .string(account.name)), ("accounts", .array(outcomes.map(\.json)))]))
+        } else {
+            context.console.out("\(account.name) now holds this device's token on \(account.instance).")
+        }
+        return report(outcomes)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+extension CommandRunner {
+    /// `run`: one reconcile of every account, then finish removals that got through.
+    func run(every: Duration?, concurrency: Int?) async throws -> ExitCode {
+        let lock = try await lock()
+        defer { lock.release() }
+        let store = try await openStore()
+        let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: false)
+        if global.json {
+            printJSON(.object([
+                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
+                ("accounts", .array(outcomes.map(\.json))),
+            ]))
+        } else if outcomes.isEmpty {
+            context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
+        }
+        return report(outcomes)
+    }
+
+    /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
+    func reconcileOnce(_ store: StateStore, concurrency: Int, honourBackoff: Bool, ceiling: Duration = .seconds(3600)) async throws -> [AccountOutcome] {
+        let accounts = try await store.accounts()
+        var outcomes = try await reconciler(store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling).reconcile()
+        let removal = removal(store)
+        for (index, outcome) in outcomes.enumerated() {
+            guard let account = accounts.first(where: { $0.name == outcome.account }), account.state == .removing,
+                  !outcome.isFailure, outcome.action != .skipped
+            else { continue }
+            switch try await removal.complete(account, after: outcome, force: false) {
+            case .removed(let done), .forced(let done, _):
+                outcomes[index] = done
+            case .kept(var kept, let reason):
+                kept.action = .failed
+                kept.error = "\(account.name): removal not finished: \(reason)"
+                outcomes[index] = kept
+            }
+        }
+        return outcomes
+    }
+
+    /// `status`.
+    func status() async throws -> ExitCode {
+        let store = try await openStore()
+        let device = try await store.device()
+        let rows = try await accountRows(store)
+        if global.json {
+            printJSON(.object([
+                ("database", .string(location.databasePath)),
+                ("device", deviceJSON(device)),
+                ("accounts", .array(rows.map(\.json))),
+            ]))
+            return .success
+        }
+        context.console.out("database: \(location.databasePath)")
+        context.console.out("device: \(device.label), token " + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"))
+        if rows.isEmpty {
+            context.console.out("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
+        }
+        for row in rows {
+            context.console.out(row.text)
+            for line in row.details { context.console.out(line) }
+        }
+        return .success
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Runs one parsed command.
+struct CommandRunner {
+    let global: GlobalOptions
+    let context: CLIContext
+    let logger: Logger
+
+    init(global: GlobalOptions, context: CLIContext) {
+        self.global = global
+        self.context = context
+        let level: Logger.Level = switch global.verbosity {
+        case 0: .error
+        case 1: .info
+        case 2: .debug
+        default: .trace
+        }
+        let err = context.console.err
+        logger = Logger(minimumLevel: level) { record in err(Logger.format(record)) }
+    }
+
+    var location: StateLocation { StateLocation.resolve(explicitPath: global.databasePath, environment: context.environment) }
+
+    func execute(_ command: Command) async throws -> ExitCode {
+        switch command {
+        case .help(let topic):
+            context.console.out(HelpText.topic(topic))
+            return .success
+        case .version:
+            context.console.out(global.json ? JSONValue.object([("version", .string(HelpText.version))]).rendered() : "gitbay-sync \(HelpText.version)")
+            return .success
+        case .login(let instance): return try await login(instance)
+        case .accounts: return try await accounts()
+        case .removeAccount(let name, let force): return try await removeAccount(name, force: force)
+        case .pause(let name): return try await changeState(name, to: .paused)
+        case .resume(let name): return try await changeState(name, to: .active)
+        case .prefer(let name): return try await prefer(name)
+        case .deviceSetToken(let label): return try await setDeviceToken(label: label)
+        case .deviceShow: return try await showDevice()
+        case .deviceClear: return try await clearDevice()
+        case .run(let every, let concurrency): return try await run(every: every, concurrency: concurrency)
+        case .status: return try await status()
+        case .doctor, .devices, .devicesRemove, .push, .resolve, .serviceInstall, .serviceUninstall, .serviceShow:
+            throw CommandFailure("this command is not available in this build yet", exitCode: .usage)
+        }
+    }
+
+    // MARK: Shared steps
+
+    func openStore() async throws -> StateStore {
+        try await StateStore.open(location, now: context.now())
+    }
+
+    /// Takes the lock beside the database for a command that changes state.
+    func lock() async throws -> RunLock {
+        try location.prepareDirectory()
+        return try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
+    }
+
+    func account(named name: String, in store: StateStore) async throws -> AccountRecord {
+        // The host part is case-insensitive; the user name is taken as given.
+        var normalised = name
+        if let at = name.lastIndex(of: "@") {
+            normalised = String(name[..<at]) + name[at...].lowercased()
+        }
+        if let account = try await store.account(named: normalised) { return account }
+        let names = try await store.accounts().map(\.name)
+        let known = names.isEmpty ? "no account is signed in; sign in with `gitbay-sync login <instance-url>`"
+            : "signed in: \(names.joined(separator: ", "))"
+        let hint = NearMiss.suggestion(for: name, among: names).map { " Did you mean '\($0)'?" } ?? ""
+        throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
+    }
+
+    func reconciler(_ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600)) -> Reconciler {
+        Reconciler(
+            store: store,
+            options: .init(concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client, now: context.now),
+            logger: logger
+        )
+    }
+
+    func removal(_ store: StateStore) -> AccountRemoval {
+        AccountRemoval(
+            reconciler: reconciler(store),
+            hook: PreRemovalHook(path: PreRemovalHook.path(environment: context.environment), timeout: context.hookTimeout),
+            environment: context.environment
+        )
+    }
+
+    /// Reads a secret from stdin, or asks for it without echo on a terminal.
+    func readSecret(prompt: String, what: String) throws -> String {
+        let raw = context.console.inputIsTerminal ? context.console.readSecret(prompt) : context.console.readInput()
+        let value = (raw ?? "").trimmingWhitespace()
+        guard !value.isEmpty else {
+            throw CommandFailure("no \(what) on stdin; pipe it in, e.g. `printf %s \"$TOKEN\" | gitbay-sync ...`", exitCode: .dataError)
+        }
+        return value
+    }
+
+    func printJSON(_ value: JSONValue) {
+        context.console.out(value.rendered())
+    }
+
+    /// Prints each outcome (text or not at all under --json) and returns the run's exit code,
+    /// naming the accounts that failed on stderr.
+    func report(_ outcomes: [AccountOutcome]) -> ExitCode {
+        if !global.json {
+            let width = outcomes.map(\.account.count).max() ?? 0
+            for outcome in outcomes {
+                context.console.out(OutcomeText.line(outcome, width: width))
+            }
+        }
+        let failed = outcomes.filter(\.isFailure)
+        for outcome in failed {
+            context.console.err("Error: \(outcome.error ?? "\(outcome.account) failed")")
+        }
+        if !failed.isEmpty {
+            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(failed.map(\.account).joined(separator: ", ")). They are retried on the next run; `gitbay-sync status` shows when.")
+        }
+        return failed.isEmpty ? .success : .partialFailure
+    }
+}
+
+/// The text form of outcomes and conditions.
+enum OutcomeText {
+    static func line(_ outcome: AccountOutcome, width: Int) -> String {
+        let name = outcome.account + String(repeating: " ", count: max(0, width - outcome.account.count))
+        var line = "\(name)  \(outcome.action.rawValue)"
+        if let id = outcome.deviceID { line += ", device \(id)" }
+        if let holder = outcome.shadowedBy { line += " by \(holder) (the server gives a device token to one account of an instance)" }
+        if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {
+            line += " (\(outcome.condition.rawValue))"
+        }
+        line += " [\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
+        return line
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What the commands get from the process: environment, streams and tunables.
+public struct CLIContext: Sendable {
+    public var environment: [String: String]
+    public var console: Console
+    /// Timeouts and retries of every API client.
+    public var client: ClientConfiguration
+    /// How long a command waits for another gitbay-sync's lock.
+    public var lockWait: Duration
+    /// How long the user's pre-remove hook may run.
+    public var hookTimeout: Duration
+    public var now: @Sendable () -> Date
+
+    public init(
+        environment: [String: String], console: Console, client: ClientConfiguration = .init(),
+        lockWait: Duration = .seconds(5), hookTimeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.environment = environment
+        self.console = console
+        self.client = client
+        self.lockWait = lockWait
+        self.hookTimeout = hookTimeout
+        self.now = now
+    }
+}
+
+/// A command that ran but could not do what was asked: the message says why and what to do.
+struct CommandFailure: Error, CustomStringConvertible {
+    let message: String
+    let exitCode: ExitCode
+
+    init(_ message: String, exitCode: ExitCode) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    var description: String { message }
+}
+
+/// The program: parse, run, and report every error in one place.
+public enum GitbaySyncCLI {
+    /// Runs one command line and returns the process exit code.
+    public static func run(arguments: [String], context: CLIContext) async -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try CommandLineParser.parse(arguments)
+        } catch {
+            return report(error, context: context).rawValue
+        }
+        let runner = CommandRunner(global: invocation.global, context: context)
+        do {
+            return try await runner.execute(invocation.command).rawValue
+        } catch {
+            return report(error, context: context).rawValue
+        }
+    }
+
+    /// Prints an error to stderr as `Error: …` (with the usage for a usage error) and returns
+    /// its exit code.
+    static func report(_ error: Error, context: CLIContext) -> ExitCode {
+        let err = context.console.err
+        switch error {
+        case let usage as UsageError:
+            err("Error: \(usage.message)")
+            if let words = usage.commandWords, let (spec, _) = try? CommandLineParser.resolve(words) {
+                err("Usage: \(spec.usage)")
+                err("See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
+            } else {
+                err("Usage: gitbay-sync <command> [options]")
+                err("See 'gitbay-sync --help'.")
+            }
+            return .usage
+        case let failure as CommandFailure:
+            err("Error: \(failure.message)")
+            return failure.exitCode
+        case let store as StoreError:
+            err("Error: \(store)")
+            if case .locked = store { return .busy }
+            return .stateError
+        case let gitbay as GitbayError:
+            err("Error: \(gitbay)")
+            switch gitbay.kind {
+            case .authFailed, .readOnlyToken, .denied: return .denied
+            default: return .unavailable
+            }
+        case is CancellationError:
+            err("Error: interrupted")
+            return .unavailable
+        default:
+            err("Error: \(error)")
+            return .partialFailure
+        }
+    }
+}
