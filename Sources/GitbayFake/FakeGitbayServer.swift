@@ -1,2 +1,156 @@
-/// Placeholder.
-public enum FakeGitbay {}
+import Foundation
+
+/// A stateful stand-in for a gitbay server on 127.0.0.1, faithful to the JSON API in
+/// PROTOCOL.md, with switches for older releases and injectable faults.
+///
+/// Starts serving in `init`; `stop()` (or the last reference going away) closes the listener
+/// and every connection. Everything here is thread-safe.
+public final class FakeGitbayServer: Sendable {
+    private let state = Guarded(FakeState())
+    private let listener: HTTPListener
+
+    /// Binds 127.0.0.1 on `port` (0 picks a free one) and starts serving.
+    public init(port: UInt16 = 0) throws {
+        let state = self.state
+        listener = try HTTPListener(
+            port: port,
+            admits: { !state.withLock { $0.modes.isDown } },
+            handler: APIRouter(state: state).reply(to:))
+    }
+
+    deinit {
+        listener.stop()
+    }
+
+    /// The port actually bound.
+    public var port: UInt16 { listener.port }
+
+    /// `http://127.0.0.1:PORT`, the instance URL a client is configured with.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops accepting, closes every connection (hung ones too) and waits for their threads.
+    public func stop() {
+        listener.stop()
+    }
+
+    // MARK: Accounts and tokens
+
+    /// Creates an account (no-op if it exists).
+    public func addUser(_ username: String) {
+        state.withLock { $0.addUser(username) }
+    }
+
+    /// Mints an API token `gb_<40 hex>` for `username`, creating the account if needed.
+    @discardableResult
+    public func mintToken(for username: String, scope: TokenScope = .full) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let token = "gb_" + (0..<20).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+        state.withLock { $0.addToken(token, for: username, scope: scope) }
+        return token
+    }
+
+    /// Revokes a token: it then answers 401 `invalid or expired token`.
+    public func revokeToken(_ token: String) {
+        state.withLock { $0.revokeToken(token) }
+    }
+
+    // MARK: Devices and settings
+
+    /// Every device row, id ascending, tokens in full.
+    public func devices() -> [FakeDevice] {
+        state.withLock { $0.devices }
+    }
+
+    /// The rows `username` owns, id ascending.
+    public func devices(of username: String) -> [FakeDevice] {
+        state.withLock { $0.devices.filter { $0.owner == username } }
+    }
+
+    /// Registers a device as another client would (`device add` semantics, current modes
+    /// included); returns its id.
+    @discardableResult
+    public func insertDevice(owner: String, token: String, label: String) -> Int {
+        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date()) }
+    }
+
+    /// Deletes a row as the server does on an APNs rejection or a removal from the web page.
+    public func deleteDevice(id: Int) {
+        state.withLock { _ = $0.deleteDevice(id: id) }
+    }
+
+    /// The account's `push` setting (true for an account that never changed it).
+    public func pushSetting(of username: String) -> Bool {
+        state.withLock { $0.users[username]?.push ?? true }
+    }
+
+    // MARK: Modes
+
+    /// `[push] enabled`: false makes `device add` fail with exit 1 and store nothing.
+    public var pushEnabled: Bool {
+        get { state.withLock { $0.modes.pushEnabled } }
+        set { state.withLock { $0.modes.pushEnabled = newValue } }
+    }
+
+    /// False behaves like v1.32.0: `device add` returns no id and short tokens list in full.
+    public var returnsDeviceID: Bool {
+        get { state.withLock { $0.modes.returnsDeviceID } }
+        set { state.withLock { $0.modes.returnsDeviceID = newValue } }
+    }
+
+    /// True keys rows on (account, token): another account's add makes a second row
+    /// instead of moving the existing one.
+    public var rowsPerAccount: Bool {
+        get { state.withLock { $0.modes.rowsPerAccount } }
+        set { state.withLock { $0.modes.rowsPerAccount = newValue } }
+    }
+
+    /// Enforces the API limiter (429) and the dispatcher's 60 writes a minute (403), per account.
+    public var enforceRateLimits: Bool {
+        get { state.withLock { $0.modes.enforceRateLimits } }
+        set { state.withLock { $0.modes.enforceRateLimits = newValue } }
+    }
+
+    /// Added before every answer (and before a reset).
+    public var latency: Duration {
+        get { state.withLock { $0.modes.latency } }
+        set { state.withLock { $0.modes.latency = newValue } }
+    }
+
+    /// True closes every new connection, and every new request on an open one, without a
+    /// reply; such requests are not recorded.
+    public var isDown: Bool {
+        get { state.withLock { $0.modes.isDown } }
+        set { state.withLock { $0.modes.isDown = newValue } }
+    }
+
+    /// `[api] enabled`: false answers the HTML 404 page on every `/api` path.
+    public var apiEnabled: Bool {
+        get { state.withLock { $0.modes.apiEnabled } }
+        set { state.withLock { $0.modes.apiEnabled = newValue } }
+    }
+
+    // MARK: Faults and the request log
+
+    /// Plays `fault` for the next `times` API requests whose argv (without `--json`) starts
+    /// with the words of `command` (e.g. `"notifications device add"`) and whose token
+    /// belongs to `user`; nil matches anything. Faults are tried in injection order.
+    public func inject(_ fault: FakeFault, command: String? = nil, user: String? = nil, times: Int = 1) {
+        let words = command.map { $0.split(separator: " ").map(String.init) }
+        state.withLock {
+            $0.faults.append(FakeState.PendingFault(fault: fault, command: words, user: user, remaining: times))
+        }
+    }
+
+    /// Every request answered so far (control routes excepted), oldest first.
+    public func requests() -> [FakeRequest] {
+        state.withLock { $0.log }
+    }
+
+    /// Clears the request log.
+    public func resetRequests() {
+        state.withLock { $0.log.removeAll() }
+    }
+}

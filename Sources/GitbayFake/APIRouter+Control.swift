@@ -1,0 +1,41 @@
+/// The fake's own control routes, for scripts that cannot call the Swift API (the benchmark).
+///
+/// Always served, never recorded, never delayed, never faulted, no authentication:
+/// - `GET /_fake/stats`: `{"requests":N,"reads":N,"writes":N,"devices":[{"id","owner","label","token"}]}`,
+///   counting API requests since the start or the last reset; `token` is the first 8 bytes.
+/// - `POST /_fake/reset-stats`: zeroes the counters and clears the request log.
+/// Like every route, they are unreachable while the server is down.
+extension APIRouter {
+    func controlReply(to request: HTTPRequest) -> HTTPReply {
+        let json = ("Content-Type", "application/json")
+        let response: HTTPResponse = state.withLock { state in
+            switch (request.method, request.path) {
+            case ("GET", "/_fake/stats"):
+                let devices = state.devices.map { row -> JSONValue in
+                    .object([
+                        ("id", .number(row.id)),
+                        ("owner", .string(row.owner)),
+                        ("label", .string(row.label)),
+                        ("token", .string(String(decoding: Array(row.token.utf8.prefix(8)), as: UTF8.self))),
+                    ])
+                }
+                let stats = JSONValue.object([
+                    ("requests", .number(state.stats.requests)),
+                    ("reads", .number(state.stats.reads)),
+                    ("writes", .number(state.stats.writes)),
+                    ("devices", .array(devices)),
+                ])
+                return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))
+            case ("POST", "/_fake/reset-stats"):
+                state.stats = FakeState.Stats()
+                state.log.removeAll()
+                let body = JSONValue.object([("status", .string("reset"))])
+                return HTTPResponse(status: 200, headers: [json], body: Array(body.serialized.utf8))
+            default:
+                return HTTPResponse(
+                    status: 404, headers: [("Content-Type", "text/html; charset=utf-8")], body: Envelope.notFoundPage)
+            }
+        }
+        return HTTPReply(action: .respond(response))
+    }
+}

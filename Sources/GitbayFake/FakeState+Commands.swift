@@ -1,0 +1,174 @@
+import Foundation
+
+/// The dispatcher: checks that apply to every command, then each command's own behaviour.
+extension FakeState {
+    /// Longest token `device add` accepts, in bytes.
+    static let deviceTokenLimit = 512
+
+    /// Runs `argv` (already without `--json`) for the token's account.
+    mutating func dispatch(
+        argv: [String], stdin: String?, token: Token, onReadRoute: Bool, now: Date, instant: ContinuousClock.Instant
+    ) -> CommandOutcome {
+        guard let (command, arguments) = GitbayCommand.parse(argv) else {
+            let message = argv.isEmpty
+                ? "no command given; see `help`"
+                : "unknown command \"\(argv.joined(separator: " "))\"; see `help`"
+            return .failure(exitCode: 2, message, status: onReadRoute ? 404 : nil)
+        }
+        if command.changesState {
+            if onReadRoute {
+                return .failure(exitCode: 2, "`\(command.name)` changes state; send it with POST /api/v1/cmd")
+            }
+            if token.scope == .read {
+                return .failure(
+                    exitCode: 4,
+                    "this token is read-only; run `\(command.name)` over SSH or mint one with --scope full")
+            }
+            if modes.enforceRateLimits {
+                let wait = limits[token.user, default: AccountLimits(now: instant)].admitWrite(at: instant)
+                if let wait {
+                    return .failure(exitCode: 4, Self.writeLimitMessage(seconds: wait))
+                }
+            }
+        }
+        return run(command, arguments: arguments, stdin: stdin, user: token.user, now: now)
+    }
+
+    static func writeLimitMessage(seconds: Int) -> String {
+        "too many writes: \(AccountLimits.writesPerMinute) a minute per account; try again in \(seconds)s"
+    }
+
+    private mutating func run(
+        _ command: GitbayCommand, arguments: [String], stdin: String?, user: String, now: Date
+    ) -> CommandOutcome {
+        let flags: [String: String]
+        let positionals: [String]
+        switch Self.parseFlags(arguments, allowed: command == .deviceAdd ? ["--label"] : []) {
+        case .success(let parsed): (flags, positionals) = parsed
+        case .failure(let usage): return .failure(exitCode: 2, usage.message)
+        }
+
+        switch command {
+        case .whoami:
+            guard positionals.isEmpty else { return Self.noArguments(command) }
+            return .success(.object([("username", .string(user)), ("admin", .bool(false)), ("key_scope", .string("full"))]))
+
+        case .deviceAdd:
+            guard positionals.isEmpty else {
+                return .failure(exitCode: 2, "`\(command.name)` takes no arguments; send the device token on stdin")
+            }
+            guard modes.pushEnabled else {
+                return .failure(
+                    exitCode: 1,
+                    "this instance does not send push notifications ([push] enabled = false); ask an admin")
+            }
+            let deviceToken = (stdin ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !deviceToken.isEmpty else { return .failure(exitCode: 2, "no device token on stdin") }
+            guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
+                return .failure(exitCode: 2, "device token is too long")
+            }
+            let id = upsertDevice(owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now)
+            // v1.32.0 answered without the id.
+            return .success(modes.returnsDeviceID
+                ? .object([("id", .number(id)), ("status", .string("registered"))])
+                : .object([("status", .string("registered"))]))
+
+        case .deviceList:
+            guard positionals.isEmpty else { return Self.noArguments(command) }
+            let rows = devices.filter { $0.owner == user }.map { row -> JSONValue in
+                .object([
+                    ("id", .number(row.id)),
+                    ("label", .string(row.label)),
+                    ("token", .string(displayedToken(row.token))),
+                    ("added", .string(Self.timestamp(row.added))),
+                ])
+            }
+            return .success(.array(rows))
+
+        case .deviceRemove:
+            guard positionals.count == 1 else {
+                return .failure(exitCode: 2, "usage: \(command.name) <id>")
+            }
+            guard let id = Int(positionals[0]) else {
+                return .failure(exitCode: 2, "invalid device id \"\(positionals[0])\"; see `notifications device list`")
+            }
+            // Someone else's row answers exactly like a missing one.
+            guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
+                return .failure(exitCode: 3, "no such device; see `notifications device list`")
+            }
+            deleteDevice(id: id)
+            return .success(.object([("status", .string("removed"))]))
+
+        case .settingsShow:
+            guard positionals.isEmpty else { return Self.noArguments(command) }
+            return .success(settingsJSON(of: user))
+
+        case .settingsPush:
+            guard positionals.count == 1, ["on", "off"].contains(positionals[0]) else {
+                return .failure(exitCode: 2, "usage: \(command.name) on|off")
+            }
+            setPush(positionals[0] == "on", for: user)
+            return .success(settingsJSON(of: user))
+        }
+    }
+
+    /// The first 8 bytes and `…`; `(short token)` for 8 bytes or fewer (v1.32.0 echoed those).
+    private func displayedToken(_ token: String) -> String {
+        let bytes = Array(token.utf8)
+        guard bytes.count > 8 else { return modes.returnsDeviceID ? "(short token)" : token }
+        return String(decoding: bytes.prefix(8), as: UTF8.self) + "\u{2026}"
+    }
+
+    private func settingsJSON(of user: String) -> JSONValue {
+        let settings = users[user] ?? Settings()
+        return .object([("mail", .bool(settings.mail)), ("watch", .bool(settings.watch)), ("push", .bool(settings.push))])
+    }
+
+    private static func noArguments(_ command: GitbayCommand) -> CommandOutcome {
+        .failure(exitCode: 2, "`\(command.name)` takes no arguments")
+    }
+
+    private struct UsageFailure: Error {
+        let message: String
+    }
+
+    /// Splits `--flag value` pairs from positionals; `--flag=value` and unlisted flags are errors.
+    private static func parseFlags(
+        _ arguments: [String], allowed: Set<String>
+    ) -> Result<(flags: [String: String], positionals: [String]), UsageFailure> {
+        var flags: [String: String] = [:]
+        var positionals: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-"), argument.count > 1 else {
+                positionals.append(argument)
+                continue
+            }
+            guard allowed.contains(argument) else { return .failure(UsageFailure(message: "unknown flag: \(argument)")) }
+            guard index < arguments.count else {
+                return .failure(UsageFailure(message: "flag needs an argument: \(argument)"))
+            }
+            flags[argument] = arguments[index]
+            index += 1
+        }
+        return .success((flags, positionals))
+    }
+
+    /// UTC, milliseconds, `Z`: `2026-09-20T14:03:07.123Z`.
+    static func timestamp(_ date: Date) -> String {
+        // Stored dates are whole milliseconds already; rounding absorbs the binary fraction.
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func padded(_ value: some BinaryInteger, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return padded(parts.tm_year + 1900, 4) + "-" + padded(parts.tm_mon + 1, 2) + "-" + padded(parts.tm_mday, 2)
+            + "T" + padded(parts.tm_hour, 2) + ":" + padded(parts.tm_min, 2) + ":" + padded(parts.tm_sec, 2)
+            + "." + padded(milliseconds % 1000, 3) + "Z"
+    }
+}

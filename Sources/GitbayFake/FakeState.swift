@@ -1,0 +1,122 @@
+import Foundation
+
+/// Everything the fake instance knows, changed only under the server's lock.
+struct FakeState: Sendable {
+    /// An API token as the instance stores it.
+    struct Token: Sendable {
+        let user: String
+        let scope: TokenScope
+    }
+
+    /// An account's notification settings (`notifications settings show`).
+    struct Settings: Sendable {
+        var mail = true
+        var watch = true
+        var push = true
+    }
+
+    /// Switches that make the instance behave like a given release or configuration.
+    struct Modes: Sendable {
+        var pushEnabled = true
+        var returnsDeviceID = true
+        var rowsPerAccount = false
+        var enforceRateLimits = false
+        var latency: Duration = .zero
+        var isDown = false
+        var apiEnabled = true
+    }
+
+    /// A fault waiting for its next matching requests.
+    struct PendingFault: Sendable {
+        let fault: FakeFault
+        /// Leading argv words a request must start with; nil matches any command.
+        let command: [String]?
+        let user: String?
+        var remaining: Int
+    }
+
+    /// Counters for `GET /_fake/stats`.
+    struct Stats: Sendable {
+        var requests = 0
+        var reads = 0
+        var writes = 0
+    }
+
+    var modes = Modes()
+    private(set) var users: [String: Settings] = [:]
+    private(set) var tokens: [String: Token] = [:]
+    /// Id ascending, always.
+    private(set) var devices: [FakeDevice] = []
+    var faults: [PendingFault] = []
+    var log: [FakeRequest] = []
+    var stats = Stats()
+    var limits: [String: AccountLimits] = [:]
+
+    mutating func addUser(_ username: String) {
+        if users[username] == nil { users[username] = Settings() }
+    }
+
+    mutating func addToken(_ token: String, for username: String, scope: TokenScope) {
+        addUser(username)
+        tokens[token] = Token(user: username, scope: scope)
+    }
+
+    mutating func revokeToken(_ token: String) {
+        tokens[token] = nil
+    }
+
+    mutating func setPush(_ enabled: Bool, for username: String) {
+        addUser(username)
+        users[username]?.push = enabled
+    }
+
+    /// Registers `token` for `owner` the way `device add` does and returns the row id.
+    ///
+    /// Keyed on the token alone (the column is UNIQUE): an existing row keeps its id and
+    /// `added`, takes the new label and moves to `owner`. With `rowsPerAccount` the key is
+    /// (owner, token) instead, as a server with a per-account unique index would behave.
+    mutating func upsertDevice(owner: String, token: String, label: String, now: Date) -> Int {
+        addUser(owner)
+        let index = devices.firstIndex {
+            $0.token == token && (!modes.rowsPerAccount || $0.owner == owner)
+        }
+        if let index {
+            let row = devices[index]
+            devices[index] = FakeDevice(id: row.id, owner: owner, label: label, token: token, added: row.added)
+            return row.id
+        }
+        // No AUTOINCREMENT: SQLite picks max(rowid)+1, so a deleted top id comes back.
+        let id = (devices.last?.id ?? 0) + 1
+        let added = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        devices.append(FakeDevice(id: id, owner: owner, label: label, token: token, added: added))
+        return id
+    }
+
+    /// Deletes the row with `id`, whoever owns it; false if there is none.
+    @discardableResult
+    mutating func deleteDevice(id: Int) -> Bool {
+        guard let index = devices.firstIndex(where: { $0.id == id }) else { return false }
+        devices.remove(at: index)
+        return true
+    }
+
+    /// Takes one use of the first pending fault matching the request, if any.
+    mutating func takeFault(argv: [String], user: String?) -> FakeFault? {
+        guard let index = faults.firstIndex(where: { pending in
+            if let command = pending.command, !argv.starts(with: command) { return false }
+            if let wanted = pending.user, wanted != user { return false }
+            return true
+        }) else { return nil }
+        let fault = faults[index].fault
+        faults[index].remaining -= 1
+        if faults[index].remaining <= 0 { faults.remove(at: index) }
+        return fault
+    }
+
+    /// Appends to the request log and counts it for the stats.
+    mutating func record(_ request: FakeRequest) {
+        log.append(request)
+        stats.requests += 1
+        if request.isWrite { stats.writes += 1 } else { stats.reads += 1 }
+    }
+}

@@ -1,0 +1,85 @@
+/// The command line of `gitbay-fake-server`, parsed without side effects.
+struct Options: Equatable {
+    static let usage = """
+        USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>]
+                                  [--rows-per-account] [--no-device-id] [--rate-limits]
+
+        Serves a fake gitbay instance on 127.0.0.1 for demos and benchmarks. Mints one full-scope
+        token per user and prints one JSON line on stdout:
+          {"url":"http://127.0.0.1:PORT","tokens":{"alice":"gb_..."}}
+        then serves until SIGTERM or SIGINT, or until stdin (when it is a pipe or a terminal)
+        reaches end of file, so a parent script that dies takes the server down.
+
+        OPTIONS:
+          --port <n>            Port on 127.0.0.1 (default: a free one).
+          --users <a,b,...>     Accounts to create, each with a token (default: alice).
+          --latency-ms <n>      Delay before every answer, in milliseconds (default: 0).
+          --rows-per-account    Key device rows on (account, token) instead of the token alone.
+          --no-device-id        Behave like gitbay v1.32.0: `device add` returns no id.
+          --rate-limits         Enforce the per-account API limiter and write limit.
+          -h, --help            Show this help.
+
+        CONTROL ROUTES (no authentication):
+          GET  /_fake/stats        {"requests":N,"reads":N,"writes":N,"devices":[...]}
+          POST /_fake/reset-stats  zero the counters
+        """
+
+    /// What the command line asks for.
+    enum Parsed: Equatable {
+        case run(Options)
+        case help
+    }
+
+    /// A command line this program does not accept.
+    struct UsageError: Error, Equatable {
+        let message: String
+    }
+
+    var port: UInt16 = 0
+    var users: [String] = ["alice"]
+    var latencyMilliseconds = 0
+    var rowsPerAccount = false
+    var returnsDeviceID = true
+    var enforceRateLimits = false
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
+        var options = Options()
+        var remaining = arguments[...]
+        func value(for flag: String) throws(UsageError) -> String {
+            guard let value = remaining.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+            return value
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                return .help
+            case "--port":
+                let text = try value(for: argument)
+                guard let port = UInt16(text) else { throw UsageError(message: "--port wants 0...65535, not '\(text)'") }
+                options.port = port
+            case "--users":
+                let names = try value(for: argument).split(separator: ",").map(String.init)
+                let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+                guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty && $0.allSatisfy(allowed.contains) }) else {
+                    throw UsageError(message: "--users wants names of letters, digits, '_', '.', '-', separated by commas")
+                }
+                options.users = names
+            case "--latency-ms":
+                let text = try value(for: argument)
+                guard let milliseconds = Int(text), milliseconds >= 0 else {
+                    throw UsageError(message: "--latency-ms wants a whole number of milliseconds, not '\(text)'")
+                }
+                options.latencyMilliseconds = milliseconds
+            case "--rows-per-account":
+                options.rowsPerAccount = true
+            case "--no-device-id":
+                options.returnsDeviceID = false
+            case "--rate-limits":
+                options.enforceRateLimits = true
+            default:
+                throw UsageError(message: "unknown option '\(argument)'")
+            }
+        }
+        return .run(options)
+    }
+}
