@@ -28,6 +28,10 @@ struct CurlTransportTests {
 
     @Test("plain http to a remote host is refused before anything is sent")
     func refusesPlainHTTP() async throws {
+        // The client's InstanceURL refuses it first; the transport refuses it on its own too.
+        #expect(throws: InstanceURL.ParseError.plainHTTPToRemoteHost("http://gitbay.example")) {
+            try InstanceURL(parsing: "http://gitbay.example")
+        }
         let transport = CurlTransport()
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(HTTPRequest(method: "GET", url: "http://gitbay.example/api/v1/read?argv=whoami"))
