@@ -41,7 +41,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// Records one header line. A status line starts a new header block: a proxy's
     /// `CONNECT` answer comes before the server's.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        let line = String(decoding: bytes, as: UTF8.self)
+        // Drop the line ending as bytes: as a Character, "\r\n" is one grapheme.
+        var length = bytes.count
+        while length > 0, bytes[length - 1] == UInt8(ascii: "\r") || bytes[length - 1] == UInt8(ascii: "\n") {
+            length -= 1
+        }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<length]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             headers = [:]
             return

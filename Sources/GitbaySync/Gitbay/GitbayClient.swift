@@ -16,6 +16,8 @@ public actor GitbayClient {
 
     /// HTTP requests sent so far, retries included.
     public private(set) var requestCount = 0
+    /// Every secret this client has sent, redacted from any server message it reports.
+    private var sentSecrets: [Secret]
 
     public init(
         instance: InstanceURL,
@@ -27,6 +29,7 @@ public actor GitbayClient {
         self.instance = instance
         self.accountName = accountName
         self.apiToken = apiToken
+        sentSecrets = [apiToken]
         self.configuration = configuration
         self.logger = logger.with(["account.name": accountName])
         transport = CurlTransport(configuration: configuration.transport)
@@ -49,7 +52,8 @@ public actor GitbayClient {
     public func addDevice(token: Secret, label: String) async throws(GitbayError) -> DeviceAddResult {
         let words = ["notifications", "device", "add"]
         let call = Call.command(argv: words + ["--label", label], stdin: token)
-        let response = try await answer(to: call, command: words, alsoRedacting: [token])
+        if !sentSecrets.contains(token) { sentSecrets.append(token) }
+        let response = try await answer(to: call, command: words)
         // v1.32.0 answers without an id; a server omitting empty data gives none either.
         return try decode(DeviceAddResult.self, from: response, command: words) ?? DeviceAddResult(id: nil)
     }
@@ -128,8 +132,8 @@ public actor GitbayClient {
     }
 
     /// Sends `call` and returns a successful answer; a `304` here is malformed.
-    private func answer(to call: Call, command: [String], alsoRedacting secrets: [Secret] = []) async throws(GitbayError) -> HTTPResponse {
-        switch try await send(call, command: command, alsoRedacting: secrets) {
+    private func answer(to call: Call, command: [String]) async throws(GitbayError) -> HTTPResponse {
+        switch try await send(call, command: command) {
         case .answer(let response):
             return response
         case .notModified(let status):
@@ -138,7 +142,7 @@ public actor GitbayClient {
     }
 
     /// Sends `call`, retrying as the policy allows, and returns the first answer that is not an error.
-    private func send(_ call: Call, command: [String], alsoRedacting secrets: [Secret] = []) async throws(GitbayError) -> Reply {
+    private func send(_ call: Call, command: [String]) async throws(GitbayError) -> Reply {
         let request = makeRequest(call)
         let commandText = command.joined(separator: " ")
         var attempt = 0
@@ -150,7 +154,7 @@ public actor GitbayClient {
             ])
             let failure: GitbayError
             do throws(GitbayError) {
-                return try await exchange(request, command: command, secrets: secrets)
+                return try await exchange(request, command: command)
             } catch {
                 failure = error
             }
@@ -171,7 +175,7 @@ public actor GitbayClient {
     }
 
     /// One HTTP exchange, classified.
-    private func exchange(_ request: HTTPRequest, command: [String], secrets: [Secret]) async throws(GitbayError) -> Reply {
+    private func exchange(_ request: HTTPRequest, command: [String]) async throws(GitbayError) -> Reply {
         let response: HTTPResponse
         do throws(TransportError) {
             response = try await transport.send(request)
@@ -187,7 +191,7 @@ public actor GitbayClient {
         case .failure(let kind, let exitCode, let message):
             throw GitbayError(
                 kind: kind, account: accountName, command: command, httpStatus: response.status,
-                exitCode: exitCode, serverMessage: message.map { redacting([apiToken] + secrets, in: $0) }
+                exitCode: exitCode, serverMessage: message.map { redacting(sentSecrets, in: $0) }
             )
         }
     }
