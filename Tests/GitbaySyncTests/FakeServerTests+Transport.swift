@@ -142,6 +142,32 @@ extension FakeServerTests {
         #expect(server.requests().isEmpty)
     }
 
+    @Test("GET /_fake/stats counts API requests and lists rows; POST /_fake/reset-stats zeroes it")
+    func controlRoutes() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+        _ = try RawHTTP.command(server.port, token: token, Self.addArgv(label: "laptop"), stdin: "3f2a9c01aabbccdd")
+        _ = try RawHTTP.read(server.port, token: token, Self.list)
+        _ = try RawHTTP.read(server.port, token: token, ["whoami"])
+
+        let stats = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
+        let reset = try RawHTTP(port: server.port).send("POST", "/_fake/reset-stats")
+        let after = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
+
+        #expect(stats?["requests"] as? Int == 3)
+        #expect(stats?["reads"] as? Int == 2)
+        #expect(stats?["writes"] as? Int == 1)
+        let row = try #require((stats?["devices"] as? [[String: Any]])?.first)
+        #expect(row["owner"] as? String == "alice")
+        #expect(row["label"] as? String == "laptop")
+        #expect(row["token"] as? String == "3f2a9c01")
+        #expect(reset.status == 200)
+        #expect(after?["requests"] as? Int == 0)
+        #expect((after?["devices"] as? [Any])?.count == 1)
+        #expect(server.requests().isEmpty)
+    }
+
     // MARK: Rate limits
 
     @Test("the writes bucket empties after 12 writes: 429 with Retry-After and no exit_code")
