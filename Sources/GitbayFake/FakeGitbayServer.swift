@@ -5,6 +5,12 @@ import Foundation
 ///
 /// Starts serving in `init`; `stop()` (or the last reference going away) closes the listener
 /// and every connection. Everything here is thread-safe.
+///
+/// Besides the two API routes it always serves two unauthenticated control routes for scripts
+/// (the benchmark): `GET /_fake/stats` answers `{"requests":N,"reads":N,"writes":N,"devices":[...]}`
+/// (API requests since the start or the last reset; rows with id, owner, label and the token's
+/// first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears `requests()`.
+/// They are never recorded, delayed or faulted.
 public final class FakeGitbayServer: Sendable {
     private let state = Guarded(FakeState())
     private let listener: HTTPListener

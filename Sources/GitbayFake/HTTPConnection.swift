@@ -17,6 +17,8 @@ struct HTTPConnection {
     /// Gitbay refuses command bodies over 1 MiB.
     static let bodyLimit = 1 << 20
     private static let headLimit = 64 * 1024
+    /// The most of an over-limit body read and dropped before answering it.
+    private static let drainLimit = 16 << 20
 
     let socket: Int32
     private let wake: Int32
@@ -65,6 +67,19 @@ struct HTTPConnection {
         let target = String(requestLine[1])
         let version = String(requestLine[2])
         if length > Self.bodyLimit {
+            // A client that asked to continue is simply told no. One that already sends the
+            // body has it read and dropped (within reason) so it gets to read the answer
+            // instead of a reset.
+            let expectsContinue = headers["expect"]?.lowercased() == "100-continue"
+            if !expectsContinue && length <= Self.drainLimit {
+                var remaining = length
+                while remaining > 0 {
+                    if buffer.isEmpty { guard fill() else { return .closed } }
+                    let dropped = min(remaining, buffer.count)
+                    buffer.removeFirst(dropped)
+                    remaining -= dropped
+                }
+            }
             return .request(HTTPRequest(
                 method: method, target: target, version: version, headers: headers, body: [],
                 bodyExceededLimit: true))
