@@ -1,0 +1,101 @@
+import Foundation
+import GitbayFake
+@testable import GitbaySync
+
+/// What one in-process run of the command line printed and returned.
+struct CLIResult: Sendable {
+    let code: Int32
+    let out: String
+    let err: String
+
+    /// stdout parsed as JSON.
+    func json() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(out.utf8))
+        guard let dictionary = object as? [String: Any] else { throw CLIHarness.NotAnObject(text: out) }
+        return dictionary
+    }
+}
+
+/// Runs gitbay-sync's command line in this process against a private state folder, with
+/// captured streams, short client timeouts and no backoff waits.
+final class CLIHarness: Sendable {
+    struct NotAnObject: Error { let text: String }
+
+    let folder: TemporaryDirectory
+    let environment: [String: String]
+
+    init() throws {
+        folder = try TemporaryDirectory()
+        environment = [
+            "HOME": folder.path,
+            "XDG_STATE_HOME": folder.path + "/state",
+            "XDG_CONFIG_HOME": folder.path + "/config",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
+    }
+
+    var databasePath: String { folder.path + "/state/gitbay-sync/state.db" }
+
+    static let client = ClientConfiguration(
+        transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
+        retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none)
+    )
+
+    /// Runs `arguments`; `stdin` is what standard input holds (nil: nothing), `terminal` makes
+    /// stdin look like a terminal, `confirm` answers a confirmation question.
+    func run(
+        _ arguments: [String], stdin: String? = nil, terminal: Bool = false, confirm: Bool = false,
+        lockWait: Duration = .milliseconds(300), hookTimeout: Duration = .seconds(5),
+        client: ClientConfiguration = CLIHarness.client, extraEnvironment: [String: String] = [:]
+    ) async -> CLIResult {
+        let out = Lines()
+        let err = Lines()
+        let console = Console(
+            readInput: { stdin }, inputIsTerminal: terminal, readSecret: { _ in terminal ? stdin : nil },
+            confirm: { _ in confirm }, out: { out.append($0) }, err: { err.append($0) }
+        )
+        let context = CLIContext(
+            environment: environment.merging(extraEnvironment) { $1 }, console: console, client: client,
+            lockWait: lockWait, hookTimeout: hookTimeout
+        )
+        let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
+        return CLIResult(code: code, out: out.text, err: err.text)
+    }
+
+    /// Signs in `user` on `server` with a fresh full-scope token; returns the account name.
+    @discardableResult
+    func login(_ server: FakeGitbayServer, _ user: String) async throws -> String {
+        let token = server.mintToken(for: user)
+        let result = await run(["login", server.baseURL], stdin: token + "\n")
+        guard result.code == 0 else { throw LoginFailed(result: result) }
+        return "\(user)@127.0.0.1:\(server.port)"
+    }
+
+    struct LoginFailed: Error { let result: CLIResult }
+
+    /// Opens the state database directly, for assertions.
+    func store() async throws -> StateStore {
+        try await StateStore.open(StateLocation(databasePath: databasePath))
+    }
+}
+
+/// Lines written by a stream, collected in order.
+final class Lines: Sendable {
+    private let lines = LockedBox<[String]>([])
+
+    func append(_ line: String) { lines.mutate { $0.append(line) } }
+    var text: String { lines.value.joined(separator: "\n") }
+}
+
+/// A value guarded by a lock.
+///
+/// `@unchecked Sendable` invariant: `stored` is only touched under `lock`.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
