@@ -1,9 +1,13 @@
+import Dispatch
+
 /// The fake's own control routes, for scripts that cannot call the Swift API (the benchmark).
 ///
 /// Always served, never recorded, never delayed, never faulted, no authentication:
 /// - `GET /_fake/stats`: `{"requests":N,"reads":N,"writes":N,"devices":[{"id","owner","label","token"}]}`,
 ///   counting API requests since the start or the last reset; `token` is the first 8 bytes.
 /// - `POST /_fake/reset-stats`: zeroes the counters and clears the request log.
+/// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
+///   seconds (1 to 60), then comes back with its state intact, for a demo of an outage.
 /// Like every route, they are unreachable while the server is down.
 extension APIRouter {
     func controlReply(to request: HTTPRequest) -> HTTPReply {
@@ -26,6 +30,21 @@ extension APIRouter {
                     ("devices", .array(devices)),
                 ])
                 return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))
+            case ("POST", "/_fake/down"):
+                let seconds = request.query.flatMap { query in
+                    query.split(separator: "&").first { $0.hasPrefix("seconds=") }.flatMap { Int($0.dropFirst(8)) }
+                } ?? 0
+                guard (1...60).contains(seconds) else {
+                    let body = JSONValue.object([("error", .string("give ?seconds=N, 1 to 60"))])
+                    return HTTPResponse(status: 400, headers: [json], body: Array(body.serialized.utf8))
+                }
+                state.modes.isDown = true
+                let shared = self.state
+                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
+                    shared.withLock { $0.modes.isDown = false }
+                }
+                let body = JSONValue.object([("status", .string("down")), ("seconds", .number(seconds))])
+                return HTTPResponse(status: 200, headers: [json], body: Array(body.serialized.utf8))
             case ("POST", "/_fake/reset-stats"):
                 state.stats = FakeState.Stats()
                 state.log.removeAll()

@@ -105,7 +105,8 @@ extension CommandRunner {
             return .success
         case .kept(let outcome, let reason):
             if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
-            throw CommandFailure("\(account.name) is not removed yet: \(reason). It stays `removing` with its token, is no longer counted as signed in, and every run retries; use --force to delete it now.", exitCode: .unavailable)
+            let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            throw CommandFailure("\(account.name) is not removed yet: \(said). It stays `removing` with its token, is no longer counted as signed in, and every run retries; use --force to delete it now.", exitCode: .unavailable)
         }
     }
 

@@ -177,8 +177,10 @@ public struct Reconciler: Sendable {
         var merged = second
         merged.requests += first.requests
         merged.writes += first.writes
-        if second.action == .unchanged || second.action == .shadowed, first.action != .unchanged {
-            merged.action = second.action == .shadowed ? .shadowed : first.action
+        // The first pass says what this run did to the account; a second pass that only took
+        // back what the first made (or found it in place) does not change that.
+        if first.action != .unchanged && second.action != .shadowed {
+            merged.action = first.action
         }
         return merged
     }
