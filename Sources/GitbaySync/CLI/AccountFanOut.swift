@@ -12,17 +12,17 @@ struct AccountFanOut: Sendable {
     var width = 8
 
     /// One account's answer, or why it has none.
-    struct Result<Value: Sendable>: Sendable {
+    struct Answer<Value: Sendable>: Sendable {
         let account: AccountRecord
-        let outcome: Swift.Result<Value, any Error>
+        let outcome: Result<Value, any Error>
     }
 
     /// Calls `body` for every account, in the accounts' order in the results.
     func run<Value: Sendable>(
         _ accounts: [AccountRecord], _ body: @escaping @Sendable (GitbayClient) async throws -> Value
-    ) async -> [Result<Value>] {
-        var results: [Int: Result<Value>] = [:]
-        await withTaskGroup(of: (Int, Result<Value>).self) { group in
+    ) async -> [Answer<Value>] {
+        var results: [Int: Answer<Value>] = [:]
+        await withTaskGroup(of: (Int, Answer<Value>).self) { group in
             var pending = Array(accounts.enumerated())[...]
             func start(_ next: (offset: Int, element: AccountRecord)) {
                 group.addTask { (next.offset, await call(next.element, body)) }
@@ -40,7 +40,7 @@ struct AccountFanOut: Sendable {
 
     private func call<Value: Sendable>(
         _ account: AccountRecord, _ body: @Sendable (GitbayClient) async throws -> Value
-    ) async -> Result<Value> {
+    ) async -> Answer<Value> {
         do {
             guard let token = try await store.apiToken(ofAccount: account.id) else {
                 throw CommandFailure(
@@ -52,9 +52,9 @@ struct AccountFanOut: Sendable {
                 instance: account.instance, apiToken: token, accountName: account.name,
                 configuration: configuration, logger: logger
             )
-            return Result(account: account, outcome: .success(try await body(client)))
+            return Answer(account: account, outcome: .success(try await body(client)))
         } catch {
-            return Result(account: account, outcome: .failure(error))
+            return Answer(account: account, outcome: .failure(error))
         }
     }
 }

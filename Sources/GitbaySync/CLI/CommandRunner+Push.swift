@@ -10,15 +10,15 @@ extension CommandRunner {
             let account = try await account(named: name, in: store)
             let on = action == .on
             let settings = try await fanOut(store).run([account]) { client in try await client.setPush(on) }[0].outcome.get()
+            guard settings.push == on else {
+                throw CommandFailure("\(account.name): the server still reports push \(settings.push ? "on" : "off") after `notifications settings push \(action.rawValue)`", exitCode: .unavailable)
+            }
             if global.json {
                 printJSON(.object([("account", .string(account.name)), ("push", .bool(settings.push))]))
             } else if settings.push {
                 context.console.out("Push notifications for \(account.name) are on.")
             } else {
                 context.console.out("Push notifications for \(account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(account.name)`.")
-            }
-            guard settings.push == on else {
-                throw CommandFailure("\(account.name): the server still reports push \(settings.push ? "on" : "off") after `notifications settings push \(action.rawValue)`", exitCode: .unavailable)
             }
             return .success
         case .show:
