@@ -40,7 +40,11 @@ struct CommandRunner {
         case .deviceClear: return try await clearDevice()
         case .run(let every, let concurrency): return try await run(every: every, concurrency: concurrency)
         case .status: return try await status()
-        case .doctor, .devices, .devicesRemove, .push, .resolve, .serviceInstall, .serviceUninstall, .serviceShow:
+        case .devices(let name): return try await devices(name)
+        case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)
+        case .push(let action, let name): return try await push(action, account: name)
+        case .resolve: return try await resolve()
+        case .doctor, .serviceInstall, .serviceUninstall, .serviceShow:
             throw CommandFailure("this command is not available in this build yet", exitCode: .usage)
         }
     }

@@ -52,35 +52,30 @@ public enum PlannedAction: Sendable, Equatable {
 public enum ReconcilePlan {
     public static func actions(for input: PlanInput) -> [PlannedAction] {
         var actions: [PlannedAction] = []
-        let rowsByID = Dictionary(input.serverRows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let current = input.currentToken
+        let ownership = RowOwnership(
+            currentToken: current.map { ($0.prefix, $0.length) }, oldPrefixes: input.oldPrefixes,
+            installMarker: input.installMarker, records: input.records, rows: input.serverRows
+        )
         var recordedIDs = Set<Int>()
 
         // Records first: a row that vanished, or whose id now shows another token, is no
         // longer ours and is never removed.
         for record in input.records {
-            guard let row = rowsByID[record.deviceID] else {
-                actions.append(.forget(id: record.deviceID, reason: .gone))
-                continue
+            switch ownership.state(of: record) {
+            case .gone: actions.append(.forget(id: record.deviceID, reason: .gone))
+            case .reused: actions.append(.forget(id: record.deviceID, reason: .reused))
+            case .present: recordedIDs.insert(record.deviceID)
             }
-            guard TokenMatch.matches(shown: row.token, prefix: record.tokenPrefix) else {
-                actions.append(.forget(id: record.deviceID, reason: .reused))
-                continue
-            }
-            recordedIDs.insert(record.deviceID)
         }
 
-        let current = input.currentToken
-        let hasMarker: (ServerDevice) -> Bool = { $0.label.contains("[\(input.installMarker)]") }
         var currentRows: [ServerDevice] = []
         var oldRows: [ServerDevice] = []
         for row in input.serverRows {
-            let provenance = recordedIDs.contains(row.id) || hasMarker(row)
-            guard provenance else { continue }
-            if let current, TokenMatch.matches(shown: row.token, prefix: current.prefix),
-               !(current.length <= 8 && !hasMarker(row)) {
-                currentRows.append(row)
-            } else if input.oldPrefixes.contains(where: { TokenMatch.matches(shown: row.token, prefix: $0) }) {
-                oldRows.append(row)
+            switch ownership.kind(of: row) {
+            case .current: currentRows.append(row)
+            case .oldToken: oldRows.append(row)
+            case .notOurs: continue
             }
         }
 
