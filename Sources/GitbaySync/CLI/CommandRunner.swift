@@ -40,7 +40,11 @@ struct CommandRunner {
         case .deviceClear: return try await clearDevice()
         case .run(let every, let concurrency): return try await run(every: every, concurrency: concurrency)
         case .status: return try await status()
-        case .doctor, .devices, .devicesRemove, .push, .resolve, .serviceInstall, .serviceUninstall, .serviceShow:
+        case .doctor: return try await doctor()
+        case .serviceInstall(let every): return try serviceInstall(every: every)
+        case .serviceUninstall: return try serviceUninstall()
+        case .serviceShow(let every): return try serviceShow(every: every)
+        case .devices, .devicesRemove, .push, .resolve:
             throw CommandFailure("this command is not available in this build yet", exitCode: .usage)
         }
     }
@@ -71,10 +75,16 @@ struct CommandRunner {
         throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
     }
 
-    func reconciler(_ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600)) -> Reconciler {
+    func reconciler(
+        _ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600),
+        mayStartMore: @escaping @Sendable () -> Bool = { true }
+    ) -> Reconciler {
         Reconciler(
             store: store,
-            options: .init(concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client, now: context.now),
+            options: .init(
+                concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client,
+                now: context.now, mayStartMore: mayStartMore
+            ),
             logger: logger
         )
     }
