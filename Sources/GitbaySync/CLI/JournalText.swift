@@ -23,9 +23,11 @@ struct JournalText: Sendable {
     /// account unchanged, shadowed or waiting out a backoff, one only when `verbose`.
     func outcomeLine(_ outcome: AccountOutcome, nextRetry: Date?, verbose: Bool) -> String? {
         let cost = "[\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
-        let retry = nextRetry.map { "; next try after \(Timestamp.format($0))" } ?? ""
+        let retry = nextRetry.map { " (next try after \(Timestamp.format($0)))" } ?? ""
         if outcome.isFailure {
-            let reason = outcome.error ?? outcome.condition.rawValue
+            // Errors name their account already; the line names it once, first.
+            var reason = outcome.error ?? outcome.condition.rawValue
+            if reason.hasPrefix(outcome.account + ": ") { reason.removeFirst(outcome.account.count + 2) }
             return line(.warning, "\(outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(reason)\(retry) \(cost)")
         }
         switch outcome.action {
