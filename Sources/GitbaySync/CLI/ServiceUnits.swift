@@ -78,7 +78,7 @@ struct ServiceUnits: Sendable, Equatable {
         [Service]
         Type=oneshot
         # Exits 1 when an account failed: the journal names it, and the next run retries it.
-        ExecStart=\(arguments.map(systemdQuoted).joined(separator: " "))
+        ExecStart=\(arguments.enumerated().map { systemdQuoted($1, program: $0 == 0) }.joined(separator: " "))
 
         [Install]
         # Runs once at login; gitbay-sync.timer runs it again every period.
@@ -109,15 +109,16 @@ struct ServiceUnits: Sendable, Equatable {
     }
 
     /// One word of a systemd command line: double-quoted, with `\` and `"` escaped, control
-    /// characters as C escapes, `%` doubled (specifiers) and `$` doubled (variables).
-    static func systemdQuoted(_ word: String) -> String {
+    /// characters as C escapes, `%` doubled (specifiers) and, except in the program's path
+    /// (which systemd never expands variables in), `$` doubled.
+    static func systemdQuoted(_ word: String, program: Bool = false) -> String {
         var quoted = "\""
         for scalar in word.unicodeScalars {
             switch scalar {
             case "\\": quoted += "\\\\"
             case "\"": quoted += "\\\""
             case "%": quoted += "%%"
-            case "$": quoted += "$$"
+            case "$" where !program: quoted += "$$"
             case "\n": quoted += "\\n"
             case "\t": quoted += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
