@@ -41,7 +41,7 @@ struct AccountProbe: Sendable {
                 : .fail("account.push", name, "push notifications are off for the account: the server sends this device nothing",
                         fix: "`gitbay-sync push on \(name)`, or turn push on in the account's notification settings"))
         } catch {
-            checks.append(.fail("account.push", name, "settings cannot be read: \(error)", fix: "run `gitbay-sync doctor` again later"))
+            checks.append(.fail("account.push", name, "settings cannot be read: \(text(error))", fix: "run `gitbay-sync doctor` again later"))
         }
 
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
@@ -54,23 +54,29 @@ struct AccountProbe: Sendable {
         return checks
     }
 
+    /// An error's text without the account name it starts with (the check names it).
+    private func text(_ error: Error) -> String {
+        let text = String(describing: error)
+        return text.hasPrefix(name + ": ") ? String(text.dropFirst(name.count + 2)) : text
+    }
+
     private func whoamiFailure(_ error: Error) -> [DoctorCheck] {
         guard let error = error as? GitbayError else {
-            return [.fail("account.reachable", name, "\(error)", fix: "check the network and \(account.instance)")]
+            return [.fail("account.reachable", name, "\(text(error))", fix: "check the network and \(account.instance)")]
         }
         switch error.kind {
         case .transport:
-            return [.fail("account.reachable", name, "\(account.instance) cannot be reached: \(error)",
+            return [.fail("account.reachable", name, "\(account.instance) cannot be reached: \(text(error))",
                           fix: "check the network, and that \(account.instance) is the instance's address")]
         case .notJSON, .malformed, .protocolVersion:
-            return [.fail("account.reachable", name, "\(account.instance) answered, but not as a gitbay API: \(error)",
+            return [.fail("account.reachable", name, "\(account.instance) answered, but not as a gitbay API: \(text(error))",
                           fix: "check the address; the instance needs `[api] enabled = true`")]
         case .authFailed:
             return [.pass("account.reachable", name, "\(account.instance) answers"),
                     .fail("account.token", name, "the API token is invalid, expired or revoked", fix: signIn)]
         default:
             return [.pass("account.reachable", name, "\(account.instance) answers"),
-                    .fail("account.token", name, "whoami failed: \(error)", fix: "run `gitbay-sync doctor` again later")]
+                    .fail("account.token", name, "whoami failed: \(text(error))", fix: "run `gitbay-sync doctor` again later")]
         }
     }
 
@@ -102,9 +108,13 @@ struct AccountProbe: Sendable {
             if let taken = records.first(where: { record in rows.contains { $0.id == record.deviceID } }) {
                 return .fail("account.device", name, "row \(taken.deviceID), recorded as this device's, now holds another token", fix: run)
             }
+            if status.condition == .pushDisabled {
+                return .fail("account.device", name, "no row of this device on the server: the instance takes none while its push is off",
+                             fix: "nothing to do here once the instance sends pushes again (see instance.push): the next run registers it")
+            }
             return .fail("account.device", name, "no row of this device on the server", fix: run)
         } catch {
-            return .fail("account.device", name, "the device list cannot be read: \(error)", fix: "run `gitbay-sync doctor` again later")
+            return .fail("account.device", name, "the device list cannot be read: \(text(error))", fix: "run `gitbay-sync doctor` again later")
         }
     }
 }
