@@ -94,13 +94,23 @@ public final class ShutdownSignal: Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                if request() == .unhandled {
-                    signal(number, SIG_DFL)
-                    raise(number)
-                }
+                if request() == .unhandled { Self.endProcess(by: number) }
             }
             source.resume()
             return source
         }
+    }
+
+    /// Ends the process as the signal's default action would. The dispatch source may keep
+    /// the signal blocked, so it is unblocked on this thread before it is raised again; the
+    /// exit status a shell gives a death by signal follows in case it is still not delivered.
+    private static func endProcess(by number: Int32) -> Never {
+        signal(number, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(number)
+        exit(128 + number)
     }
 }
