@@ -3,6 +3,7 @@ import Foundation
 extension CommandRunner {
     /// `run`: one reconcile of every account, then finish removals that got through.
     func run(every: Duration?, concurrency: Int?) async throws -> ExitCode {
+        if let every { return try await runEvery(every, concurrency: concurrency ?? 8) }
         let lock = try await lock()
         defer { lock.release() }
         let store = try await openStore()
@@ -19,9 +20,14 @@ extension CommandRunner {
     }
 
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
-    func reconcileOnce(_ store: StateStore, concurrency: Int, honourBackoff: Bool, ceiling: Duration = .seconds(3600)) async throws -> [AccountOutcome] {
+    func reconcileOnce(
+        _ store: StateStore, concurrency: Int, honourBackoff: Bool, ceiling: Duration = .seconds(3600),
+        mayStartMore: @escaping @Sendable () -> Bool = { true }
+    ) async throws -> [AccountOutcome] {
         let accounts = try await store.accounts()
-        var outcomes = try await reconciler(store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling).reconcile()
+        var outcomes = try await reconciler(
+            store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore
+        ).reconcile()
         let removal = removal(store)
         for (index, outcome) in outcomes.enumerated() {
             guard let account = accounts.first(where: { $0.name == outcome.account }), account.state == .removing,

@@ -44,8 +44,10 @@ struct CommandRunner {
         case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)
         case .push(let action, let name): return try await push(action, account: name)
         case .resolve: return try await resolve()
-        case .doctor, .serviceInstall, .serviceUninstall, .serviceShow:
-            throw CommandFailure("this command is not available in this build yet", exitCode: .usage)
+        case .doctor: return try await doctor()
+        case .serviceInstall(let every): return try serviceInstall(every: every)
+        case .serviceUninstall: return try serviceUninstall()
+        case .serviceShow(let every): return try serviceShow(every: every)
         }
     }
 
@@ -75,10 +77,16 @@ struct CommandRunner {
         throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
     }
 
-    func reconciler(_ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600)) -> Reconciler {
+    func reconciler(
+        _ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600),
+        mayStartMore: @escaping @Sendable () -> Bool = { true }
+    ) -> Reconciler {
         Reconciler(
             store: store,
-            options: .init(concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client, now: context.now),
+            options: .init(
+                concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client,
+                now: context.now, mayStartMore: mayStartMore
+            ),
             logger: logger
         )
     }

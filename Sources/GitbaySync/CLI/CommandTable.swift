@@ -84,6 +84,12 @@ enum CommandTable {
                 server holds exactly what it should: one row with the current token for each active
                 account, none for paused or removed accounts or old tokens. Exits 0 when every account
                 is in its desired state, 1 when any failed (named on stderr).
+
+                With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
+                per account that changed or failed (-v: every account); a failing account waits out its
+                own backoff (at most DURATION, unless a server asks for longer). The first signal lets
+                requests in flight finish and exits 0; a second cancels them. --json prints one JSON
+                object per cycle (JSON Lines).
                 """,
             build: { parsed throws(UsageError) in
                 .run(every: try parsed.values["--every"].map(Self.interval), concurrency: try parsed.values["--concurrency"].map(Self.concurrency))
@@ -96,7 +102,13 @@ enum CommandTable {
         ),
         CommandSpec(
             words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
-            discussion: "Prints each check with OK or FAIL and the fix; exits 1 when any check fails.",
+            discussion: """
+                Checks the state database (integrity, schema, permissions, lock), the device token, and
+                for each account: the instance answers, the token is valid, push is on for the account and
+                was not refused by the instance in the last run, and this device's row is on the server.
+                Only reads from servers. Prints each check with OK or FAIL and the fix; exits 1 when any
+                check fails.
+                """,
             build: { _ throws(UsageError) in .doctor }
         ),
         CommandSpec(
@@ -142,7 +154,12 @@ enum CommandTable {
         CommandSpec(
             words: ["service", "install"], arguments: [], options: [every],
             summary: "Install the login service and periodic timer (systemd user units or a launchd agent).",
-            discussion: "Writes the units under $XDG_CONFIG_HOME/systemd/user/ (Linux) or ~/Library/LaunchAgents (macOS).",
+            discussion: """
+                Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,
+                default 15m) under $XDG_CONFIG_HOME/systemd/user/ (Linux), or a launchd agent with
+                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They call this binary by
+                its real path, with --db when one is given. Prints the command that enables them.
+                """,
             build: { parsed throws(UsageError) in .serviceInstall(every: try parsed.values["--every"].map(Self.interval)) }
         ),
         CommandSpec(

@@ -11,6 +11,16 @@ public struct CLIContext: Sendable {
     /// How long the user's pre-remove hook may run.
     public var hookTimeout: Duration
     public var now: @Sendable () -> Date
+    /// Stop and cancel requests from the process (SIGTERM, SIGINT), for `run --every`.
+    public var shutdown = ShutdownSignal()
+    /// How long `run --every` lets requests in flight finish after the first stop request.
+    public var shutdownGrace: Duration = .seconds(10)
+    /// The sleep between `run --every` cycles; tests replace it so cycles follow at once.
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// A number in `0..<1` for the timer's jitter.
+    public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+    /// The real path of the running executable, for the service units (nil when unknown).
+    public var executablePath: @Sendable () -> String? = { ExecutablePath.current() }
 
     public init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(),

@@ -13,16 +13,21 @@ public struct Reconciler: Sendable {
         public var backoffCeiling: Duration
         public var client: ClientConfiguration
         public var now: @Sendable () -> Date
+        /// Asked before each further group of accounts starts; false (a stop was requested)
+        /// leaves the rest for the next run.
+        public var mayStartMore: @Sendable () -> Bool
 
         public init(
             concurrency: Int = 8, honourBackoff: Bool = false, backoffCeiling: Duration = .seconds(3600),
-            client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() }
+            client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
+            mayStartMore: @escaping @Sendable () -> Bool = { true }
         ) {
             self.concurrency = concurrency
             self.honourBackoff = honourBackoff
             self.backoffCeiling = backoffCeiling
             self.client = client
             self.now = now
+            self.mayStartMore = mayStartMore
         }
     }
 
@@ -75,7 +80,7 @@ public struct Reconciler: Sendable {
             }
             for await finished in group {
                 outcomes += finished
-                if let assignments = pending.popFirst() {
+                if options.mayStartMore(), let assignments = pending.popFirst() {
                     group.addTask { await runGroup(assignments, device: device) }
                 }
             }

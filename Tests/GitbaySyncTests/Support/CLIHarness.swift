@@ -46,7 +46,8 @@ final class CLIHarness: Sendable {
     func run(
         _ arguments: [String], stdin: String? = nil, terminal: Bool = false, confirm: Bool = false,
         lockWait: Duration = .milliseconds(300), hookTimeout: Duration = .seconds(5),
-        client: ClientConfiguration = CLIHarness.client, extraEnvironment: [String: String] = [:]
+        client: ClientConfiguration = CLIHarness.client, extraEnvironment: [String: String] = [:],
+        adjust: (inout CLIContext) -> Void = { _ in }
     ) async -> CLIResult {
         let out = Lines()
         let err = Lines()
@@ -54,10 +55,11 @@ final class CLIHarness: Sendable {
             readInput: { stdin }, inputIsTerminal: terminal, readSecret: { _ in terminal ? stdin : nil },
             confirm: { _ in confirm }, out: { out.append($0) }, err: { err.append($0) }
         )
-        let context = CLIContext(
+        var context = CLIContext(
             environment: environment.merging(extraEnvironment) { $1 }, console: console, client: client,
             lockWait: lockWait, hookTimeout: hookTimeout
         )
+        adjust(&context)
         let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
         return CLIResult(code: code, out: out.text, err: err.text)
     }

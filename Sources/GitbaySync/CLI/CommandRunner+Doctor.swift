@@ -1,0 +1,131 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension CommandRunner {
+    /// `doctor`: checks the database, the device token and every account, printing each check
+    /// with its fix. Only reads from servers, and changes the database no more than opening
+    /// it does (migrations). Exits 1 when any check fails.
+    func doctor() async throws -> ExitCode {
+        var checks: [DoctorCheck] = []
+        let path = location.databasePath
+        if let store = await databaseChecks(path, into: &checks) {
+            let device = await deviceCheck(store, into: &checks)
+            checks += await accountChecks(store, device: device)
+        }
+        if global.json {
+            printJSON(.object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]))
+        } else {
+            for check in checks { check.lines.forEach(context.console.out) }
+            let failed = checks.filter { !$0.ok }.count
+            context.console.out(failed == 0 ? "All \(checks.count) checks passed." : "\(failed) of \(checks.count) checks failed.")
+        }
+        return checks.allSatisfy(\.ok) ? .success : .partialFailure
+    }
+
+    /// The database: present, opens (schema known), intact, private, and its lock free.
+    private func databaseChecks(_ path: String, into checks: inout [DoctorCheck]) async -> StateStore? {
+        guard location.databaseExists else {
+            checks.append(.fail("database", path, "no state database here", fix: "sign in with `gitbay-sync login <instance-url>`, or pass the --db you use"))
+            return nil
+        }
+        let store: StateStore
+        do {
+            store = try await openStore()
+        } catch {
+            checks.append(.fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
+            return nil
+        }
+        do {
+            let findings = try await store.integrityCheck()
+            checks.append(findings == ["ok"]
+                ? .pass("database.integrity", path, "integrity check ok")
+                : .fail("database.integrity", path, "damaged: \(findings.prefix(3).joined(separator: "; "))",
+                        fix: "move the file aside and sign in again (the accounts' tokens are in it)"))
+            let applied = try await store.appliedMigrations()
+            let known = Migration.all.map(\.version)
+            checks.append(applied == known
+                ? .pass("database.schema", path, "schema version \(known.last ?? 0), \(applied.count) migration\(applied.count == 1 ? "" : "s") applied")
+                : .fail("database.schema", path, "applied migrations \(applied) differ from this build's \(known)",
+                        fix: "use the gitbay-sync that wrote this database, or pass another --db"))
+        } catch {
+            checks.append(.fail("database.integrity", path, "cannot be read: \(error)", fix: "move the file aside and sign in again"))
+        }
+        checks.append(permissionsCheck(path))
+        checks.append(await lockCheck())
+        return store
+    }
+
+    private func permissionsCheck(_ path: String) -> DoctorCheck {
+        var problems: [String] = []
+        let owner = geteuid()
+        var info = stat()
+        if stat(location.directory, &info) == 0 {
+            if info.st_uid != owner { problems.append("\(location.directory) belongs to user id \(info.st_uid)") }
+            if info.st_mode & 0o077 != 0 { problems.append("\(location.directory) has mode \(String(info.st_mode & 0o777, radix: 8))") }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where stat(file, &info) == 0 {
+            if info.st_uid != owner { problems.append("\(file) belongs to user id \(info.st_uid)") }
+            if info.st_mode & 0o077 != 0 { problems.append("\(file) has mode \(String(info.st_mode & 0o777, radix: 8))") }
+        }
+        guard problems.isEmpty else {
+            return .fail("database.permissions", path, problems.joined(separator: "; "),
+                         fix: "chmod 700 \(location.directory) && chmod 600 \(path)*, as the user who runs gitbay-sync")
+        }
+        return .pass("database.permissions", path, "folder 0700 and files 0600, yours")
+    }
+
+    private func lockCheck() async -> DoctorCheck {
+        do {
+            let lock = try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
+            lock.release()
+            return .pass("database.lock", location.lockPath, "free")
+        } catch StoreError.locked(_, let waited) {
+            return .fail("database.lock", location.lockPath, "held by another gitbay-sync for more than \(Int(waited.rounded(.up))) s",
+                         fix: "let the running gitbay-sync finish; if it hangs, stop it (`pgrep -a gitbay-sync`)")
+        } catch {
+            return .fail("database.lock", location.lockPath, "\(error)", fix: "make the folder writable by you")
+        }
+    }
+
+    /// The device token: set, at most 512 bytes, no whitespace. Returns it when plausible.
+    private func deviceCheck(_ store: StateStore, into checks: inout [DoctorCheck]) async -> (token: Secret, generation: Int)? {
+        let setToken = "`printf %s \"$TOKEN\" | gitbay-sync device set-token`"
+        guard let stored = try? await store.storedDeviceToken(), let token = stored.token else {
+            checks.append(.fail("device.token", "device", "no push token is set, so nothing can be registered", fix: "set it: \(setToken)"))
+            return nil
+        }
+        let bytes = token.exposedValue.utf8.count
+        if bytes > Self.maximumDeviceTokenBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
+            let why = bytes > Self.maximumDeviceTokenBytes ? "\(bytes) bytes, more than a server takes (512)" : "it contains whitespace"
+            checks.append(.fail("device.token", "device", "the push token (\(token.prefix())…) is implausible: \(why)", fix: "set the token the platform hands out: \(setToken)"))
+            return nil
+        }
+        checks.append(.pass("device.token", "device", "set (\(token.prefix())…, \(bytes) bytes)"))
+        return (token, stored.generation)
+    }
+
+    /// Every account's checks, the accounts checked concurrently, reported in sign-in order.
+    private func accountChecks(_ store: StateStore, device: (token: Secret, generation: Int)?) async -> [DoctorCheck] {
+        guard let accounts = try? await store.accounts() else {
+            return [.fail("accounts", location.databasePath, "cannot be read", fix: "see `gitbay-sync status`")]
+        }
+        guard !accounts.isEmpty else {
+            return [.fail("accounts", "accounts", "no account is signed in", fix: "sign in with `gitbay-sync login <instance-url>`")]
+        }
+        var results = [[DoctorCheck]](repeating: [], count: accounts.count)
+        await withTaskGroup(of: (Int, [DoctorCheck]).self) { group in
+            for (index, account) in accounts.enumerated() {
+                group.addTask {
+                    let probe = AccountProbe(account: account, store: store, client: context.client, logger: logger)
+                    return (index, await probe.checks(device: device))
+                }
+            }
+            for await (index, checks) in group { results[index] = checks }
+        }
+        return results.flatMap { $0 }
+    }
+}

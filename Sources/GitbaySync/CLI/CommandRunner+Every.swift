@@ -1,0 +1,94 @@
+import Foundation
+
+extension CommandRunner {
+    /// How much a sleep between cycles may differ from the period, either way.
+    static let timerJitter = 0.1
+
+    /// `run --every`: reconcile, sleep the period (±10%), repeat, until SIGTERM or SIGINT.
+    ///
+    /// Each cycle takes the run lock, opens the database afresh (so a login, a token rotation
+    /// or a removal by another process counts from the next cycle), reconciles the accounts
+    /// not waiting out a backoff, and lets go of both before sleeping.
+    func runEvery(_ interval: Duration, concurrency: Int) async throws -> ExitCode {
+        let shutdown = context.shutdown
+        shutdown.claim()
+        let journal = JournalText(environment: context.environment)
+        let period = IntervalParser.format(interval)
+        context.console.err(journal.line(.info, "gitbay-sync \(HelpText.version): reconciling every \(period) (±10%); stop with SIGTERM or Ctrl-C"))
+        let grace = IntervalParser.format(context.shutdownGrace)
+        let announcer = Task { [console = context.console] in
+            await shutdown.wait(for: .stopping)
+            guard !Task.isCancelled else { return }
+            console.err(journal.line(.notice, "stopping: no new work; requests in flight may finish within \(grace) (a second signal cancels them)"))
+            await shutdown.wait(for: .cancelling)
+            guard !Task.isCancelled else { return }
+            console.err(journal.line(.warning, "cancelling the requests in flight"))
+        }
+        defer { announcer.cancel() }
+
+        let timer = PeriodicRun(
+            interval: interval, jitter: Self.timerJitter, grace: context.shutdownGrace, shutdown: shutdown,
+            random: context.random, sleep: context.sleep
+        )
+        let ending = try await timer.run { number, pause in
+            try await timerCycle(number, nextSleep: pause, interval: interval, concurrency: concurrency, journal: journal)
+        }
+        switch ending {
+        case .stopped:
+            context.console.err(journal.line(.info, "stopped"))
+            return .success
+        case .cancelled:
+            throw CancellationError()
+        }
+    }
+
+    /// One cycle: reconcile under the lock, then report. A lock held by another gitbay-sync
+    /// skips the cycle; any other failure to use the database ends the run.
+    private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int, journal: JournalText) async throws {
+        let startedAt = context.now()
+        let shutdown = context.shutdown
+        var outcomes: [AccountOutcome] = []
+        var retries: [String: Date] = [:]
+        var skippedBecause: String?
+        do {
+            let lock = try await lock()
+            defer { lock.release() }
+            let store = try await openStore()
+            outcomes = try await reconcileOnce(
+                store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
+                mayStartMore: { shutdown.phase == .running }
+            )
+            for outcome in outcomes where outcome.isFailure || outcome.action == .skipped {
+                if let account = try await store.account(named: outcome.account),
+                   let next = try await store.status(ofAccount: account.id).nextRetryAt {
+                    retries[outcome.account] = next
+                }
+            }
+        } catch let error as StoreError {
+            guard case .locked = error else { throw error }
+            skippedBecause = error.description
+        }
+        let next: Duration? = shutdown.phase == .running ? nextSleep : nil
+        if global.json {
+            printJSON(.object([
+                ("cycle", .int(number)),
+                ("started_at", .string(Timestamp.format(startedAt))),
+                ("ok", .bool(skippedBecause == nil && !outcomes.contains(where: \.isFailure))),
+                ("accounts", .array(outcomes.map(\.json))),
+                ("error", .optional(skippedBecause)),
+                ("next_cycle_in_seconds", .optional(next.map { Int($0.components.seconds) })),
+            ]))
+        }
+        let err = context.console.err
+        if let skippedBecause {
+            err(journal.line(.warning, "cycle \(number) skipped: \(skippedBecause)"))
+        }
+        for outcome in outcomes {
+            guard let line = journal.outcomeLine(outcome, nextRetry: retries[outcome.account], verbose: global.verbosity > 0) else { continue }
+            err(line)
+        }
+        if global.verbosity > 0 {
+            err(journal.line(.info, JournalText.summary(number, outcomes, next: next)))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Lines for stderr that read well in the systemd journal: one event a line, no timestamps
+/// (the journal adds its own), the account first. Under systemd (`$JOURNAL_STREAM` set) each
+/// line starts with its syslog priority, `<3>` to `<6>`, which the journal reads and strips.
+struct JournalText: Sendable {
+    enum Priority: Int, Sendable {
+        case error = 3, warning = 4, notice = 5, info = 6
+    }
+
+    /// Whether lines carry a priority prefix.
+    let prefixed: Bool
+
+    init(environment: [String: String]) {
+        prefixed = !(environment["JOURNAL_STREAM"] ?? "").isEmpty
+    }
+
+    func line(_ priority: Priority, _ text: String) -> String {
+        prefixed ? "<\(priority.rawValue)>\(text)" : text
+    }
+
+    /// The line for one account's outcome in a cycle: one for a change or a failure; for an
+    /// account unchanged, shadowed or waiting out a backoff, one only when `verbose`.
+    func outcomeLine(_ outcome: AccountOutcome, nextRetry: Date?, verbose: Bool) -> String? {
+        let cost = "[\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
+        let retry = nextRetry.map { " (next try after \(Timestamp.format($0)))" } ?? ""
+        if outcome.isFailure {
+            // Errors name their account already; the line names it once, first.
+            var reason = outcome.error ?? outcome.condition.rawValue
+            if reason.hasPrefix(outcome.account + ": ") { reason.removeFirst(outcome.account.count + 2) }
+            return line(.warning, "\(outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(reason)\(retry) \(cost)")
+        }
+        switch outcome.action {
+        case .unchanged, .shadowed:
+            guard verbose else { return nil }
+            let holder = outcome.shadowedBy.map { " by \($0)" } ?? ""
+            return line(.info, "\(outcome.account): \(outcome.action.rawValue)\(holder) (\(outcome.condition.rawValue)) \(cost)")
+        case .skipped:
+            guard verbose else { return nil }
+            return line(.info, "\(outcome.account): skipped, waiting out a backoff (\(outcome.condition.rawValue))\(retry)")
+        case .added, .reAdded, .rotated, .adopted, .removed, .failed:
+            let device = outcome.deviceID.map { ", device \($0)" } ?? ""
+            return line(.notice, "\(outcome.account): \(outcome.action.rawValue)\(device) (\(outcome.condition.rawValue)) \(cost)")
+        }
+    }
+
+    /// The `-v` line closing a cycle.
+    static func summary(_ number: Int, _ outcomes: [AccountOutcome], next: Duration?) -> String {
+        let failed = outcomes.filter(\.isFailure).count
+        let quiet: Set<AccountOutcome.Action> = [.unchanged, .shadowed, .skipped]
+        let changed = outcomes.filter { !$0.isFailure && !quiet.contains($0.action) }.count
+        let requests = outcomes.map(\.requests).reduce(0, +)
+        let then = next.map { "; next in \(IntervalParser.format(.seconds($0.components.seconds)))" } ?? "; no next cycle"
+        return "cycle \(number): \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), \(changed) changed, \(failed) failed, \(requests) request\(requests == 1 ? "" : "s")\(then)"
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import GitbayFake
+import Testing
+@testable import GitbaySync
+
+@Suite("doctor")
+struct DoctorTests {
+    /// The checks from `doctor --json`, keyed by "name subject".
+    static func checks(_ result: CLIResult) throws -> [String: [String: Any]] {
+        let checks = try #require(try result.json()["checks"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: checks.map { ("\($0["name"]!) \($0["subject"]!)", $0) })
+    }
+
+    /// Everything doctor might change in the database, for comparison.
+    static func snapshot(_ cli: CLIHarness) async throws -> String {
+        let store = try await cli.store()
+        var text = ""
+        for account in try await store.accounts() {
+            text += "\(account) \(try await store.status(ofAccount: account.id)) \(try await store.registrations(ofAccount: account.id))\n"
+        }
+        text += "\(String(describing: try await store.storedDeviceToken()))"
+        return text
+    }
+
+    @Test("a healthy setup passes every check, with reads only and the database unchanged")
+    func healthy() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        let before = try await Self.snapshot(cli)
+        server.resetRequests()
+
+        let result = await cli.run(["doctor", "--json"])
+        #expect(result.code == 0, "\(result.out)")
+        #expect(try result.json()["ok"] as? Bool == true)
+        let checks = try Self.checks(result)
+        let path = cli.databasePath
+        #expect(Set(checks.keys) == [
+            "database.integrity \(path)", "database.schema \(path)", "database.permissions \(path)", "database.lock \(path).lock",
+            "device.token device", "account.reachable \(alice)", "account.token \(alice)", "account.push \(alice)",
+            "instance.push \(alice)", "account.device \(alice)",
+        ])
+        #expect(checks.values.allSatisfy { $0["ok"] as? Bool == true && $0["fix"] is NSNull })
+        #expect(checks["account.device \(alice)"]?["detail"] as? String == "row 1 holds this device's token")
+        #expect(!server.requests().isEmpty)
+        #expect(server.requests().allSatisfy { !$0.isWrite }, "doctor never writes to a server")
+        #expect(try await Self.snapshot(cli) == before)
+
+        let text = await cli.run(["doctor"])
+        #expect(text.code == 0)
+        #expect(text.out.contains("OK    account.token  \(alice): valid (whoami: alice)"))
+        #expect(text.out.hasSuffix("All 10 checks passed."))
+        #expect(!text.out.contains("c0ffee00aaaa"), "only the token's first 8 bytes are shown")
+    }
+
+    @Test("a broken setup fails the right checks, each with its fix, and exits 1")
+    func broken() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        // alice: registered, then her row is removed on the web.
+        let alice = try await cli.login(server, "alice")
+        // bob (another instance): his token is revoked.
+        let bobServer = try FakeGitbayServer()
+        let bobToken = bobServer.mintToken(for: "bob")
+        #expect(await cli.run(["login", bobServer.baseURL], stdin: bobToken).code == 0)
+        let bob = "bob@127.0.0.1:\(bobServer.port)"
+        // carol (another instance): push off for her account, and the instance sends no pushes.
+        let carolServer = try FakeGitbayServer()
+        let carolToken = carolServer.mintToken(for: "carol")
+        carolServer.pushEnabled = false
+        _ = await cli.run(["login", carolServer.baseURL], stdin: carolToken)
+        let carol = "carol@127.0.0.1:\(carolServer.port)"
+        let carolClient = GitbayClient(
+            instance: try InstanceURL(parsing: carolServer.baseURL), apiToken: Secret(carolToken), accountName: carol, logger: .disabled
+        )
+        _ = try await carolClient.setPush(false)
+        // dave (another instance): the server is down.
+        let daveServer = try FakeGitbayServer()
+        let dave = try await cli.login(daveServer, "dave")
+        daveServer.isDown = true
+
+        server.deleteDevice(id: try #require(server.devices(of: "alice").first?.id))
+        bobServer.revokeToken(bobToken)
+        for fake in [server, bobServer, carolServer, daveServer] { fake.resetRequests() }
+        let before = try await Self.snapshot(cli)
+
+        let result = await cli.run(["doctor", "--json"])
+        #expect(result.code == 1)
+        #expect(try result.json()["ok"] as? Bool == false)
+        let checks = try Self.checks(result)
+        let failed = Set(checks.filter { $0.value["ok"] as? Bool == false }.keys)
+        #expect(failed == [
+            "account.device \(alice)", "account.token \(bob)", "account.push \(carol)", "instance.push \(carol)",
+            "account.device \(carol)", "account.reachable \(dave)",
+        ])
+        #expect(checks.filter { $0.value["ok"] as? Bool == false }.values.allSatisfy { ($0["fix"] as? String)?.isEmpty == false })
+        #expect((checks["account.token \(bob)"]?["fix"] as? String)?.contains("gitbay-sync login \(bobServer.baseURL)") == true)
+        #expect((checks["account.push \(carol)"]?["fix"] as? String)?.contains("gitbay-sync push on \(carol)") == true)
+        #expect((checks["instance.push \(carol)"]?["fix"] as? String)?.contains("[push] enabled = true") == true)
+        #expect(checks["account.reachable \(bob)"]?["ok"] as? Bool == true)
+        #expect((checks["account.reachable \(dave)"]?["detail"] as? String)?.hasPrefix("\(daveServer.baseURL) cannot be reached: `whoami` failed") == true)
+        #expect(checks["account.token \(dave)"] == nil, "nothing more is asked of an instance that cannot be reached")
+        for fake in [server, bobServer, carolServer] {
+            #expect(fake.requests().allSatisfy { !$0.isWrite })
+        }
+        #expect(try await Self.snapshot(cli) == before)
+
+        let text = await cli.run(["doctor"])
+        #expect(text.code == 1)
+        #expect(text.out.contains("FAIL  account.device  \(alice): no row of this device on the server"))
+        #expect(text.out.contains("      fix: `gitbay-sync run` registers it"))
+        #expect(text.out.hasSuffix("6 of 18 checks failed."))
+    }
+
+    @Test("no database: one failing check, and none is created")
+    func noDatabase() async throws {
+        let cli = try CLIHarness()
+        let result = await cli.run(["doctor", "--json"])
+        #expect(result.code == 1)
+        let checks = try Self.checks(result)
+        #expect(checks.keys.sorted() == ["database \(cli.databasePath)"])
+        #expect(!FileManager.default.fileExists(atPath: cli.databasePath))
+    }
+
+    @Test("no device token and no account: both fail with their fixes")
+    func nothingSet() async throws {
+        let cli = try CLIHarness()
+        #expect(await cli.run(["status"]).code == 0)
+        let result = await cli.run(["doctor", "--json"])
+        #expect(result.code == 1)
+        let checks = try Self.checks(result)
+        #expect(checks["device.token device"]?["ok"] as? Bool == false)
+        #expect((checks["device.token device"]?["fix"] as? String)?.contains("device set-token") == true)
+        #expect(checks["accounts accounts"]?["ok"] as? Bool == false)
+        #expect(checks["database.integrity \(cli.databasePath)"]?["ok"] as? Bool == true)
+    }
+
+    @Test("a lock held by another gitbay-sync fails the lock check")
+    func lockHeld() async throws {
+        let cli = try CLIHarness()
+        #expect(await cli.run(["status"]).code == 0)
+        let lock = try await RunLock.acquire(path: cli.databasePath + ".lock", wait: .zero)
+        defer { lock.release() }
+        let result = await cli.run(["doctor", "--json"], lockWait: .milliseconds(100))
+        let checks = try Self.checks(result)
+        #expect(checks["database.lock \(cli.databasePath).lock"]?["ok"] as? Bool == false)
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+@testable import GitbaySync
+
+@Suite("service install, uninstall, show")
+struct ServiceTests {
+    static let executable = "/opt/gitbay sync/bin/gitbay-sync"
+
+    static let expectedService = #"""
+        # Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it.
+        [Unit]
+        Description=Keep this device's gitbay push registration true
+
+        [Service]
+        Type=oneshot
+        # Exits 1 when an account failed: the journal names it, and the next run retries it.
+        ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--db" "/home/a b/100%% \"$$HOME\"\\state.db"
+
+        [Install]
+        # Runs once at login; gitbay-sync.timer runs it again every period.
+        WantedBy=default.target
+
+        """#
+
+    static let expectedTimer = """
+        # Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it.
+        [Unit]
+        Description=Run gitbay-sync every 1h30m
+
+        [Timer]
+        OnActiveSec=1h30m
+        OnUnitActiveSec=1h30m
+        RandomizedDelaySec=9m
+        Unit=gitbay-sync.service
+
+        [Install]
+        WantedBy=timers.target
+
+        """
+
+    static let expectedPlist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <!-- Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it. -->
+        <plist version="1.0">
+        <dict>
+        \t<key>Label</key>
+        \t<string>org.gitbay.gitbay-sync</string>
+        \t<key>ProgramArguments</key>
+        \t<array>
+        \t\t<string>/opt/gitbay sync/bin/gitbay-sync</string>
+        \t\t<string>run</string>
+        \t\t<string>--db</string>
+        \t\t<string>/Users/a&amp;b/&lt;state&gt;.db</string>
+        \t</array>
+        \t<key>RunAtLoad</key>
+        \t<true/>
+        \t<key>StartInterval</key>
+        \t<integer>900</integer>
+        \t<key>ProcessType</key>
+        \t<string>Background</string>
+        \t<key>StandardErrorPath</key>
+        \t<string>/Users/a&amp;b/Library/Logs/gitbay-sync.log</string>
+        </dict>
+        </plist>
+
+        """
+
+    @Test("systemd units: a one-shot service at login and a timer with a tenth of jitter, paths quoted")
+    func systemdGolden() {
+        let units = ServiceUnits(
+            platform: .systemd, executable: Self.executable, databasePath: #"/home/a b/100% "$HOME"\state.db"#,
+            interval: .seconds(5400), logPath: "unused"
+        )
+        #expect(units.files.map(\.name) == ["gitbay-sync.service", "gitbay-sync.timer"])
+        #expect(units.files[0].contents == Self.expectedService)
+        #expect(units.files[1].contents == Self.expectedTimer)
+    }
+
+    @Test("launchd agent: RunAtLoad, StartInterval, arguments as XML text")
+    func launchdGolden() {
+        let units = ServiceUnits(
+            platform: .launchd, executable: Self.executable, databasePath: "/Users/a&b/<state>.db",
+            interval: .seconds(900), logPath: "/Users/a&b/Library/Logs/gitbay-sync.log"
+        )
+        #expect(units.files.map(\.name) == ["org.gitbay.gitbay-sync.plist"])
+        #expect(units.files[0].contents == Self.expectedPlist)
+    }
+
+    @Test("without --db the units run with the default database", arguments: [ServiceUnits.Platform.systemd, .launchd])
+    func noDatabase(_ platform: ServiceUnits.Platform) {
+        let units = ServiceUnits(platform: platform, executable: "/usr/bin/gitbay-sync", databasePath: nil, interval: .seconds(900), logPath: "/l")
+        #expect(!units.files[0].contents.contains("--db"))
+    }
+
+    struct Quoting: Sendable, CustomStringConvertible {
+        let word: String
+        let quoted: String
+        var description: String { word.debugDescription }
+    }
+
+    @Test("one systemd command-line word, whatever it holds", arguments: [
+        Quoting(word: "/usr/bin/gitbay-sync", quoted: #""/usr/bin/gitbay-sync""#),
+        Quoting(word: "a b", quoted: #""a b""#),
+        Quoting(word: #"say "hi""#, quoted: #""say \"hi\"""#),
+        Quoting(word: #"back\slash"#, quoted: #""back\\slash""#),
+        Quoting(word: "%h/x", quoted: #""%%h/x""#),
+        Quoting(word: "$HOME", quoted: #""$$HOME""#),
+        Quoting(word: "tab\there", quoted: #""tab\there""#),
+        Quoting(word: "bell\u{07}", quoted: #""bell\x07""#),
+        Quoting(word: "it's", quoted: #""it's""#),
+    ])
+    func quoting(_ example: Quoting) {
+        #expect(ServiceUnits.systemdQuoted(example.word) == example.quoted)
+    }
+
+    @Test("the program's path keeps its dollar signs: systemd expands no variables there")
+    func programQuoting() {
+        #expect(ServiceUnits.systemdQuoted("/opt/$x/100%/gitbay-sync", program: true) == #""/opt/$x/100%%/gitbay-sync""#)
+    }
+
+    /// A harness whose executable path is fixed.
+    static func run(_ cli: CLIHarness, _ arguments: [String], executable: String = executable) async -> CLIResult {
+        await cli.run(arguments) { $0.executablePath = { executable } }
+    }
+
+    var unitFolder: (CLIHarness) -> String { { $0.folder.path + "/config/systemd/user" } }
+
+    @Test("show prints what install writes and writes nothing; install writes it; uninstall removes it")
+    func installCycle() async throws {
+        let cli = try CLIHarness()
+        let folder = unitFolder(cli)
+        let shown = await Self.run(cli, ["service", "show", "--every", "1h30m", "--db", "/srv/x.db", "--json"])
+        #expect(shown.code == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder))
+        let json = try shown.json()
+        #expect(json["platform"] as? String == "systemd")
+        let files = try #require(json["files"] as? [[String: String]])
+        #expect(files.map { $0["path"] } == [folder + "/gitbay-sync.service", folder + "/gitbay-sync.timer"])
+
+        let installed = await Self.run(cli, ["service", "install", "--every", "1h30m", "--db", "/srv/x.db"])
+        #expect(installed.code == 0, "\(installed.err)")
+        #expect(installed.out.contains("Wrote \(folder)/gitbay-sync.timer"))
+        #expect(installed.out.contains("systemctl --user daemon-reload && systemctl --user enable --now gitbay-sync.timer gitbay-sync.service"))
+        for file in files {
+            #expect(String(decoding: try #require(fileBytes(file["path"]!)), as: UTF8.self) == file["contents"])
+            #expect(fileMode(file["path"]!) == 0o644)
+        }
+        #expect(files[0]["contents"]?.contains(#"ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--db" "/srv/x.db""#) == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["gitbay-sync.service", "gitbay-sync.timer"])
+
+        // What `systemctl --user enable` leaves behind goes too.
+        try FileManager.default.createDirectory(atPath: folder + "/timers.target.wants", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/timers.target.wants/gitbay-sync.timer", withDestinationPath: folder + "/gitbay-sync.timer")
+        let removed = await Self.run(cli, ["service", "uninstall", "--json"])
+        #expect(removed.code == 0)
+        #expect(try removed.json()["removed"] as? [String] == [
+            folder + "/gitbay-sync.service", folder + "/timers.target.wants/gitbay-sync.timer", folder + "/gitbay-sync.timer",
+        ])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["timers.target.wants"])
+        let again = await Self.run(cli, ["service", "uninstall"])
+        #expect(again.code == 0)
+        #expect(again.out.contains("Nothing to remove"))
+    }
+
+    @Test("a relative --db becomes absolute in the units")
+    func relativeDatabase() async throws {
+        let cli = try CLIHarness()
+        let shown = await Self.run(cli, ["service", "show", "--db", "some/state.db"])
+        let absolute = FileManager.default.currentDirectoryPath + "/some/state.db"
+        #expect(shown.out.contains(#""--db" "\#(absolute)""#))
+    }
+
+    @Test("an unwritable unit folder is a clear error and nothing is written")
+    func unwritableFolder() async throws {
+        let cli = try CLIHarness()
+        // A file where the `user` folder should be: no one can write into it, root included.
+        try FileManager.default.createDirectory(atPath: cli.folder.path + "/config/systemd", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: unitFolder(cli), contents: Data("x".utf8)))
+        let result = await Self.run(cli, ["service", "install"])
+        #expect(result.code == 74)
+        #expect(result.err.contains("Error: cannot write \(unitFolder(cli)) (not a folder); nothing was written"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.folder.path + "/config/systemd") == ["user"])
+        #expect(fileBytes(unitFolder(cli)) == Data("x".utf8))
+    }
+
+    @Test("a read-only unit folder is a clear error and leaves no file behind", .enabled(if: geteuid() != 0, "root writes anywhere"))
+    func readOnlyFolder() async throws {
+        let cli = try CLIHarness()
+        let folder = unitFolder(cli)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        chmod(folder, 0o500)
+        defer { chmod(folder, 0o700) }
+        let result = await Self.run(cli, ["service", "install"])
+        #expect(result.code == 74)
+        #expect(result.err.contains("nothing was written"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    static let analyzer = "/usr/bin/systemd-analyze"
+
+    @Test("systemd-analyze verify accepts the units, with an awkward path to a real executable",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: analyzer), "systemd-analyze is not installed"))
+    func systemdVerify() async throws {
+        let cli = try CLIHarness()
+        let binFolder = cli.folder.path + "/bin 100% $real"
+        try FileManager.default.createDirectory(atPath: binFolder, withIntermediateDirectories: true)
+        let executable = binFolder + "/gitbay-sync"
+        #expect(FileManager.default.createFile(atPath: executable, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
+        let installed = await Self.run(cli, ["service", "install", "--db", cli.folder.path + "/it's \"here\".db"], executable: executable)
+        #expect(installed.code == 0, "\(installed.err)")
+        let runtime = cli.folder.path + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.analyzer)
+        process.arguments = ["verify", "--user", "gitbay-sync.service", "gitbay-sync.timer"].map { $0.hasPrefix("gitbay") ? unitFolder(cli) + "/" + $0 : $0 }
+        process.environment = ["XDG_RUNTIME_DIR": runtime, "HOME": cli.folder.path, "PATH": "/usr/bin:/bin", "SYSTEMD_LOG_LEVEL": "warning"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.isEmpty, "\(text)")
+    }
+}
