@@ -25,9 +25,9 @@ struct AccountReconciler {
         var writes = 0
         var outcome = AccountOutcome(account: account.name, action: .unchanged, condition: .pending)
         do {
-            let basis = etagBasis(for: desire)
-            let settled = status.etagBasis == basis && status.failures == 0
             let records = try await store.registrations(ofAccount: account.id)
+            let basis = etagBasis(for: desire, records: records)
+            let settled = status.etagBasis == basis && status.failures == 0
             switch try await client.listDevices(ifNoneMatch: settled ? status.listETag : nil) {
             case .notModified:
                 try await store.markVerified(accountID: account.id, deviceIDs: records.map(\.deviceID), at: startedAt)
@@ -37,9 +37,12 @@ struct AccountReconciler {
                 let plan = ReconcilePlan.actions(for: planInput(desire, records: records, rows: rows))
                 outcome.deviceID = try await carryOut(plan, desire: desire, records: records, rows: rows, writes: &writes)
                 outcome.action = Self.action(for: plan, hadRecords: !records.isEmpty)
-                // The list seen before our own writes no longer describes the server.
-                status.listETag = writes == 0 ? etag : nil
-                status.etagBasis = writes == 0 ? basis : nil
+                // The list seen before our own writes no longer describes the server: look
+                // again, and remember that tag only if it shows the desired state.
+                let settledTag = writes == 0 ? etag : await verifiedTag(desire)
+                status.listETag = settledTag
+                let recordsAfter = try await store.registrations(ofAccount: account.id)
+                status.etagBasis = settledTag == nil ? nil : etagBasis(for: desire, records: recordsAfter)
             }
             outcome.condition = condition(for: desire, holds: outcome.deviceID != nil)
             if case .shadowed(let holder) = desire {
@@ -76,15 +79,26 @@ struct AccountReconciler {
         return Result(outcome: outcome, heldID: outcome.deviceID)
     }
 
+    /// After writes: the tag of a fresh list when that list needs nothing more, so the next
+    /// run can be answered 304. Nil when the list fails or still differs.
+    private func verifiedTag(_ desire: Desire) async -> String? {
+        guard case .list(let rows, let etag)? = try? await client.listDevices(ifNoneMatch: nil),
+              let records = try? await store.registrations(ofAccount: account.id)
+        else { return nil }
+        let remaining = ReconcilePlan.actions(for: planInput(desire, records: records, rows: rows))
+        return remaining.isEmpty ? etag : nil
+    }
+
     /// What a remembered list tag vouches for: a 304 is only "in sync" for the same token,
-    /// label, account state and role.
-    private func etagBasis(for desire: Desire) -> String {
+    /// label, account state, role and local records.
+    private func etagBasis(for desire: Desire, records: [RegistrationRecord]) -> String {
         let role = switch desire {
         case .hold: "hold"
         case .shadowed(let holder): "shadowed:\(holder)"
         case .release: "release"
         }
-        return "\(device.generation)|\(device.serverLabel)|\(account.state.rawValue)|\(role)"
+        let held = records.map { "\($0.deviceID):\($0.generation)" }.joined(separator: ",")
+        return "\(device.generation)|\(device.serverLabel)|\(account.state.rawValue)|\(role)|\(held)"
     }
 
     private func planInput(_ desire: Desire, records: [RegistrationRecord], rows: [ServerDevice]) -> PlanInput {

@@ -123,7 +123,7 @@ struct RunEveryTests {
         // Sleeps are 18 s (the period less a tenth): cycles start at 0, 18, 36, 54, 72, 90, 108 s.
         #expect(cycles.map { Self.actions($0)[bob] } == ["failed", "skipped", "skipped", "skipped", "skipped", "skipped", "added"])
         #expect(cycles.allSatisfy { Self.actions($0)[alice] != nil && Self.actions($0)[alice] != "skipped" })
-        #expect(server.requests().filter { $0.user == "bob" }.count == 3, "one refused list, then one list and one add")
+        #expect(server.requests().filter { $0.user == "bob" }.count == 4, "one refused list, then a list, an add and the list that confirms it")
         #expect(cycles[0]["ok"] as? Bool == false)
         #expect(result.err.contains("\(bob): failed"))
         #expect(result.err.components(separatedBy: "\(bob):").count == 3, "bob's line for the failure and for the add, none while waiting")
@@ -207,7 +207,7 @@ struct RunEveryTests {
         let lines = result.err.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("info ") && !$0.hasPrefix("debug ") }
         #expect(lines.first == "<6>gitbay-sync \(HelpText.version): reconciling every 15m (±10%); stop with SIGTERM or Ctrl-C")
         #expect(lines.contains { $0.hasPrefix("<5>\(alice): added, device ") })
-        #expect(lines.contains("<6>cycle 1: 1 account, 1 changed, 0 failed, 2 requests; next in 15m"))
+        #expect(lines.contains("<6>cycle 1: 1 account, 1 changed, 0 failed, 3 requests; next in 15m"))
         #expect(lines.last == "<6>stopped")
     }
 }
