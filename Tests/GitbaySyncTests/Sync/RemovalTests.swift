@@ -1,0 +1,137 @@
+import Foundation
+import GitbayFake
+import Testing
+@testable import GitbaySync
+
+@Suite("Removing an account")
+struct RemovalTests {
+    static let token = ReconcilerTests.token
+
+    /// Writes an executable pre-remove hook with this shell body.
+    static func installHook(_ cli: CLIHarness, _ body: String) throws -> String {
+        let folder = cli.folder.path + "/config/gitbay-sync/hooks"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/pre-remove"
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test("deregisters first, then deletes the token and records, and the token's bytes leave the file")
+    func removal() async throws {
+        let server = try FakeGitbayServer()
+        let apiToken = server.mintToken(for: "alice")
+        let cli = try CLIHarness()
+        #expect(await cli.run(["login", server.baseURL], stdin: apiToken).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        #expect(server.devices(of: "alice").count == 1)
+        let name = "alice@127.0.0.1:\(server.port)"
+
+        let result = await cli.run(["remove-account", name])
+        #expect(result.code == 0, "\(result.err)")
+        #expect(result.out.contains("Removed \(name)"))
+        #expect(server.devices(of: "alice").isEmpty)
+        let accounts = await cli.run(["accounts", "--json"])
+        #expect((try accounts.json()["accounts"] as? [Any])?.isEmpty == true)
+        for suffix in ["", "-wal"] {
+            let bytes = fileBytes(cli.databasePath + suffix) ?? Data()
+            #expect(bytes.range(of: Data(apiToken.utf8)) == nil, "the API token is still in state.db\(suffix)")
+        }
+    }
+
+    @Test("an unreachable server keeps the account removing with its token; a later run finishes the removal")
+    func unreachableThenBack() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+
+        server.isDown = true
+        let kept = await cli.run(["remove-account", name])
+        #expect(kept.code == ExitCode.unavailable.rawValue)
+        #expect(kept.err.contains("is not removed yet"))
+        #expect(kept.err.contains("--force"))
+        let store = try await cli.store()
+        let account = try #require(try await store.account(named: name))
+        #expect(account.state == .removing)
+        #expect(try await store.apiToken(ofAccount: account.id) != nil)
+        #expect(server.devices(of: "alice").count == 1)
+
+        // Still down: the run retries, fails and says so.
+        let failing = await cli.run(["run"])
+        #expect(failing.code == ExitCode.partialFailure.rawValue)
+        #expect(failing.err.contains(name))
+
+        server.isDown = false
+        let done = await cli.run(["run", "--json"])
+        #expect(done.code == 0, "\(done.err)")
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(try await store.account(named: name) == nil)
+    }
+
+    @Test("--force deletes now and names the rows left on the server")
+    func force() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        let id = try #require(server.devices(of: "alice").first?.id)
+        server.isDown = true
+        let result = await cli.run(["remove-account", name, "--force"])
+        #expect(result.code == 0)
+        #expect(result.err.contains("row \(id)"))
+        let store = try await cli.store()
+        #expect(try await store.account(named: name) == nil)
+    }
+
+    @Test("the user's hook runs after deregistration with the account in its environment and never the token")
+    func hookEnvironment() async throws {
+        let server = try FakeGitbayServer()
+        let apiToken = server.mintToken(for: "alice")
+        let cli = try CLIHarness()
+        #expect(await cli.run(["login", server.baseURL], stdin: apiToken).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        let dump = cli.folder.path + "/hook-env"
+        _ = try Self.installHook(cli, "env > '\(dump)'")
+        let name = "alice@127.0.0.1:\(server.port)"
+        #expect(await cli.run(["remove-account", name]).code == 0)
+        let environment = try String(contentsOfFile: dump, encoding: .utf8)
+        #expect(environment.contains("GITBAY_SYNC_ACCOUNT=\(name)"))
+        #expect(environment.contains("GITBAY_SYNC_INSTANCE=\(server.baseURL)"))
+        #expect(environment.contains("GITBAY_SYNC_USER=alice"))
+        #expect(!environment.contains(apiToken))
+        #expect(!environment.contains(Self.token))
+    }
+
+    @Test("a failing hook stops the removal with its message; --force overrides it")
+    func failingHook() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        _ = try Self.installHook(cli, "echo 'backup first' >&2; exit 3")
+        let stopped = await cli.run(["remove-account", name])
+        #expect(stopped.code == ExitCode.unavailable.rawValue)
+        #expect(stopped.err.contains("exited with status 3"))
+        #expect(stopped.err.contains("backup first"))
+        let store = try await cli.store()
+        let account = try #require(try await store.account(named: name))
+        #expect(try await store.apiToken(ofAccount: account.id) != nil)
+        #expect(await cli.run(["remove-account", name, "--force"]).code == 0)
+        #expect(try await store.account(named: name) == nil)
+    }
+
+    @Test("a hook that runs past its timeout is killed and stops the removal")
+    func hookTimeout() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        _ = try Self.installHook(cli, "sleep 30")
+        let result = await cli.run(["remove-account", name], hookTimeout: .milliseconds(300))
+        #expect(result.code == ExitCode.unavailable.rawValue)
+        #expect(result.err.contains("killed after its timeout"))
+    }
+}
