@@ -17,16 +17,21 @@ struct RemovalTests {
         return path
     }
 
-    @Test("deregisters first, then deletes the token and records, and the token's bytes leave the file")
-    func removal() async throws {
-        let server = try FakeGitbayServer()
-        let apiToken = server.mintToken(for: "alice")
+    /// A CLI with alice signed in on `server` (with `apiToken`) and registered by a run.
+    static func registeredAlice(on server: FakeGitbayServer, apiToken: String) async throws -> (CLIHarness, String) {
         let cli = try CLIHarness()
         #expect(await cli.run(["login", server.baseURL], stdin: apiToken).code == 0)
         #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
         #expect(await cli.run(["run"]).code == 0)
         #expect(server.devices(of: "alice").count == 1)
-        let name = "alice@127.0.0.1:\(server.port)"
+        return (cli, "alice@127.0.0.1:\(server.port)")
+    }
+
+    @Test("deregisters first, then deletes the token and records, and the token's bytes leave the file")
+    func removal() async throws {
+        let server = try FakeGitbayServer()
+        let apiToken = server.mintToken(for: "alice")
+        let (cli, name) = try await Self.registeredAlice(on: server, apiToken: apiToken)
 
         let result = await cli.run(["remove-account", name])
         #expect(result.code == 0, "\(result.err)")
@@ -43,10 +48,7 @@ struct RemovalTests {
     @Test("an unreachable server keeps the account removing with its token; a later run finishes the removal")
     func unreachableThenBack() async throws {
         let server = try FakeGitbayServer()
-        let cli = try CLIHarness()
-        let name = try await cli.login(server, "alice")
-        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
-        #expect(await cli.run(["run"]).code == 0)
+        let (cli, name) = try await Self.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
 
         server.isDown = true
         let kept = await cli.run(["remove-account", name])
@@ -74,10 +76,7 @@ struct RemovalTests {
     @Test("--force deletes now and names the rows left on the server")
     func force() async throws {
         let server = try FakeGitbayServer()
-        let cli = try CLIHarness()
-        let name = try await cli.login(server, "alice")
-        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
-        #expect(await cli.run(["run"]).code == 0)
+        let (cli, name) = try await Self.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
         let id = try #require(server.devices(of: "alice").first?.id)
         server.isDown = true
         let result = await cli.run(["remove-account", name, "--force"])
@@ -91,13 +90,9 @@ struct RemovalTests {
     func hookEnvironment() async throws {
         let server = try FakeGitbayServer()
         let apiToken = server.mintToken(for: "alice")
-        let cli = try CLIHarness()
-        #expect(await cli.run(["login", server.baseURL], stdin: apiToken).code == 0)
-        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
-        #expect(await cli.run(["run"]).code == 0)
+        let (cli, name) = try await Self.registeredAlice(on: server, apiToken: apiToken)
         let dump = cli.folder.path + "/hook-env"
         _ = try Self.installHook(cli, "env > '\(dump)'")
-        let name = "alice@127.0.0.1:\(server.port)"
         #expect(await cli.run(["remove-account", name]).code == 0)
         let environment = try String(contentsOfFile: dump, encoding: .utf8)
         #expect(environment.contains("GITBAY_SYNC_ACCOUNT=\(name)"))
