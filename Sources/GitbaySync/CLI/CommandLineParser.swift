@@ -94,6 +94,9 @@ public enum CommandLineParser {
         }
         let (spec, rest) = try resolve(positionals)
         if wantsHelp { return Invocation(command: .help(topic: spec.words), global: global) }
+        // `status --version` asks for the version as much as `--version` does; running the
+        // command instead would ignore what was asked.
+        if wantsVersion { return Invocation(command: .version, global: global) }
 
         var parsed = CommandSpec.Parsed(arguments: rest, values: [:], flags: [])
         for (name, value) in options {

@@ -87,6 +87,9 @@ struct CommandLineParserTests {
         Case(arguments: ["help", "push"], command: .help(topic: ["push"])),
         Case(arguments: ["--version"], command: .version),
         Case(arguments: ["--json", "--version"], command: .version, global: .init(json: true)),
+        Case(arguments: ["status", "--version"], command: .version),
+        Case(arguments: ["run", "--every", "nonsense", "--version"], command: .version),
+        Case(arguments: ["run", "--version", "--help"], command: .help(topic: ["run"])),
     ]
 
     @Test("every command parses, with options before or after its words", arguments: commandCases)
