@@ -10,6 +10,9 @@ public enum CommandLineParser {
         var wantsHelp = false
         var wantsVersion = false
 
+        // A mistake found while tokenising is reported once the command words are known, so
+        // that its message can point at the command's usage.
+        var tokenError: String?
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -25,12 +28,17 @@ public enum CommandLineParser {
             }
             if !token.hasPrefix("--") {
                 // Short flags: -h, -v, -vv.
-                for flag in token.dropFirst() {
-                    switch flag {
-                    case "h": wantsHelp = true
-                    case "v": global.verbosity += 1
-                    default: throw UsageError("unknown option '-\(flag)'" + hint(for: "-\(flag)", among: ["-h", "-v"]))
-                    }
+                let flags = token.dropFirst()
+                if let unknown = flags.first(where: { $0 != "h" && $0 != "v" }) {
+                    // `-json` is a long option with one dash too few, not the flags j, s, o, n.
+                    let long = "-" + token
+                    tokenError = tokenError ?? (CommandTable.longOptionNames.contains(long)
+                        ? "unknown option '\(token)'. Did you mean '\(long)'?"
+                        : "unknown option '-\(unknown)'; the short options are -h and -v")
+                    continue
+                }
+                for flag in flags {
+                    if flag == "h" { wantsHelp = true } else { global.verbosity += 1 }
                 }
                 continue
             }
@@ -42,26 +50,37 @@ public enum CommandLineParser {
             }
             if CommandTable.valueOptions.contains(name), value == nil {
                 guard index < arguments.count else {
-                    throw UsageError("option '\(name)' needs a value")
+                    tokenError = tokenError ?? "option '\(name)' needs a value"
+                    break
                 }
                 value = arguments[index]
                 index += 1
             }
+            if value != nil, ["--json", "--verbose", "--help", "--version"].contains(name) {
+                tokenError = tokenError ?? "option '\(name)' takes no value"
+                continue
+            }
             switch name {
-            case "--json": global.json = true; try noValue(name, value)
-            case "--verbose": global.verbosity += 1; try noValue(name, value)
-            case "--help": wantsHelp = true; try noValue(name, value)
-            case "--version": wantsVersion = true; try noValue(name, value)
+            case "--json": global.json = true
+            case "--verbose": global.verbosity += 1
+            case "--help": wantsHelp = true
+            case "--version": wantsVersion = true
             case "--db":
-                guard let value, !value.isEmpty else { throw UsageError("option '--db' needs a path") }
+                guard let value, !value.isEmpty else {
+                    tokenError = tokenError ?? "option '--db' needs a path to the state database"
+                    continue
+                }
                 global.databasePath = value
             default: options.append((name, value))
             }
         }
+        if let tokenError {
+            throw UsageError(tokenError, command: knownWords(positionals))
+        }
 
         if positionals.first == "help" {
             let topic = Array(positionals.dropFirst())
-            if !topic.isEmpty { _ = try resolve(topic) }
+            if !topic.isEmpty && !CommandTable.isGroup(topic) { _ = try resolve(topic) }
             return Invocation(command: .help(topic: topic.isEmpty ? nil : topic), global: global)
         }
         if wantsVersion && positionals.isEmpty { return Invocation(command: .version, global: global) }
@@ -70,8 +89,14 @@ public enum CommandLineParser {
             throw UsageError("option '\(options[0].name)' needs a command before it")
         }
 
+        if wantsHelp && CommandTable.isGroup(positionals) {
+            return Invocation(command: .help(topic: positionals), global: global)
+        }
         let (spec, rest) = try resolve(positionals)
         if wantsHelp { return Invocation(command: .help(topic: spec.words), global: global) }
+        // `status --version` asks for the version as much as `--version` does; running the
+        // command instead would ignore what was asked.
+        if wantsVersion { return Invocation(command: .version, global: global) }
 
         var parsed = CommandSpec.Parsed(arguments: rest, values: [:], flags: [])
         for (name, value) in options {
@@ -128,8 +153,11 @@ public enum CommandLineParser {
         )
     }
 
-    private static func noValue(_ name: String, _ value: String?) throws(UsageError) {
-        if value != nil { throw UsageError("option '\(name)' takes no value") }
+    /// The words of the command (or command group) that `positionals` start with, if any.
+    private static func knownWords(_ positionals: [String]) -> [String]? {
+        guard let first = positionals.first, first != "help" else { return nil }
+        if let (spec, _) = try? resolve(positionals) { return spec.words }
+        return CommandTable.isGroup([first]) ? [first] : nil
     }
 
     private static func hint(for word: String, among candidates: [String]) -> String {

@@ -181,6 +181,24 @@ enum CommandTable {
         return seen + ["help"]
     }
 
+    /// True when `words` is the first word of commands that all have a second word
+    /// (`device`, `push`, `service`): a group, with help of its own but nothing to run.
+    static func isGroup(_ words: [String]) -> Bool {
+        guard words.count == 1 else { return false }
+        let family = all.filter { $0.words[0] == words[0] }
+        return !family.isEmpty && family.allSatisfy { $0.words.count == 2 }
+    }
+
+    /// The commands of a group, in table order.
+    static func group(_ first: String) -> [CommandSpec] {
+        all.filter { $0.words[0] == first && $0.words.count == 2 }
+    }
+
+    /// Every long option of every command, and the global ones.
+    static var longOptionNames: Set<String> {
+        Set((all.flatMap(\.options) + GlobalOption.all).map(\.name))
+    }
+
     /// Every option that takes a value, so tokenising needs no command.
     static var valueOptions: Set<String> {
         Set((all.flatMap(\.options) + GlobalOption.all).filter { $0.valueName != nil }.map(\.name))

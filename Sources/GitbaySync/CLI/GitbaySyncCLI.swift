@@ -73,8 +73,8 @@ public enum GitbaySyncCLI {
         switch error {
         case let usage as UsageError:
             err("Error: \(usage.message)")
-            if let words = usage.commandWords, let (spec, _) = try? CommandLineParser.resolve(words) {
-                err("Usage: \(spec.usage)")
+            if let words = usage.commandWords, let line = HelpText.usage(words) {
+                err("Usage: \(line)")
                 err("See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
             } else {
                 err("Usage: gitbay-sync <command> [options]")

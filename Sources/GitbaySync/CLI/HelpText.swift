@@ -45,9 +45,31 @@ enum HelpText {
         return lines.joined(separator: "\n")
     }
 
+    /// The help of a command group such as `device`: its usage and its commands.
+    static func group(_ first: String) -> String {
+        let specs = CommandTable.group(first)
+        let width = specs.map(\.name.count).max() ?? 0
+        var lines = ["Usage: \(groupUsage(first))", "", "Commands:"]
+        lines += specs.map { "  " + pad($0.name, width) + "  " + $0.summary }
+        lines += ["", "See 'gitbay-sync \(first) <subcommand> --help' for a command's details."]
+        return lines.joined(separator: "\n")
+    }
+
+    static func groupUsage(_ first: String) -> String {
+        "gitbay-sync \(first) <\(CommandTable.group(first).map { $0.words[1] }.joined(separator: "|"))> [options]"
+    }
+
+    /// The usage line for command words (a command or a group), nil when they name neither.
+    static func usage(_ words: [String]) -> String? {
+        if CommandTable.isGroup(words) { return groupUsage(words[0]) }
+        return (try? CommandLineParser.resolve(words)).map { $0.0.usage }
+    }
+
     /// The help for a topic given as command words (already checked by the parser).
     static func topic(_ words: [String]?) -> String {
-        guard let words, let (spec, _) = try? CommandLineParser.resolve(words) else { return program() }
+        guard let words else { return program() }
+        if CommandTable.isGroup(words) { return group(words[0]) }
+        guard let (spec, _) = try? CommandLineParser.resolve(words) else { return program() }
         return command(spec)
     }
 
