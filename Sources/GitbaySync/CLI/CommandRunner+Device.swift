@@ -8,13 +8,14 @@ extension CommandRunner {
     func setDeviceToken(label: String?) async throws -> ExitCode {
         if let label {
             let trimmed = label.trimmingWhitespace()
-            guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { $0.isNewline || $0 == "[" || $0 == "]" }) else {
-                throw CommandFailure("--label must be 1 to 100 characters on one line, without [ or ] (they mark this install's rows)", exitCode: .dataError)
+            let isControl: (Character) -> Bool = { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }
+            guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { isControl($0) || $0 == "[" || $0 == "]" }) else {
+                throw CommandFailure("--label must be 1 to 100 characters on one line, without control characters, [ or ] (they mark this install's rows)", exitCode: .dataError)
             }
         }
         let text = try readSecret(prompt: "Device push token (input hidden): ", what: "device token")
-        guard !text.contains(where: \.isWhitespace) else {
-            throw CommandFailure("the device token contains whitespace; give the token alone, as the platform hands it out", exitCode: .dataError)
+        guard !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+            throw CommandFailure("the device token contains whitespace or control characters; give the token alone, as the platform hands it out", exitCode: .dataError)
         }
         guard text.utf8.count <= Self.maximumDeviceTokenBytes else {
             throw CommandFailure("the device token is \(text.utf8.count) bytes; gitbay servers take at most \(Self.maximumDeviceTokenBytes)", exitCode: .dataError)

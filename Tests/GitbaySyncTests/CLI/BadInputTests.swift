@@ -170,6 +170,8 @@ struct BadInputTests {
         TokenCase(name: "a space inside", token: "abcd efgh", says: "contains whitespace"),
         TokenCase(name: "a tab inside", token: "abcd\tefgh", says: "contains whitespace"),
         TokenCase(name: "two lines", token: "abcd\nefgh\n", says: "contains whitespace"),
+        TokenCase(name: "an escape sequence inside", token: "abcd\u{1B}[31mefgh", says: "control characters"),
+        TokenCase(name: "a NUL inside", token: "abcd\u{0}efgh", says: "control characters"),
     ])
     func badDeviceToken(_ test: TokenCase) async throws {
         let scene = try await Scene.make()
@@ -186,7 +188,7 @@ struct BadInputTests {
     }
 
     @Test("device set-token refuses a bad --label and keeps the device", arguments: [
-        "", "   ", "laptop [gbs-1234]", "two\nlines", String(repeating: "x", count: 101),
+        "", "   ", "laptop [gbs-1234]", "two\nlines", String(repeating: "x", count: 101), "tab\there", "bell\u{7}",
     ])
     func badLabel(_ label: String) async throws {
         let scene = try await Scene.make()
