@@ -114,7 +114,7 @@ enum CommandTable {
         CommandSpec(
             words: ["devices"], arguments: [.init(name: "account", optional: true, help: "Only this account.")], options: [],
             summary: "List the devices registered on each account's server.",
-            discussion: "Marks this device's row and rows of this install's old tokens.",
+            discussion: "Marks this device's row and rows of this install's old tokens. To remove a row: `gitbay-sync devices remove <account> <id>`.",
             build: { parsed throws(UsageError) in .devices(account: parsed.argument(0)) }
         ),
         CommandSpec(
