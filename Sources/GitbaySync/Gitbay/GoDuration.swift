@@ -1,12 +1,14 @@
 /// Reads durations written by Go's `time.Duration.String`: `12s`, `1m30s`, `500ms`, `1h2m3.5s`.
 enum GoDuration {
-    /// The duration in `text`, or nil when it is not a non-negative Go duration.
+    /// The duration in `text`, or nil when it is not a non-negative Go duration. Like Go, a
+    /// duration that does not fit in 64 bits of nanoseconds (about 292 years) is not one: a
+    /// server message can hold any number, and it must not trap on overflow here.
     static func parse(_ text: some StringProtocol) -> Duration? {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { return nil }
         if scalars == ["0"] { return .zero }
         var index = 0
-        var total = Duration.zero
+        var totalNanoseconds: Int64 = 0
         while index < scalars.count {
             // A number: digits, optionally a fraction.
             var whole: Int64 = 0
@@ -15,8 +17,9 @@ enum GoDuration {
             var sawDigit = false
             while index < scalars.count, let digit = scalars[index].digitValue {
                 let (shifted, overflow) = whole.multipliedReportingOverflow(by: 10)
-                guard !overflow else { return nil }
-                whole = shifted + Int64(digit)
+                let (sum, carry) = shifted.addingReportingOverflow(Int64(digit))
+                guard !overflow, !carry else { return nil }
+                whole = sum
                 sawDigit = true
                 index += 1
             }
@@ -36,10 +39,16 @@ enum GoDuration {
                 unit.unicodeScalars.append(scalars[index])
                 index += 1
             }
-            guard let size = unitSize(unit) else { return nil }
-            total += size * whole + size * fraction
+            guard let unitNanoseconds = nanoseconds(in: unit) else { return nil }
+            // fraction < 1, so its part is below one unit and always fits.
+            let fractionPart = Int64((fraction * Double(unitNanoseconds)).rounded(.down))
+            let (wholePart, overflow) = whole.multipliedReportingOverflow(by: unitNanoseconds)
+            let (withWhole, carryA) = totalNanoseconds.addingReportingOverflow(wholePart)
+            let (withFraction, carryB) = withWhole.addingReportingOverflow(fractionPart)
+            guard !overflow, !carryA, !carryB else { return nil }
+            totalNanoseconds = withFraction
         }
-        return total
+        return .nanoseconds(totalNanoseconds)
     }
 
     /// The wait named in a message such as `too many writes: ...; try again in 1m30s`.
@@ -52,14 +61,14 @@ enum GoDuration {
         return parse(word)
     }
 
-    private static func unitSize(_ unit: String) -> Duration? {
+    private static func nanoseconds(in unit: String) -> Int64? {
         switch unit {
-        case "ns": .nanoseconds(1)
-        case "us", "\u{00B5}s", "\u{03BC}s": .microseconds(1)
-        case "ms": .milliseconds(1)
-        case "s": .seconds(1)
-        case "m": .seconds(60)
-        case "h": .seconds(3600)
+        case "ns": 1
+        case "us", "\u{00B5}s", "\u{03BC}s": 1_000
+        case "ms": 1_000_000
+        case "s": 1_000_000_000
+        case "m": 60_000_000_000
+        case "h": 3_600_000_000_000
         default: nil
         }
     }

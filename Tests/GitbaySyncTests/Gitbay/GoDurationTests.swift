@@ -14,6 +14,8 @@ struct GoDurationTests {
         ("750us", .some(.microseconds(750))),
         ("750\u{00B5}s", .some(.microseconds(750))),
         ("10ns", .some(.nanoseconds(10))),
+        ("9223372036854775807ns", .some(.nanoseconds(Int64.max))), ("2562047h", .some(.seconds(2562047 * 3600))),
+        ("2562048h", nil), ("9223372036854775808ns", nil), ("99999999999999999999h", nil), ("2562047h48m", nil),
         ("", nil), ("12", nil), ("s", nil), ("-5s", nil), ("12x", nil), ("1.s5", nil), ("soon", nil),
     ])
     func parse(_ text: String, _ expected: Duration?) {
@@ -26,6 +28,7 @@ struct GoDurationTests {
         ("too many writes: 60 a minute per account; try again in 500ms\nmore", .some(.milliseconds(500))),
         ("too many writes: 60 a minute per account", nil),
         ("too many writes; try again in a while", nil),
+        ("too many writes: 60 a minute per account; try again in 9999999999999999999h", nil),
     ])
     func wait(_ message: String, _ expected: Duration?) {
         #expect(GoDuration.parseWait(inMessage: message) == expected)
