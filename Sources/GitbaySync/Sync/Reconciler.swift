@@ -71,18 +71,25 @@ public struct Reconciler: Sendable {
         }
 
         var outcomes = skipped
-        await withTaskGroup(of: [AccountOutcome].self) { group in
-            var pending = groups[...]
+        await withTaskGroup(of: GroupResult.self) { group in
+            var pending = groups
+            var running = 0
             let width = max(1, options.concurrency)
-            for _ in 0..<min(width, pending.count) {
-                let assignments = pending.removeFirst()
-                group.addTask { await runGroup(assignments, device: device) }
-            }
-            for await finished in group {
-                outcomes += finished
-                if options.mayStartMore(), let assignments = pending.popFirst() {
+            func startWhatFits() {
+                while running < width, !pending.isEmpty, options.mayStartMore() {
+                    let assignments = pending.removeFirst()
+                    running += 1
                     group.addTask { await runGroup(assignments, device: device) }
                 }
+            }
+            startWhatFits()
+            for await finished in group {
+                running -= 1
+                outcomes += finished.outcomes
+                // Accounts whose instance was just learned to keep a row per account no
+                // longer need to wait for each other: they join the queue on their own.
+                pending += finished.deferred.map { [$0] }
+                startWhatFits()
             }
         }
         let order = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.name, $0) })
@@ -108,8 +115,8 @@ public struct Reconciler: Sendable {
     }
 
     /// An account and what it should have.
-    struct Assignment {
-        enum Role: Equatable {
+    struct Assignment: Sendable {
+        enum Role: Equatable, Sendable {
             case hold
             case shadowed(by: String)
             case release
@@ -125,8 +132,9 @@ public struct Reconciler: Sendable {
     /// its account learns that the instance keeps one row per token: the holder takes the
     /// row back and the rest are shadowed. A probe that gets a row of its own learns the
     /// opposite, and the rest hold too.
-    private func runGroup(_ assignments: [Assignment], device: DeviceRecord) async -> [AccountOutcome] {
+    private func runGroup(_ assignments: [Assignment], device: DeviceRecord) async -> GroupResult {
         var outcomes: [AccountOutcome] = []
+        var deferred: [Assignment] = []
         var holderIndex: Int?
         var holderID: Int?
         var learned: RowPolicy?
@@ -142,12 +150,16 @@ public struct Reconciler: Sendable {
             case .release:
                 outcomes.append(await reconcileOne(assignment.account, .release, device: device).outcome)
             case .probe(let holder):
-                guard learned != .perToken, let heldBefore = holderID else {
+                if learned == .perToken {
+                    deferred.append(Assignment(account: assignment.account, desire: .shadowed(by: holder)))
+                    continue
+                }
+                guard let heldBefore = holderID else {
                     outcomes.append(await reconcileOne(assignment.account, .shadowed(by: holder), device: device).outcome)
                     continue
                 }
                 if learned == .perAccount {
-                    outcomes.append(await reconcileOne(assignment.account, .hold, device: device).outcome)
+                    deferred.append(Assignment(account: assignment.account, desire: .hold))
                     continue
                 }
                 var probe = await reconcileOne(assignment.account, .hold, device: device)
@@ -174,7 +186,13 @@ public struct Reconciler: Sendable {
                 outcomes.append(probe.outcome)
             }
         }
-        return outcomes
+        return GroupResult(outcomes: outcomes, deferred: deferred)
+    }
+
+    /// What a group did, and the accounts it handed back to run on their own.
+    private struct GroupResult: Sendable {
+        var outcomes: [AccountOutcome]
+        var deferred: [Assignment]
     }
 
     /// Two passes over one account in one run, reported as one: the later state, the summed cost.
