@@ -153,6 +153,28 @@ struct ReconcilerTests {
         #expect(!server.requests().contains { $0.isWrite })
     }
 
+    @Test("three accounts on one instance: the server's behaviour is learned once and every account settles",
+          arguments: [true, false])
+    func threeAccounts(rowsPerAccount: Bool) async throws {
+        let server = try FakeGitbayServer()
+        server.rowsPerAccount = rowsPerAccount
+        let setup = try await Self.setUp([server, server, server], users: ["alice", "bob", "dave"])
+        let first = await setup.cli.run(["run", "--json"])
+        #expect(first.code == 0, "\(first.err)")
+        let conditions = try Self.accounts(first).mapValues { $0["condition"] as? String }
+        if rowsPerAccount {
+            #expect(conditions.values.allSatisfy { $0 == "registered" })
+            #expect(server.devices().map(\.owner).sorted() == ["alice", "bob", "dave"])
+        } else {
+            #expect(conditions == [setup.names[0]: "registered", setup.names[1]: "shadowed", setup.names[2]: "shadowed"])
+            #expect(server.devices().map(\.owner) == ["alice"])
+        }
+        server.resetRequests()
+        #expect(await setup.cli.run(["run"]).code == 0)
+        #expect(server.requests().count == 3)
+        #expect(!server.requests().contains { $0.isWrite })
+    }
+
     @Test("a v1.32.0 server that returns no id: the row is found by its prefix")
     func serverWithoutIDs() async throws {
         let server = try FakeGitbayServer()
