@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "gitbay-sync",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "gitbay-sync", targets: ["gitbay-sync"]),
         .executable(name: "gitbay-fake-server", targets: ["gitbay-fake-server"]),

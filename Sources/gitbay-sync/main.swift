@@ -1,5 +1,10 @@
-import Foundation
+import FoundationEssentials
 import GitbaySync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let context = CLIContext(environment: ProcessInfo.processInfo.environment, console: .standard)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Runs one call per account concurrently (bounded), each through the account's own client.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `doctor`'s checks of one account, through reads only: `whoami`, `notifications settings
 /// show` and `notifications device list`. Push being off on the instance shows only in a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One account as `accounts` and `status` show it.
 struct AccountRow {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// `login <instance-url>`: verify the token (whoami, then a harmless write to prove the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// `devices [<account>]`: every account's server device list (or one's), asked concurrently,

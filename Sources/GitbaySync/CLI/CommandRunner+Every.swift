@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// How much a sleep between cycles may differ from the period, either way.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// `push on|off <account>` and `push show [<account>]`: the account's server-side push switch.

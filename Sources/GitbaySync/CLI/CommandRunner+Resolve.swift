@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// `resolve`: which signed-in account a push payload (on stdin) belongs to, and the screen

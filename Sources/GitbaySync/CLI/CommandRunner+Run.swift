@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// `run`: one reconcile of every account, then finish removals that got through.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandRunner {
     /// `service show [--every]`: what `service install` would write, and where. Writes nothing.
@@ -92,7 +92,7 @@ extension CommandRunner {
             context.console.err("Note: the units call \(executable), inside a build folder; install the binary somewhere lasting (e.g. ~/.local/bin) and run `service install` from there.")
         }
         let platform = ServiceUnits.Platform.current
-        let home = context.environment["HOME"] ?? NSHomeDirectory()
+        let home = HomeFolder.path(environment: context.environment)
         let units = ServiceUnits(
             platform: platform, executable: executable, databasePath: explicitDatabasePath(),
             interval: every ?? ServiceUnits.defaultInterval, logPath: home + "/Library/Logs/gitbay-sync.log"

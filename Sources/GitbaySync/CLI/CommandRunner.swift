@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Runs one parsed command.
 struct CommandRunner {

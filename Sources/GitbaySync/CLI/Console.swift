@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,13 +35,12 @@ public struct Console: Sendable {
     public static var standard: Console {
         Console(
             readInput: {
-                let data = FileHandle.standardInput.readDataToEndOfFile()
-                return String(decoding: data, as: UTF8.self)
+                String(decoding: StandardStreams.readAll(STDIN_FILENO), as: UTF8.self)
             },
             inputIsTerminal: isatty(STDIN_FILENO) == 1,
             readSecret: { prompt in
                 guard isatty(STDIN_FILENO) == 1 else { return nil }
-                FileHandle.standardError.write(Data(prompt.utf8))
+                StandardStreams.send(prompt, to: STDERR_FILENO)
                 var settings = termios()
                 tcgetattr(STDIN_FILENO, &settings)
                 var silent = settings
@@ -49,18 +48,18 @@ public struct Console: Sendable {
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
                 defer {
                     tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
-                    FileHandle.standardError.write(Data("\n".utf8))
+                    StandardStreams.send("\n", to: STDERR_FILENO)
                 }
                 return readLine(strippingNewline: true)
             },
             confirm: { question in
                 guard isatty(STDIN_FILENO) == 1 else { return false }
-                FileHandle.standardError.write(Data((question + " [y/N] ").utf8))
+                StandardStreams.send(question + " [y/N] ", to: STDERR_FILENO)
                 let answer = readLine(strippingNewline: true)?.lowercased() ?? ""
                 return answer == "y" || answer == "yes"
             },
-            out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
-            err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+            out: { line in StandardStreams.send(line + "\n", to: STDOUT_FILENO) },
+            err: { line in StandardStreams.send(line + "\n", to: STDERR_FILENO) }
         )
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the commands get from the process: environment, streams and tunables.
 public struct CLIContext: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value whose objects keep their keys in the order given, so `--json` output has one
 /// stable, documented shape.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Lines for stderr that read well in the systemd journal: one event a line, no timestamps
 /// (the journal adds its own), the account first. Under systemd (`$JOURNAL_STREAM` set) each

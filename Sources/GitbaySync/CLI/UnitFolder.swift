@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,7 +13,7 @@ struct UnitFolder: Sendable {
     /// `$XDG_CONFIG_HOME/systemd/user` (else `~/.config/systemd/user`), or
     /// `~/Library/LaunchAgents`.
     static func resolve(_ platform: ServiceUnits.Platform, environment: [String: String]) -> UnitFolder {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = HomeFolder.path(environment: environment)
         switch platform {
         case .systemd:
             if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
@@ -94,7 +94,7 @@ struct UnitFolder: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw WriteFailure(path: path, reason: "the folder cannot be created: \((error as NSError).localizedDescription)")
+            throw WriteFailure(path: path, reason: "the folder cannot be created: \(error)")
         }
     }
 

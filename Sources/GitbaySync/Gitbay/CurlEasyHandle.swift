@@ -1,5 +1,5 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
 
 /// Owns one curl easy handle and runs transfers on it; kept for the life of a transport so that
 /// curl can reuse the connection, DNS and TLS session between requests.
@@ -171,7 +171,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     static func withoutQuery(_ url: String) -> String {
         var text = Substring(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
-        if let schemeEnd = text.range(of: "://") {
+        if let schemeEnd = text.firstRange(of: "://") {
             let rest = text[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
             if let at = rest[..<authorityEnd].lastIndex(of: "@") {

@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// The state of one transfer, shared with curl's callbacks through an `Unmanaged` pointer.
 ///
 /// `@unchecked Sendable` invariant: `body`, `headers` and `exceededLimit` are touched only on the
 /// transport's queue (by curl's callbacks during `curl_easy_perform`, then by the code that reads
-/// the result); `cancelled` may be set from any thread and is guarded by `lock`.
+/// the result); `cancelled` may be set from any thread and is a `Mutex`.
 final class CurlTransfer: @unchecked Sendable {
     let maxResponseBytes: Int
     private(set) var body: [UInt8] = []
@@ -12,8 +13,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Set when the body went past `maxResponseBytes` and the write callback aborted.
     private(set) var exceededLimit = false
 
-    private let lock = NSLock()
-    private var cancelled = false
+    private let cancelled = Mutex(false)
 
     init(maxResponseBytes: Int) {
         self.maxResponseBytes = maxResponseBytes
@@ -21,11 +21,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Asks the transfer to stop; curl notices at its next progress callback.
     func cancel() {
-        lock.withLock { cancelled = true }
+        cancelled.withLock { $0 = true }
     }
 
     var isCancelled: Bool {
-        lock.withLock { cancelled }
+        cancelled.withLock { $0 }
     }
 
     /// Appends body bytes; false when they would go past the limit.

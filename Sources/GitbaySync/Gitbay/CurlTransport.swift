@@ -1,6 +1,11 @@
 internal import CCurl
 import Dispatch
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// HTTP over libcurl for one client: one easy handle, reused so requests share a connection.
 ///
@@ -48,7 +53,7 @@ final class CurlTransport: Sendable {
 
     /// Refuses anything but `https` and plain `http` to a loopback host, before a byte is sent.
     static func checkDestination(_ url: String) throws(TransportError) {
-        guard let schemeEnd = url.range(of: "://") else {
+        guard let schemeEnd = url.firstRange(of: "://") else {
             throw .insecureURL(scheme: "none", host: "")
         }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The gitbay JSON API for one account, for one run: typed commands over `POST /api/v1/cmd` and
 /// `GET /api/v1/read`, retried by the configured `RetryPolicy`.
@@ -258,7 +258,7 @@ public actor GitbayClient {
     /// `text` with any of `secrets` replaced, in case a server echoes one.
     private func redacting(_ secrets: [Secret], in text: String) -> String {
         secrets.reduce(text) { text, secret in
-            secret.exposedValue.isEmpty ? text : text.replacingOccurrences(of: secret.exposedValue, with: "<redacted>")
+            secret.exposedValue.isEmpty ? text : text.replacing(secret.exposedValue, with: "<redacted>")
         }
     }
 

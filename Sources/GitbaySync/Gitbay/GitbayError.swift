@@ -132,7 +132,7 @@ public struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible {
     static func redactingTokens(in text: String) -> String {
         var result = ""
         var rest = Substring(text)
-        while let start = rest.range(of: "gb_") {
+        while let start = rest.firstRange(of: "gb_") {
             result += rest[..<start.lowerBound]
             let tail = rest[start.upperBound...]
             let end = tail.firstIndex(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-")) })

@@ -53,7 +53,7 @@ enum GoDuration {
 
     /// The wait named in a message such as `too many writes: ...; try again in 1m30s`.
     static func parseWait(inMessage message: String) -> Duration? {
-        guard let marker = message.range(of: "try again in ") else { return nil }
+        guard let marker = message.firstRange(of: "try again in ") else { return nil }
         let rest = message[marker.upperBound...]
         let end = rest.firstIndex(where: { $0 == " " || $0 == "\n" || $0 == ";" || $0 == "," || $0 == ")" }) ?? rest.endIndex
         var word = rest[..<end]

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fields every gitbay answer carries around its data. Unknown fields are ignored.
 struct ResponseEnvelope: Decodable, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a gitbay HTTP response means before its `data` is decoded: a success, a `304`, or a
 /// failure classified into a `GitbayError.Kind`. A pure function of status, headers and body.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fields of a gitbay push payload that name its account and its destination.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the user wants for an account.
 public enum AccountState: String, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,15 +24,16 @@ public struct StateLocation: Sendable, Equatable {
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             stateHome = xdg
         } else {
-            stateHome = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+            stateHome = HomeFolder.path(environment: environment) + "/.local/state"
         }
         return StateLocation(databasePath: stateHome + "/gitbay-sync/state.db")
     }
 
     /// The folder holding the database.
     public var directory: String {
-        let parent = (databasePath as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
+        guard let slash = databasePath.lastIndex(of: "/") else { return "." }
+        let parent = String(databasePath[..<slash])
+        return parent.isEmpty ? "/" : parent
     }
 
     /// The lock file beside the database.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension StateStore {
     private static let accountColumns = "id, instance, username, name, state, signed_in_at"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension StateStore {
     /// This device, creating its row (host-name label, fresh install marker) on first use.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension StateStore {
     /// The device token and its generation as stored, without creating the device row (nil

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension StateStore {
     /// The rows this device holds for an account.

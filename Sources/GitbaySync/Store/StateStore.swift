@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 internal import CSQLite
 
 /// The state database: accounts, their API tokens, the device, registrations and outcomes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,7 +15,7 @@ enum ExecutablePath {
             return path
         }
         #endif
-        return resolved(Bundle.main.executablePath ?? CommandLine.arguments.first)
+        return resolved(CommandLine.arguments.first)
     }
 
     /// `path` made absolute and free of symbolic links; nil when it does not exist.

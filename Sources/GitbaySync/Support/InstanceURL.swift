@@ -33,7 +33,7 @@ public struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConvertib
 
     public init(parsing text: String) throws(ParseError) {
         let trimmed = text.trimmingWhitespace()
-        guard let schemeEnd = trimmed.range(of: "://") else { throw .malformed(text) }
+        guard let schemeEnd = trimmed.firstRange(of: "://") else { throw .malformed(text) }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "https" || scheme == "http" else { throw .unsupportedScheme(text) }
         var rest = Substring(trimmed[schemeEnd.upperBound...])

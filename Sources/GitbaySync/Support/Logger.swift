@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A small structured logger: constant messages with stable dotted metadata keys
 /// (`account.id`, `http.status`). Components receive one; only the executable makes one.

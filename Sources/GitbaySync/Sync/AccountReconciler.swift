@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reconciles one account through its own short-lived client: observe (the list), diff, act,
 /// record each outcome as it happens.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Signs an account out: the pre-removal hook (deregister every row of ours through the
 /// account's own client, then the user's hook), and only then the token and the records.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a failed reconcile is recorded: the account's condition and when to try again.
 enum FailurePolicy {

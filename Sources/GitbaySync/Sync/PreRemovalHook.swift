@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +20,7 @@ public struct PreRemovalHook: Sendable {
     /// The hook's place: `$XDG_CONFIG_HOME`, else `~/.config`.
     public static func path(environment: [String: String]) -> String {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+            ?? HomeFolder.path(environment: environment) + "/.config"
         return config + "/gitbay-sync/hooks/pre-remove"
     }
 

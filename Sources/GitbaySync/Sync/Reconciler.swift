@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reconciles every account: decides each account's desire, groups accounts that must not
 /// race, and runs the groups concurrently (bounded), each account through its own client.
