@@ -140,7 +140,9 @@ enum OutcomeText {
         var line = "\(name)  \(outcome.action.rawValue)"
         if let id = outcome.deviceID { line += ", device \(id)" }
         if let holder = outcome.shadowedBy { line += " by \(holder) (the server gives a device token to one account of an instance)" }
-        if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {
+        if outcome.action == .removed && outcome.condition == .removing {
+            line += " (signed out: API token and records deleted)"
+        } else if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {
             line += " (\(outcome.condition.rawValue))"
         }
         line += " [\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
