@@ -116,6 +116,30 @@ struct GitbayClientErrorTests {
         }
     }
 
+    @Test("https to a server that does not speak TLS is a TLS failure, not retried, naming no token")
+    func tlsFailure() async throws {
+        let listener = try PlainTextListener()
+        defer { listener.stop() }
+        let token = "gb_tls_probe_token_0123456789"
+        let client = GitbayClient(
+            instance: try InstanceURL(parsing: "https://127.0.0.1:\(listener.port)"), apiToken: Secret(token),
+            accountName: "alice@127.0.0.1:\(listener.port)",
+            configuration: ClientConfiguration(
+                transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(5), maxResponseBytes: 1 << 20),
+                retry: TestClients.fastRetry
+            ),
+            logger: .disabled
+        )
+        let error = try #require(await #expect(throws: GitbayError.self) { try await client.whoami() })
+        guard case .transport(.tlsFailed) = error.kind else {
+            Issue.record("expected a TLS failure, got \(error.kind)")
+            return
+        }
+        #expect(!error.isRetryable)
+        #expect(await client.requestCount == 1)
+        #expect(!error.description.contains(token))
+    }
+
     @Test("a stopped server is a refused connection")
     func refused() async throws {
         let server = try FakeGitbayServer()
