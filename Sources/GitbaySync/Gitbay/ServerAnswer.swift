@@ -23,10 +23,6 @@ enum ServerAnswer: Sendable, Equatable {
         } catch {
             envelope = nil
         }
-        if let envelope, envelope.protocolVersion != 1 {
-            self = .failure(.protocolVersion(envelope.protocolVersion), exitCode: envelope.exitCode, message: envelope.error)
-            return
-        }
         let exitCode = envelope?.exitCode
         let message = envelope?.error
         let retryAfter = headers["retry-after"].flatMap(Self.parseRetryAfter)
@@ -49,6 +45,11 @@ enum ServerAnswer: Sendable, Equatable {
             break
         }
 
+        // Everything else depends on the body, which must speak this client's protocol.
+        if let envelope, envelope.protocolVersion != 1 {
+            self = .failure(.protocolVersion(envelope.protocolVersion), exitCode: envelope.exitCode, message: envelope.error)
+            return
+        }
         guard let envelope else {
             let kind: GitbayError.Kind = Self.looksLikeJSON(body) ? .malformed : (status >= 500 ? .serverFailure : .notJSON)
             self = .failure(kind, exitCode: nil, message: nil)

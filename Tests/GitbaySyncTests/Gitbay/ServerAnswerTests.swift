@@ -95,6 +95,11 @@ struct ServerAnswerTests {
                    .failure(.protocolVersion(2), exitCode: 0, message: nil)),
         AnswerCase("400 protocol_version 2 error", 400, #"{"protocol_version":2,"error":"x"}"#,
                    .failure(.protocolVersion(2), exitCode: nil, message: "x")),
+        AnswerCase("401 from a newer protocol is still an auth failure", 401, #"{"protocol_version":2,"error":"no"}"#,
+                   .failure(.authFailed, exitCode: nil, message: "no")),
+        AnswerCase("429 from a newer protocol still honours Retry-After", 429, headers: ["retry-after": "7"],
+                   #"{"protocol_version":2,"error":"slow down"}"#,
+                   .failure(.rateLimited(retryAfter: .seconds(7)), exitCode: nil, message: "slow down")),
     ]
 
     @Test("an HTTP answer maps to its error kind", arguments: cases)
