@@ -26,6 +26,10 @@ struct AccountRow {
     }
 
     var text: String {
+        if account.state == .removing {
+            // A signed-out account whose rows may still be on its server: say so plainly.
+            return "\(account.name)  removing: this device is not deregistered yet; every run retries (`gitbay-sync status` shows the last error)"
+        }
         var line = "\(account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }
         if let deviceID { line += ", device \(deviceID)" }
