@@ -42,16 +42,7 @@ struct AccountFanOut: Sendable {
         _ account: AccountRecord, _ body: @Sendable (GitbayClient) async throws -> Value
     ) async -> Answer<Value> {
         do {
-            guard let token = try await store.apiToken(ofAccount: account.id) else {
-                throw CommandFailure(
-                    "\(account.name): no API token is stored; sign in again with `gitbay-sync login \(account.instance)`",
-                    exitCode: .denied
-                )
-            }
-            let client = GitbayClient(
-                instance: account.instance, apiToken: token, accountName: account.name,
-                configuration: configuration, logger: logger
-            )
+            let client = try await GitbayClient.forAccount(account, in: store, configuration: configuration, logger: logger)
             return Answer(account: account, outcome: .success(try await body(client)))
         } catch {
             return Answer(account: account, outcome: .failure(error))

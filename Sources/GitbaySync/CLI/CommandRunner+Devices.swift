@@ -53,10 +53,7 @@ extension CommandRunner {
         defer { lock.release() }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        guard let apiToken = try await store.apiToken(ofAccount: account.id) else {
-            throw CommandFailure("\(account.name): no API token is stored; sign in again with `gitbay-sync login \(account.instance)`", exitCode: .denied)
-        }
-        let client = GitbayClient(instance: account.instance, apiToken: apiToken, accountName: account.name, configuration: context.client, logger: logger)
+        let client = try await GitbayClient.forAccount(account, in: store, configuration: context.client, logger: logger)
         let rows = try await Self.fullList(client)
         let ownership = RowOwnership(device: try await store.device(), records: try await store.registrations(ofAccount: account.id), rows: rows)
         let listed = rows.first { $0.id == id }.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }

@@ -39,10 +39,17 @@ struct AccountReconciler {
                 outcome.action = Self.action(for: plan, hadRecords: !records.isEmpty)
                 // The list seen before our own writes no longer describes the server: look
                 // again, and remember that tag only if it shows the desired state.
-                let settledTag = writes == 0 ? etag : await verifiedTag(desire)
-                status.listETag = settledTag
-                let recordsAfter = try await store.registrations(ofAccount: account.id)
-                status.etagBasis = settledTag == nil ? nil : etagBasis(for: desire, records: recordsAfter)
+                let settled: (tag: String?, basis: String)?
+                if writes > 0 {
+                    settled = await verifiedTag(desire)
+                } else if plan.isEmpty {
+                    settled = (etag, basis)
+                } else {
+                    // Forgotten or adopted records change what the tag vouches for.
+                    settled = (etag, etagBasis(for: desire, records: try await store.registrations(ofAccount: account.id)))
+                }
+                status.listETag = settled?.tag
+                status.etagBasis = settled?.tag == nil ? nil : settled?.basis
             }
             outcome.condition = condition(for: desire, holds: outcome.deviceID != nil)
             if case .shadowed(let holder) = desire {
@@ -79,14 +86,15 @@ struct AccountReconciler {
         return Result(outcome: outcome, heldID: outcome.deviceID)
     }
 
-    /// After writes: the tag of a fresh list when that list needs nothing more, so the next
-    /// run can be answered 304. Nil when the list fails or still differs.
-    private func verifiedTag(_ desire: Desire) async -> String? {
+    /// After writes: the tag of a fresh list, with the basis it vouches for, when that list
+    /// needs nothing more, so the next run can be answered 304. Nil when the list fails or
+    /// still differs.
+    private func verifiedTag(_ desire: Desire) async -> (tag: String?, basis: String)? {
         guard case .list(let rows, let etag)? = try? await client.listDevices(ifNoneMatch: nil),
-              let records = try? await store.registrations(ofAccount: account.id)
+              let records = try? await store.registrations(ofAccount: account.id),
+              ReconcilePlan.actions(for: planInput(desire, records: records, rows: rows)).isEmpty
         else { return nil }
-        let remaining = ReconcilePlan.actions(for: planInput(desire, records: records, rows: rows))
-        return remaining.isEmpty ? etag : nil
+        return (etag, etagBasis(for: desire, records: records))
     }
 
     /// What a remembered list tag vouches for: a 304 is only "in sync" for the same token,

@@ -209,19 +209,16 @@ public struct Reconciler: Sendable {
     }
 
     private func reconcileOne(_ account: AccountRecord, _ desire: Desire, device: DeviceRecord) async -> AccountReconciler.Result {
-        guard let token = try? await store.apiToken(ofAccount: account.id) else {
+        let client: GitbayClient
+        do {
+            client = try await GitbayClient.forAccount(account, in: store, configuration: options.client, logger: logger)
+        } catch {
+            let (condition, _) = FailurePolicy.classify(error, failures: 1)
             return AccountReconciler.Result(
-                outcome: AccountOutcome(
-                    account: account.name, action: .failed, condition: .authFailed,
-                    error: "\(account.name): no API token is stored; sign in again with `gitbay-sync login \(account.instance)`"
-                ),
+                outcome: AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error)),
                 heldID: nil
             )
         }
-        let client = GitbayClient(
-            instance: account.instance, apiToken: token, accountName: account.name,
-            configuration: options.client, logger: logger
-        )
         let reconciler = AccountReconciler(
             store: store, account: account, device: device, client: client,
             logger: logger.with(["account.name": account.name]), now: options.now, backoffCeiling: options.backoffCeiling

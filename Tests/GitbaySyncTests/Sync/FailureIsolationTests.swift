@@ -93,6 +93,25 @@ struct FailureIsolationTests {
         #expect(server.devices(of: "alice").count == 1)
     }
 
+    @Test("an account whose API token is missing from the database fails as auth-failed and names the fix")
+    func missingToken() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        do {
+            let database = try Database(path: cli.databasePath)
+            try database.execute("DELETE FROM api_tokens")
+        }
+        server.resetRequests()
+        let result = await cli.run(["run", "--json"])
+        #expect(result.code == ExitCode.partialFailure.rawValue)
+        let outcome = try #require(try ReconcilerTests.accounts(result)[name])
+        #expect(outcome["condition"] as? String == "auth-failed")
+        #expect((outcome["error"] as? String)?.contains("gitbay-sync login \(server.baseURL)") == true)
+        #expect(server.requests().isEmpty)
+    }
+
     @Test("a second command waits for the lock, then fails clearly with exit 75", arguments: [
         ["run"], ["device", "set-token"], ["remove-account", "x@y"], ["login", "http://127.0.0.1:9"],
     ])
