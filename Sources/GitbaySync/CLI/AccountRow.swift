@@ -5,7 +5,6 @@ struct AccountRow {
     let account: AccountRecord
     let status: AccountStatusRecord
     let deviceID: Int?
-    let apiTokenStored: Bool
 
     var json: JSONValue {
         .object([
@@ -57,8 +56,7 @@ extension CommandRunner {
             let status = try await store.status(ofAccount: account.id)
             let held = status.condition == .registered ? registrations.first { $0.generation == device.generation }?.deviceID : nil
             rows.append(AccountRow(
-                account: account, status: status, deviceID: held,
-                apiTokenStored: try await store.apiToken(ofAccount: account.id) != nil
+                account: account, status: status, deviceID: held
             ))
         }
         return rows

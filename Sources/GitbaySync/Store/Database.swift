@@ -100,9 +100,6 @@ final class Database {
         }
     }
 
-    /// The number of rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes(handle)) }
-
     /// The rowid of the last insert.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -3,17 +3,22 @@ import FoundationEssentials
 extension StateStore {
     /// This device, creating its row (host-name label, fresh install marker) on first use.
     public func device() throws -> DeviceRecord {
-        try write { database in try Self.loadDevice(database) }
+        // Reading needs no write transaction; only the first use creates the row.
+        if let device = try access({ database in try Self.readDevice(database) }) { return device }
+        return try write { database in try Self.loadDevice(database) }
     }
 
+    /// The device row, created first when missing. Call inside a write transaction.
     private static func loadDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord {
-        let exists = try database.row("SELECT 1 FROM device WHERE id = 1") { _ in true } ?? false
-        if !exists {
-            try database.run(
-                "INSERT INTO device (id, token, token_generation, label, install_marker) VALUES (1, NULL, 0, ?, ?)",
-                .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker())
-            )
-        }
+        if let device = try readDevice(database) { return device }
+        try database.run(
+            "INSERT INTO device (id, token, token_generation, label, install_marker) VALUES (1, NULL, 0, ?, ?)",
+            .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker())
+        )
+        return try readDevice(database)!
+    }
+
+    private static func readDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord? {
         let history = try database.rows(
             "SELECT generation, prefix, retired_at FROM device_token_history ORDER BY generation"
         ) { row in
@@ -29,7 +34,7 @@ extension StateStore {
                 token: row.text(0).map(Secret.init), generation: Int(row.integer(1)), label: row.requiredText(2),
                 installMarker: row.requiredText(3), tokenSetAt: Timestamp.parse(row.text(4)), history: history
             )
-        }!
+        }
     }
 
     /// Sets the push token (a rotation when another one was set: the old one joins the
