@@ -4,6 +4,8 @@ public struct ClientConfiguration: Sendable {
     public var retry: RetryPolicy
     /// Returns a number in `0..<1` for retry jitter; replaceable so tests are repeatable.
     public var random: @Sendable () -> Double
+    /// Consulted around every exchange; nil (always, outside tests) lets every exchange through.
+    var gate: ExchangeGate?
 
     public init(
         transport: TransportConfiguration = .init(),

@@ -178,7 +178,9 @@ public actor GitbayClient {
     private func exchange(_ request: HTTPRequest, command: [String]) async throws(GitbayError) -> Reply {
         let response: HTTPResponse
         do throws(TransportError) {
+            if let gate = configuration.gate, !gate.mayStart() { throw .cancelled }
             response = try await transport.send(request)
+            if let gate = configuration.gate, !gate.mayFinish() { throw .cancelled }
         } catch {
             throw GitbayError(kind: .transport(error), account: accountName, command: command)
         }
