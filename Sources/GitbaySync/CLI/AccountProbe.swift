@@ -12,7 +12,7 @@ struct AccountProbe: Sendable {
     private var name: String { account.name }
     private var signIn: String { "sign in again with a full-scope token: `gitbay-sync login \(account.instance)` (mint one with `token create --name gitbay-sync --scope full`)" }
 
-    func checks(device: (token: Secret, generation: Int)?) async -> [DoctorCheck] {
+    func checks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
             return [.fail("account.state", name, "being signed out, but this device's rows are not all removed yet",
                           fix: "`gitbay-sync run` retries; `gitbay-sync remove-account \(name) --force` deletes it now")]
@@ -80,9 +80,9 @@ struct AccountProbe: Sendable {
         }
     }
 
-    /// This device's row on the server: present and holding our token, matched by the
-    /// recorded id and the token's first 8 bytes. Nil when no row is expected to be checked.
-    private func rowCheck(_ client: GitbayClient, status: AccountStatusRecord, device: (token: Secret, generation: Int)?) async -> DoctorCheck? {
+    /// This device's row on the server, judged by the same rule as `run`: the row of ours that
+    /// holds the current token. Nil when no row is expected to be checked.
+    private func rowCheck(_ client: GitbayClient, status: AccountStatusRecord, device: DeviceRecord?) async -> DoctorCheck? {
         guard let device else { return nil }
         switch account.state {
         case .paused:
@@ -100,13 +100,18 @@ struct AccountProbe: Sendable {
             guard case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil) else {
                 return .fail("account.device", name, "the server answered the list with no rows", fix: run)
             }
-            let records = try await store.registrations(ofAccount: account.id).filter { $0.generation == device.generation }
-            let prefix = device.token.prefix()
-            if let held = records.first(where: { record in rows.contains { $0.id == record.deviceID && TokenMatch.matches(shown: $0.token, prefix: prefix) } }) {
-                return .pass("account.device", name, "row \(held.deviceID) holds this device's token")
+            let records = try await store.registrations(ofAccount: account.id)
+            let ownership = RowOwnership(device: device, records: records, rows: rows)
+            if let held = rows.first(where: { ownership.kind(of: $0) == .current }) {
+                return ownership.isProvenByRecord(held)
+                    ? .pass("account.device", name, "row \(held.id) holds this device's token")
+                    : .fail("account.device", name, "row \(held.id) carries this install's marker and shows this device's token, but is not recorded yet", fix: "`gitbay-sync run` records it")
             }
-            if let taken = records.first(where: { record in rows.contains { $0.id == record.deviceID } }) {
-                return .fail("account.device", name, "row \(taken.deviceID), recorded as this device's, now holds another token", fix: run)
+            if let replaced = records.first(where: { ownership.state(of: $0) == .replaced }) {
+                return .fail("account.device", name, "row \(replaced.deviceID), recorded as this device's, is now another row", fix: run)
+            }
+            if let unsettled = rows.first(where: { ownership.kind(of: $0) == .unsettled }) {
+                return .fail("account.device", name, "row \(unsettled.id) is this device's, but whether it holds the current token or an old one cannot be told from the list", fix: "`gitbay-sync run` settles it with one re-add")
             }
             if status.condition == .pushDisabled {
                 return .fail("account.device", name, "no row of this device on the server: the instance takes none while its push is off",

@@ -50,14 +50,19 @@ struct AccountRow {
 extension CommandRunner {
     func accountRows(_ store: StateStore) async throws -> [AccountRow] {
         let device = try await store.device()
+        let current = device.token.map(TokenIdentity.init(of:))
+        let records = try await store.allRegistrations()
         var rows: [AccountRow] = []
         for account in try await store.accounts() {
-            let registrations = try await store.registrations(ofAccount: account.id)
-            let status = try await store.status(ofAccount: account.id)
-            let held = status.condition == .registered ? registrations.first { $0.generation == device.generation }?.deviceID : nil
-            rows.append(AccountRow(
-                account: account, status: status, deviceID: held
-            ))
+            var status = try await store.status(ofAccount: account.id)
+            // Registered means a recorded row holds the current token: after a new token the
+            // last run's word no longer holds until a run registers it.
+            let held = current.flatMap { current in records[account.id]?.first { $0.token.isSameToken(as: current) } }
+            if status.condition == .registered, held == nil {
+                status.condition = .pending
+                status.detail = "the device token changed since the last run; `gitbay-sync run` registers it"
+            }
+            rows.append(AccountRow(account: account, status: status, deviceID: status.condition == .registered ? held?.deviceID : nil))
         }
         return rows
     }

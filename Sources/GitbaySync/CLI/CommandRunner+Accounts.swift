@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 extension CommandRunner {
-    /// `login <instance-url>`: verify the token (whoami, then a harmless write to prove the
-    /// scope), store the account, and register the device when a token is set.
+    /// `login <instance-url>`: verify the token (whoami, then a write refused as incomplete,
+    /// to prove the scope), store the account, and register the device when a token is set.
     func login(_ instanceText: String) async throws -> ExitCode {
         let instance: InstanceURL
         do {
@@ -23,9 +23,8 @@ extension CommandRunner {
         let whoami: WhoAmI
         do {
             whoami = try await client.whoami()
-            // `whoami` cannot tell a read-only token. Removing device 0, which never exists,
-            // can: a full-scope token gets "not found", a read-only one "denied".
-            _ = try await client.removeDevice(id: 0)
+            // `whoami` cannot tell a read-only token; a write refused before it runs can.
+            try await client.checkWriteScope()
         } catch {
             throw loginFailure(error, instance: instance)
         }

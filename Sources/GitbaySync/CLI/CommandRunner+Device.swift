@@ -14,8 +14,10 @@ extension CommandRunner {
             }
         }
         let text = try readSecret(prompt: "Device push token (input hidden): ", what: "device token")
-        guard !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
-            throw CommandFailure("the device token contains whitespace or control characters; give the token alone, as the platform hands it out", exitCode: .dataError)
+        // APNs, FCM and UnifiedPush tokens are printable ASCII. Anything else is a paste gone
+        // wrong, and a server would show it cut in the middle of a character.
+        guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw CommandFailure("the device token contains whitespace, control characters or characters outside printable ASCII; give the token alone, as the platform hands it out", exitCode: .dataError)
         }
         guard text.utf8.count <= Self.maximumDeviceTokenBytes else {
             throw CommandFailure("the device token is \(text.utf8.count) bytes; gitbay servers take at most \(Self.maximumDeviceTokenBytes)", exitCode: .dataError)

@@ -61,7 +61,12 @@ extension CommandRunner {
         var outcome = RemoveOutcome.alreadyGone
         if let listed {
             if !yes {
-                let note = listed.isThisDevice ? " It is this device's own row." : (listed.isOldToken ? " It is a row of this device's old token." : "")
+                let note = switch listed.kind {
+                case .current: " It is this device's own row."
+                case .oldToken: " It is a row of this device's old token."
+                case .unsettled: " It is a row of this device's, of the current token or an old one."
+                case .notOurs: ""
+                }
                 let label = listed.row.label.isEmpty ? "(no label)" : listed.row.label
                 guard context.console.confirm("Remove device \(id) \"\(label)\" (\(listed.token)) from \(account.name)?\(note)") else {
                     throw CommandFailure("not confirmed; nothing removed", exitCode: .partialFailure)

@@ -91,10 +91,10 @@ extension CommandRunner {
         }
     }
 
-    /// The device token: set, at most 512 bytes, no whitespace. Returns it when plausible.
-    private func deviceCheck(_ store: StateStore, into checks: inout [DoctorCheck]) async -> (token: Secret, generation: Int)? {
+    /// The device token: set, at most 512 bytes, no whitespace. Returns the device when its token is plausible.
+    private func deviceCheck(_ store: StateStore, into checks: inout [DoctorCheck]) async -> DeviceRecord? {
         let setToken = "`printf %s \"$TOKEN\" | gitbay-sync device set-token`"
-        guard let stored = try? await store.storedDeviceToken(), let token = stored.token else {
+        guard let device = try? await store.storedDevice(), let token = device.token else {
             checks.append(.fail("device.token", "device", "no push token is set, so nothing can be registered", fix: "set it: \(setToken)"))
             return nil
         }
@@ -105,11 +105,11 @@ extension CommandRunner {
             return nil
         }
         checks.append(.pass("device.token", "device", "set (\(token.prefix())…, \(bytes) bytes)"))
-        return (token, stored.generation)
+        return device
     }
 
     /// Every account's checks, the accounts checked concurrently, reported in sign-in order.
-    private func accountChecks(_ store: StateStore, device: (token: Secret, generation: Int)?) async -> [DoctorCheck] {
+    private func accountChecks(_ store: StateStore, device: DeviceRecord?) async -> [DoctorCheck] {
         guard let accounts = try? await store.accounts() else {
             return [.fail("accounts", location.databasePath, "cannot be read", fix: "see `gitbay-sync status`")]
         }

@@ -5,6 +5,8 @@ struct ListedDevice {
 
     var isThisDevice: Bool { kind == .current }
     var isOldToken: Bool { kind == .oldToken }
+    /// Made by this device, whichever token it holds.
+    var isOurs: Bool { kind != .notOurs }
 
     /// The token as the server shows it, cut to 8 bytes and `…` should a server ever list more.
     var token: String { Self.displayed(row.token) }
@@ -17,6 +19,7 @@ struct ListedDevice {
             ("added", .string(row.added)),
             ("this_device", .bool(isThisDevice)),
             ("old_token", .bool(isOldToken)),
+            ("ours", .bool(isOurs)),
         ])
     }
 
@@ -31,6 +34,7 @@ struct ListedDevice {
         switch kind {
         case .current: line += "  (this device)"
         case .oldToken: line += "  (this device, old token)"
+        case .unsettled: line += "  (this device, current or old token: the next run settles it)"
         case .notOurs: break
         }
         return line
@@ -39,7 +43,7 @@ struct ListedDevice {
     /// The shown token limited to its first 8 bytes and `…`. Servers already truncate; this
     /// keeps a full token out of the output even from one that does not.
     static func displayed(_ shown: String) -> String {
-        guard shown != TokenMatch.shortToken else { return shown }
+        guard shown != TokenDisplay.shortToken else { return shown }
         let bare = shown.hasSuffix("…") ? String(shown.dropLast()) : shown
         guard bare.utf8.count > 8 || shown.hasSuffix("…") else { return bare }
         return String(decoding: Array(bare.utf8.prefix(8)), as: UTF8.self) + "…"

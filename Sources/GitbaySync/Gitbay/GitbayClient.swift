@@ -58,6 +58,20 @@ public actor GitbayClient {
         return try decode(DeviceAddResult.self, from: response, command: words) ?? DeviceAddResult(id: nil)
     }
 
+    /// Proves the token may write, changing nothing: `device add` with no token on stdin is
+    /// refused as a usage error (exit 2) for a token that may write, and as denied (exit 4)
+    /// for a read-only one, which the dispatcher turns away before reading the arguments.
+    /// Unlike removing a missing id (exit 3), a usage error leaves no "refused" entry in the
+    /// account's audit log.
+    public func checkWriteScope() async throws(GitbayError) {
+        let words = ["notifications", "device", "add"]
+        do {
+            _ = try await answer(to: .command(argv: words, stdin: nil), command: words)
+        } catch where error.kind == .usage || error.kind == .pushDisabled {
+            // Both come from past the scope check.
+        }
+    }
+
     /// `notifications device list` over `GET /api/v1/read`; `.notModified` when `etag` still matches.
     public func listDevices(ifNoneMatch etag: String?) async throws(GitbayError) -> DeviceList {
         let words = ["notifications", "device", "list"]

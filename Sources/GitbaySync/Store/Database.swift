@@ -119,6 +119,7 @@ enum SQLiteValue {
     static func optionalText(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
     static func optionalInteger(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
     static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+    static func optionalInt(_ value: Int?) -> SQLiteValue { value.map(int) ?? .null }
 }
 
 /// A prepared statement that finalizes itself when freed.

@@ -26,10 +26,13 @@ public struct AccountRecord: Sendable, Equatable, Identifiable {
     }
 }
 
-/// A token this device held before the current one, known by its 8-byte prefix.
+/// A token this device held before the current one.
 public struct RetiredToken: Sendable, Equatable {
     public let generation: Int
+    /// Its first 8 bytes, as `device show` prints them.
     public let prefix: String
+    /// What is known of it; only its first 8 bytes for a token retired by an earlier version.
+    public let token: TokenIdentity
     public let retiredAt: Date
 }
 
@@ -49,40 +52,34 @@ public struct DeviceRecord: Sendable, Equatable {
     public var serverLabel: String { "\(label) [\(installMarker)]" }
 }
 
-/// A server device row this device made or adopted for an account.
+/// A server device row this device made or adopted for an account, and the token it holds.
 public struct RegistrationRecord: Sendable, Equatable {
     public let accountID: Int64
     public let deviceID: Int
+    /// The row's `added` time as listed: with the id it names one row over time (ids are
+    /// reused, `added` never changes). Nil until the row has been seen in a list.
+    public let added: String?
+    /// The token the row holds; without a fingerprint for a record kept by an earlier version.
+    public let token: TokenIdentity
+    /// The device token generation current when the row was recorded.
     public let generation: Int
-    public let tokenPrefix: String
     public let madeAt: Date
-    public let verifiedAt: Date?
 
-    public init(accountID: Int64, deviceID: Int, generation: Int, tokenPrefix: String, madeAt: Date, verifiedAt: Date?) {
+    public init(accountID: Int64, deviceID: Int, added: String?, token: TokenIdentity, generation: Int, madeAt: Date) {
         self.accountID = accountID
         self.deviceID = deviceID
+        self.added = added
+        self.token = token
         self.generation = generation
-        self.tokenPrefix = tokenPrefix
         self.madeAt = madeAt
-        self.verifiedAt = verifiedAt
     }
-}
-
-/// How an instance stores device rows, learned from its answers.
-public enum RowPolicy: String, Sendable {
-    /// Not known yet: accounts of this instance are reconciled one after another.
-    case unknown
-    /// One row per token: the token belongs to one account of the instance at a time.
-    case perToken = "per-token"
-    /// One row per (account, token): every account can hold the token.
-    case perAccount = "per-account"
 }
 
 /// What is known of an instance.
 public struct InstanceRecord: Sendable, Equatable {
     public let instance: InstanceURL
+    /// The account the user chose to hold this device's token on the instance.
     public let preferredAccountID: Int64?
-    public let rowPolicy: RowPolicy
 }
 
 /// The outcome of an account's latest reconcile.

@@ -99,12 +99,9 @@ extension StateStore {
     /// What is known of each instance that has accounts.
     public func instances() throws -> [InstanceURL: InstanceRecord] {
         let records = try access { database in
-            try database.rows("SELECT instance, preferred_account_id, row_policy FROM instances") { row -> InstanceRecord? in
+            try database.rows("SELECT instance, preferred_account_id FROM instances") { row -> InstanceRecord? in
                 guard let instance = try? InstanceURL(parsing: row.requiredText(0)) else { return nil }
-                return InstanceRecord(
-                    instance: instance, preferredAccountID: row.optionalInteger(1),
-                    rowPolicy: RowPolicy(rawValue: row.requiredText(2)) ?? .unknown
-                )
+                return InstanceRecord(instance: instance, preferredAccountID: row.optionalInteger(1))
             }
         }
         return Dictionary(records.compactMap { $0 }.map { ($0.instance, $0) }, uniquingKeysWith: { first, _ in first })
@@ -121,18 +118,6 @@ extension StateStore {
                 .text(instance.description), .integer(accountID)
             )
             try Self.forgetListTags(database, instance: instance)
-        }
-    }
-
-    public func setRowPolicy(_ policy: RowPolicy, for instance: InstanceURL) throws {
-        try write { database in
-            try database.run(
-                """
-                INSERT INTO instances (instance, row_policy) VALUES (?, ?)
-                ON CONFLICT (instance) DO UPDATE SET row_policy = excluded.row_policy
-                """,
-                .text(instance.description), .text(policy.rawValue)
-            )
         }
     }
 

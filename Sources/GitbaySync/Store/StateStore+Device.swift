@@ -18,12 +18,16 @@ extension StateStore {
         return try readDevice(database)!
     }
 
-    private static func readDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord? {
+    static func readDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord? {
         let history = try database.rows(
-            "SELECT generation, prefix, retired_at FROM device_token_history ORDER BY generation"
+            "SELECT generation, prefix, retired_at, fingerprint, length, shown FROM device_token_history ORDER BY generation"
         ) { row in
-            RetiredToken(
-                generation: Int(row.integer(0)), prefix: row.requiredText(1),
+            let prefix = row.requiredText(1)
+            // Tokens retired by an earlier version are known by their first 8 bytes only.
+            let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
+                ?? TokenIdentity(fingerprint: nil, length: nil, shown: prefix)
+            return RetiredToken(
+                generation: Int(row.integer(0)), prefix: prefix, token: token,
                 retiredAt: Timestamp.parse(row.text(2)) ?? Date(timeIntervalSince1970: 0)
             )
         }
@@ -46,10 +50,7 @@ extension StateStore {
             var changed = false
             if current.token != token {
                 if let old = current.token {
-                    try database.run(
-                        "INSERT OR REPLACE INTO device_token_history (generation, prefix, retired_at) VALUES (?, ?, ?)",
-                        .int(current.generation), .text(old.prefix()), .text(Timestamp.format(now))
-                    )
+                    try Self.retire(old, generation: current.generation, database, now: now)
                 }
                 try database.run(
                     "UPDATE device SET token = ?, token_generation = token_generation + 1, token_set_at = ? WHERE id = 1",
@@ -73,15 +74,27 @@ extension StateStore {
         try write { database in
             let current = try Self.loadDevice(database)
             if let old = current.token {
-                try database.run(
-                    "INSERT OR REPLACE INTO device_token_history (generation, prefix, retired_at) VALUES (?, ?, ?)",
-                    .int(current.generation), .text(old.prefix()), .text(Timestamp.format(now))
-                )
+                try Self.retire(old, generation: current.generation, database, now: now)
             }
             try database.run("UPDATE device SET token = NULL, token_set_at = NULL WHERE id = 1")
             try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL")
         }
         try checkpoint()
+    }
+}
+
+extension StateStore {
+    /// Keeps what identifies a token that stops being current, never the token itself.
+    fileprivate static func retire(_ token: Secret, generation: Int, _ database: Database, now: Date) throws(SQLiteError) {
+        let identity = TokenIdentity(of: token)
+        try database.run(
+            """
+            INSERT OR REPLACE INTO device_token_history (generation, prefix, retired_at, fingerprint, length, shown)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            .int(generation), .text(token.prefix()), .text(Timestamp.format(now)), .optionalText(identity.fingerprint),
+            .optionalInt(identity.length), .text(identity.shown)
+        )
     }
 }
 

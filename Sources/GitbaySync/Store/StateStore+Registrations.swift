@@ -1,23 +1,36 @@
 import FoundationEssentials
 
 extension StateStore {
+    private static let registrationColumns = """
+        account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
+        """
+
+    private static func registration(_ row: Statement) -> RegistrationRecord {
+        // Records kept before fingerprints name the token by its first 8 bytes only.
+        let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
+            ?? TokenIdentity(fingerprint: nil, length: nil, shown: row.requiredText(6))
+        return RegistrationRecord(
+            accountID: row.integer(0), deviceID: Int(row.integer(1)), added: row.text(2), token: token,
+            generation: Int(row.integer(7)), madeAt: Timestamp.parse(row.text(8)) ?? Date(timeIntervalSince1970: 0)
+        )
+    }
+
     /// The rows this device holds for an account.
     public func registrations(ofAccount id: Int64) throws -> [RegistrationRecord] {
         try access { database in
             try database.rows(
-                """
-                SELECT account_id, device_id, token_generation, token_prefix, made_at, verified_at
-                FROM registrations WHERE account_id = ? ORDER BY device_id
-                """,
-                .integer(id)
-            ) { row in
-                RegistrationRecord(
-                    accountID: row.integer(0), deviceID: Int(row.integer(1)), generation: Int(row.integer(2)),
-                    tokenPrefix: row.requiredText(3), madeAt: Timestamp.parse(row.text(4)) ?? Date(timeIntervalSince1970: 0),
-                    verifiedAt: Timestamp.parse(row.text(5))
-                )
-            }
+                "SELECT \(Self.registrationColumns) FROM registrations WHERE account_id = ? ORDER BY device_id", .integer(id),
+                map: Self.registration
+            )
         }
+    }
+
+    /// Every account's records, by account id.
+    public func allRegistrations() throws -> [Int64: [RegistrationRecord]] {
+        let records = try access { database in
+            try database.rows("SELECT \(Self.registrationColumns) FROM registrations ORDER BY account_id, device_id", map: Self.registration)
+        }
+        return Dictionary(grouping: records, by: \.accountID)
     }
 
     /// Records a row made or adopted for an account (replacing the record of the same id).
@@ -25,15 +38,20 @@ extension StateStore {
         try write { database in
             try database.run(
                 """
-                INSERT OR REPLACE INTO registrations
-                    (account_id, device_id, token_generation, token_prefix, made_at, verified_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO registrations (\(Self.registrationColumns))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                .integer(registration.accountID), .int(registration.deviceID), .int(registration.generation),
-                .text(registration.tokenPrefix), .text(Timestamp.format(registration.madeAt)),
-                .optionalText(registration.verifiedAt.map(Timestamp.format))
+                .integer(registration.accountID), .int(registration.deviceID), .optionalText(registration.added),
+                .optionalText(registration.token.fingerprint), .optionalInt(registration.token.length),
+                .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
+                .int(registration.generation), .text(Timestamp.format(registration.madeAt))
             )
         }
+    }
+
+    /// The `token_prefix` column kept from the first schema: the display without its `…`.
+    private static func prefixColumn(_ token: TokenIdentity) -> String {
+        token.shown.hasSuffix("\u{2026}") ? String(token.shown.dropLast()) : token.shown
     }
 
     /// Forgets a row (removed, or found gone or not ours).
@@ -42,19 +60,6 @@ extension StateStore {
             try database.run(
                 "DELETE FROM registrations WHERE account_id = ? AND device_id = ?", .integer(accountID), .int(deviceID)
             )
-        }
-    }
-
-    /// Marks the account's records as seen on the server now.
-    public func markVerified(accountID: Int64, deviceIDs: [Int], at now: Date = Date()) throws {
-        guard !deviceIDs.isEmpty else { return }
-        try write { database in
-            for id in deviceIDs {
-                try database.run(
-                    "UPDATE registrations SET verified_at = ? WHERE account_id = ? AND device_id = ?",
-                    .text(Timestamp.format(now)), .integer(accountID), .int(id)
-                )
-            }
         }
     }
 

@@ -6,19 +6,16 @@ struct AccountReconciler {
     let store: StateStore
     let account: AccountRecord
     let device: DeviceRecord
+    /// The identity of the device's current token, worked out once per run.
+    let current: TokenIdentity?
     let client: GitbayClient
     let logger: Logger
     let now: @Sendable () -> Date
     /// The longest wait before retrying a failed account (the timer's period, when there is one).
     let backoffCeiling: Duration
 
-    /// The result, with the id of the row the account holds afterwards (for instance probing).
-    struct Result {
-        var outcome: AccountOutcome
-        var heldID: Int?
-    }
-
-    func reconcile(_ desire: Desire) async -> Result {
+    /// Brings the account to `desire`; the outcome names the row of the current token it holds afterwards.
+    func reconcile(_ desire: Desire) async -> AccountOutcome {
         var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         let startedAt = now()
         status.lastAttemptAt = startedAt
@@ -27,29 +24,30 @@ struct AccountReconciler {
         do {
             let records = try await store.registrations(ofAccount: account.id)
             let basis = etagBasis(for: desire, records: records)
-            let settled = status.etagBasis == basis && status.failures == 0
-            switch try await client.listDevices(ifNoneMatch: settled ? status.listETag : nil) {
+            let vouched = status.etagBasis == basis && status.failures == 0
+            switch try await client.listDevices(ifNoneMatch: vouched ? status.listETag : nil) {
             case .notModified:
-                try await store.markVerified(accountID: account.id, deviceIDs: records.map(\.deviceID), at: startedAt)
+                // The tag vouches for these records: the one of the current token is the row held.
                 outcome.action = .unchanged
-                outcome.deviceID = desire == .hold ? records.first { $0.generation == device.generation }?.deviceID : nil
+                outcome.deviceID = desire == .hold ? records.first { current.map($0.token.isSameToken) ?? false }?.deviceID : nil
             case .list(let rows, let etag):
-                let plan = ReconcilePlan.actions(for: planInput(desire, records: records, rows: rows))
-                outcome.deviceID = try await carryOut(plan, desire: desire, records: records, rows: rows, writes: &writes)
+                let input = planInput(desire, records: records, rows: rows)
+                let plan = ReconcilePlan.actions(for: input)
+                outcome.deviceID = try await carryOut(plan, input: input, writes: &writes)
                 outcome.action = Self.action(for: plan, hadRecords: !records.isEmpty)
                 // The list seen before our own writes no longer describes the server: look
                 // again, and remember that tag only if it shows the desired state.
-                let settled: (tag: String?, basis: String)?
+                let confirmed: (tag: String?, basis: String)?
                 if writes > 0 {
-                    settled = await verifiedTag(desire)
+                    confirmed = await confirmedTag(desire)
                 } else if plan.isEmpty {
-                    settled = (etag, basis)
+                    confirmed = (etag, basis)
                 } else {
                     // Forgotten or adopted records change what the tag vouches for.
-                    settled = (etag, etagBasis(for: desire, records: try await store.registrations(ofAccount: account.id)))
+                    confirmed = (etag, etagBasis(for: desire, records: try await store.registrations(ofAccount: account.id)))
                 }
-                status.listETag = settled?.tag
-                status.etagBasis = settled?.tag == nil ? nil : settled?.basis
+                status.listETag = confirmed?.tag
+                status.etagBasis = confirmed?.tag == nil ? nil : confirmed?.basis
             }
             outcome.condition = condition(for: desire, holds: outcome.deviceID != nil)
             if case .shadowed(let holder) = desire {
@@ -63,6 +61,15 @@ struct AccountReconciler {
             status.nextRetryAt = nil
             status.failures = 0
         } catch {
+            outcome.action = .failed
+            outcome.error = String(describing: error)
+            outcome.writes = writes
+            outcome.requests = await client.requestCount
+            if Self.isCancellation(error) {
+                // Stopped on purpose: not the account's failure, and nothing more is recorded.
+                outcome.condition = status.condition
+                return outcome
+            }
             status.failures += 1
             let (condition, wait) = FailurePolicy.classify(error, failures: status.failures, ceiling: backoffCeiling)
             status.condition = condition
@@ -70,9 +77,7 @@ struct AccountReconciler {
             status.nextRetryAt = wait.map { startedAt.addingTimeInterval(Double($0.components.seconds)) }
             status.listETag = nil
             status.etagBasis = nil
-            outcome.action = .failed
             outcome.condition = condition
-            outcome.error = String(describing: error)
             logger.warning("account.failed", ["account.name": account.name, "account.condition": condition.rawValue])
         }
         outcome.writes = writes
@@ -83,18 +88,30 @@ struct AccountReconciler {
             outcome.action = .failed
             outcome.error = String(describing: error)
         }
-        return Result(outcome: outcome, heldID: outcome.deviceID)
+        return outcome
+    }
+
+    static func isCancellation(_ error: Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? GitbayError, case .transport(.cancelled) = error.kind { return true }
+        return false
     }
 
     /// After writes: the tag of a fresh list, with the basis it vouches for, when that list
-    /// needs nothing more, so the next run can be answered 304. Nil when the list fails or
-    /// still differs.
-    private func verifiedTag(_ desire: Desire) async -> (tag: String?, basis: String)? {
-        guard case .list(let rows, let etag)? = try? await client.listDevices(ifNoneMatch: nil),
-              let records = try? await store.registrations(ofAccount: account.id),
-              ReconcilePlan.actions(for: planInput(desire, records: records, rows: rows)).isEmpty
-        else { return nil }
-        return (etag, etagBasis(for: desire, records: records))
+    /// needs no more writes (records it completes, such as a new row's `added`, are written
+    /// first), so the next run can be answered 304. Nil when the list fails or still differs.
+    private func confirmedTag(_ desire: Desire) async -> (tag: String?, basis: String)? {
+        do {
+            guard case .list(let rows, let etag) = try await client.listDevices(ifNoneMatch: nil) else { return nil }
+            let input = planInput(desire, records: try await store.registrations(ofAccount: account.id), rows: rows)
+            let plan = ReconcilePlan.actions(for: input)
+            guard !plan.contains(where: \.isWrite) else { return nil }
+            var unused = 0
+            _ = try await carryOut(plan, input: input, writes: &unused)
+            return (etag, etagBasis(for: desire, records: try await store.registrations(ofAccount: account.id)))
+        } catch {
+            return nil
+        }
     }
 
     /// What a remembered list tag vouches for: a 304 is only "in sync" for the same token,
@@ -105,15 +122,13 @@ struct AccountReconciler {
         case .shadowed(let holder): "shadowed:\(holder)"
         case .release: "release"
         }
-        let held = records.map { "\($0.deviceID):\($0.generation)" }.joined(separator: ",")
-        return "\(device.generation)|\(device.serverLabel)|\(account.state.rawValue)|\(role)|\(held)"
+        let held = records.map { "\($0.deviceID)@\($0.added ?? "?")=\($0.token.fingerprint.map { String($0.prefix(16)) } ?? "?")" }
+        return "\(device.generation)|\(device.serverLabel)|\(account.state.rawValue)|\(role)|\(held.joined(separator: ","))"
     }
 
     private func planInput(_ desire: Desire, records: [RegistrationRecord], rows: [ServerDevice]) -> PlanInput {
         PlanInput(
-            desire: desire,
-            currentToken: device.token.map { ($0.prefix(), $0.exposedValue.utf8.count, device.generation) },
-            oldPrefixes: device.history.map(\.prefix), serverLabel: device.serverLabel,
+            desire: desire, current: current, oldTokens: device.history.map(\.token), serverLabel: device.serverLabel,
             installMarker: device.installMarker, records: records, serverRows: rows
         )
     }
@@ -131,12 +146,13 @@ struct AccountReconciler {
         }
     }
 
-    /// Performs the plan in order, recording each step as soon as it is done.
-    private func carryOut(_ plan: [PlannedAction], desire: Desire, records: [RegistrationRecord], rows: [ServerDevice], writes: inout Int) async throws -> Int? {
-        // In the steady state the plan is empty and the row held is the recorded one.
-        var heldID = desire != .hold ? nil : records.first { record in
-            record.generation == device.generation && rows.contains { $0.id == record.deviceID }
-        }?.deviceID
+    /// Performs the plan in order, recording each step as soon as it is done. Returns the row
+    /// holding the current token that the account holds afterwards.
+    private func carryOut(_ plan: [PlannedAction], input: PlanInput, writes: inout Int) async throws -> Int? {
+        let listed = Dictionary(input.serverRows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let ownership = input.ownership
+        // In the steady state the plan is empty and the row held is the one listed as current.
+        var heldID = input.desire == .hold ? input.serverRows.first { ownership.kind(of: $0) == .current }?.id : nil
         for action in plan {
             switch action {
             case .forget(let id, let reason):
@@ -144,52 +160,90 @@ struct AccountReconciler {
                 try await store.forgetRegistration(accountID: account.id, deviceID: id)
                 if heldID == id { heldID = nil }
             case .adopt(let id):
-                try await record(id)
+                try await record(id, added: listed[id]?.added)
                 heldID = id
-            case .add:
-                guard let token = device.token else { continue }
-                let result = try await client.addDevice(token: token, label: device.serverLabel)
-                writes += 1
-                let id = try await resolveAddedID(result.id, token: token)
-                try await record(id)
-                heldID = id
+            case .add(let settling):
+                heldID = try await addCurrentToken(settling: settling, listed: listed, writes: &writes)
             case .remove(let id, let reason):
-                logger.info("registration.remove", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
-                _ = try await client.removeDevice(id: id)
-                writes += 1
-                try await store.forgetRegistration(accountID: account.id, deviceID: id)
+                try await remove(id, reason: reason, writes: &writes)
                 if heldID == id { heldID = nil }
             }
         }
         return heldID
     }
 
-    /// The id of the row `device add` made: from its answer, or (v1.32.0 servers answer none)
-    /// from a fresh list, by the token's prefix and this install's label.
-    private func resolveAddedID(_ answered: Int?, token: Secret) async throws -> Int {
-        if let answered { return answered }
-        guard case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil),
-              let row = rows.last(where: { TokenMatch.matches(shown: $0.token, prefix: token.prefix()) && $0.label == device.serverLabel })
-        else {
+    /// `device add` of the current token; returns the id of the row that holds it. Of the
+    /// `settling` rows, the one the server answers with is recorded and the others removed.
+    private func addCurrentToken(settling: [Int], listed: [Int: ServerDevice], writes: inout Int) async throws -> Int {
+        guard let token = device.token, let current else {
+            preconditionFailure("the plan adds only when a device token is set")
+        }
+        let answer = try await client.addDevice(token: token, label: device.serverLabel)
+        writes += 1
+        if let id = answer.id {
+            // The listed `added` is this row's only if the listed row can be showing our token.
+            let added = listed[id].flatMap { current.canBeShown(as: $0.token) ? $0.added : nil }
+            try await record(id, added: added)
+            for other in settling where other != id {
+                try await remove(other, reason: .unsettled, writes: &writes)
+            }
+            return id
+        }
+        // v1.32.0 answers without the id: the row is the one of ours that a fresh list shows
+        // with the current token. Where several fit, nothing tells them apart: remove them
+        // all and add afresh.
+        switch try await findAddedRow() {
+        case .found(let id):
+            return id
+        case .ambiguous(let candidates):
+            for candidate in candidates { try await remove(candidate, reason: .unsettled, writes: &writes) }
+            _ = try await client.addDevice(token: token, label: device.serverLabel)
+            writes += 1
+            if case .found(let id) = try await findAddedRow() { return id }
             throw GitbayError(
                 kind: .malformed, account: account.name, command: ["notifications", "device", "list"],
-                serverMessage: "the row just added is not in the device list"
+                serverMessage: "the row just added cannot be told apart in the device list"
             )
         }
-        return row.id
     }
 
-    private func record(_ id: Int) async throws {
-        guard let token = device.token else { return }
-        let at = now()
+    private enum AddedRow {
+        case found(Int)
+        case ambiguous([Int])
+    }
+
+    /// Finds (and records) the row an add without an id made: the only row of ours whose
+    /// display fits the current token and that no record places on another token.
+    private func findAddedRow() async throws -> AddedRow {
+        guard case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil) else { return .ambiguous([]) }
+        let ownership = planInput(.hold, records: try await store.registrations(ofAccount: account.id), rows: rows).ownership
+        let candidates = rows.filter { row in
+            let kind = ownership.kind(of: row)
+            return kind == .current || (kind == .unsettled && ownership.hasMarker(row))
+        }
+        guard candidates.count == 1, let row = candidates.first else { return .ambiguous(candidates.map(\.id)) }
+        try await record(row.id, added: row.added)
+        return .found(row.id)
+    }
+
+    private func remove(_ id: Int, reason: PlannedAction.RemovalReason, writes: inout Int) async throws {
+        logger.info("registration.remove", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
+        _ = try await client.removeDevice(id: id)
+        writes += 1
+        try await store.forgetRegistration(accountID: account.id, deviceID: id)
+    }
+
+    /// Records `id` as a row of this account holding the current token.
+    private func record(_ id: Int, added: String?) async throws {
+        guard let current else { return }
         try await store.recordRegistration(RegistrationRecord(
-            accountID: account.id, deviceID: id, generation: device.generation, tokenPrefix: token.prefix(), madeAt: at, verifiedAt: at
+            accountID: account.id, deviceID: id, added: added, token: current, generation: device.generation, madeAt: now()
         ))
     }
 
     /// The word `run` reports for what the plan did.
     static func action(for plan: [PlannedAction], hadRecords: Bool) -> AccountOutcome.Action {
-        let added = plan.contains(.add)
+        let added = plan.contains { if case .add = $0 { true } else { false } }
         let removed = plan.contains { if case .remove = $0 { true } else { false } }
         let lost = hadRecords || plan.contains { if case .forget(_, let reason) = $0 { reason != .handedOver } else { false } }
         let oldTokens = plan.contains { if case .remove(_, .oldToken) = $0 { true } else { false } }

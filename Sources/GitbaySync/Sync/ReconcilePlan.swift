@@ -12,37 +12,57 @@ public enum Desire: Sendable, Equatable {
 /// Everything the diff looks at for one account.
 public struct PlanInput: Sendable {
     public var desire: Desire
-    /// The current token's 8-byte prefix and full length, or nil when no token is set.
-    public var currentToken: (prefix: String, length: Int, generation: Int)?
-    /// Prefixes of the tokens this device held before.
-    public var oldPrefixes: [String]
+    /// The current token, or nil when none is set.
+    public var current: TokenIdentity?
+    /// The tokens this device held before.
+    public var oldTokens: [TokenIdentity]
     /// The label the device's rows should carry, install marker included.
     public var serverLabel: String
     public var installMarker: String
     public var records: [RegistrationRecord]
     public var serverRows: [ServerDevice]
+
+    var ownership: RowOwnership {
+        RowOwnership(current: current, oldTokens: oldTokens, installMarker: installMarker, records: records, rows: serverRows)
+    }
 }
 
 /// One step of a reconcile.
 public enum PlannedAction: Sendable, Equatable {
-    /// `device add` with the current token and label.
-    case add
-    /// Record a row of ours that has no record (a crash between add and record).
+    /// `device add` with the current token and label. Of the `settling` rows (ours, but which
+    /// token they hold cannot be told from the list) the one the add answers with holds the
+    /// current token; the others hold old tokens and are removed.
+    case add(settling: [Int])
+    /// Record a listed row as holding the current token, with its `added` time: a row of ours
+    /// without a (complete) record.
     case adopt(id: Int)
     /// `device remove` of a row this device made.
     case remove(id: Int, reason: RemovalReason)
-    /// Drop a record whose row is gone or no longer ours; no request.
+    /// Drop a record whose row is gone or is not the recorded row any more; no request.
     case forget(id: Int, reason: ForgetReason)
+
+    /// A plain `device add`.
+    public static let add = PlannedAction.add(settling: [])
 
     public enum RemovalReason: String, Sendable {
         case oldToken = "old token"
         case released = "not wanted"
+        /// Ours, holding the current token or an old one; not wanted on a shadowed account either way.
+        case unsettled = "not settled"
     }
 
     public enum ForgetReason: String, Sendable {
         case gone = "gone from the server"
-        case reused = "id now holds another device's token"
+        case replaced = "id now names another row"
         case handedOver = "held by another account of the instance"
+    }
+
+    /// True for the steps that send a write to the server.
+    var isWrite: Bool {
+        switch self {
+        case .add, .remove: true
+        case .adopt, .forget: false
+        }
     }
 }
 
@@ -51,55 +71,53 @@ public enum PlannedAction: Sendable, Equatable {
 /// leaves the account without a row.
 public enum ReconcilePlan {
     public static func actions(for input: PlanInput) -> [PlannedAction] {
+        let ownership = input.ownership
         var actions: [PlannedAction] = []
-        let current = input.currentToken
-        let ownership = RowOwnership(
-            currentToken: current.map { ($0.prefix, $0.length) }, oldPrefixes: input.oldPrefixes,
-            installMarker: input.installMarker, records: input.records, rows: input.serverRows
-        )
-        var recordedIDs = Set<Int>()
+        var kept: [Int: RegistrationRecord] = [:]
 
-        // Records first: a row that vanished, or whose id now shows another token, is no
-        // longer ours and is never removed.
         for record in input.records {
             switch ownership.state(of: record) {
             case .gone: actions.append(.forget(id: record.deviceID, reason: .gone))
-            case .reused: actions.append(.forget(id: record.deviceID, reason: .reused))
-            case .present: recordedIDs.insert(record.deviceID)
+            case .replaced: actions.append(.forget(id: record.deviceID, reason: .replaced))
+            case .present, .unconfirmed: kept[record.deviceID] = record
             }
         }
-
-        var currentRows: [ServerDevice] = []
-        var oldRows: [ServerDevice] = []
+        var current: [ServerDevice] = []
+        var old: [ServerDevice] = []
+        var unsettled: [ServerDevice] = []
         for row in input.serverRows {
             switch ownership.kind(of: row) {
-            case .current: currentRows.append(row)
-            case .oldToken: oldRows.append(row)
-            case .notOurs: continue
+            case .current: current.append(row)
+            case .oldToken: old.append(row)
+            case .unsettled: unsettled.append(row)
+            case .notOurs:
+                // A record the display cannot square with any token of ours.
+                if kept[row.id] != nil { actions.append(.forget(id: row.id, reason: .replaced)) }
             }
         }
 
         switch input.desire {
         case .hold:
-            if let row = currentRows.first(where: { $0.label == input.serverLabel }) {
-                let record = input.records.first { $0.deviceID == row.id }
-                if record == nil || record?.generation != current?.generation {
+            if let row = current.first {
+                let complete = kept[row.id].map { ownership.state(of: $0) == .present } ?? false
+                if row.label != input.serverLabel {
+                    // Re-adding rewrites the label and answers with this row's id.
+                    actions.append(.add)
+                } else if !complete || !ownership.isProvenByRecord(row) {
                     actions.append(.adopt(id: row.id))
                 }
-            } else if current != nil {
-                actions.append(.add)
+            } else if input.current != nil {
+                actions.append(.add(settling: unsettled.map(\.id)))
             }
+            actions += old.map { .remove(id: $0.id, reason: .oldToken) }
         case .shadowed:
-            for row in currentRows where recordedIDs.contains(row.id) {
+            for row in current where kept[row.id] != nil {
                 actions.append(.forget(id: row.id, reason: .handedOver))
             }
+            actions += unsettled.map { .remove(id: $0.id, reason: .unsettled) }
+            actions += old.map { .remove(id: $0.id, reason: .oldToken) }
         case .release:
-            for row in currentRows {
-                actions.append(.remove(id: row.id, reason: .released))
-            }
-        }
-        for row in oldRows {
-            actions.append(.remove(id: row.id, reason: input.desire == .release ? .released : .oldToken))
+            actions += (current + unsettled + old).sorted { $0.id < $1.id }.map { .remove(id: $0.id, reason: .released) }
         }
         return actions
     }

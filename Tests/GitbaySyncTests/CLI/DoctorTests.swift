@@ -18,7 +18,7 @@ struct DoctorTests {
         for account in try await store.accounts() {
             text += "\(account) \(try await store.status(ofAccount: account.id)) \(try await store.registrations(ofAccount: account.id))\n"
         }
-        text += "\(String(describing: try await store.storedDeviceToken()))"
+        text += "\(String(describing: try await store.storedDevice()))"
         return text
     }
 

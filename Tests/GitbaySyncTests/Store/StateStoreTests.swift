@@ -98,7 +98,7 @@ struct StateStoreTests {
         }
     }
 
-    @Test("a new device token is a rotation: the old one joins the history by prefix")
+    @Test("a new device token is a rotation: the old one joins the history by fingerprint, length and display")
     func rotation() async throws {
         let folder = try TemporaryDirectory()
         let store = try await StateStore.open(folder.location)
@@ -112,7 +112,11 @@ struct StateStoreTests {
         let second = try await store.setDeviceToken(Secret("bbbbbbbb33334444"), label: nil)
         #expect(second.generation == 2)
         #expect(second.label == "laptop")
-        #expect(second.history == [RetiredToken(generation: 1, prefix: "aaaaaaaa", retiredAt: second.history[0].retiredAt)])
+        #expect(second.history == [RetiredToken(
+            generation: 1, prefix: "aaaaaaaa", token: TokenIdentity(of: Secret("aaaaaaaa11112222")), retiredAt: second.history[0].retiredAt
+        )])
+        #expect(second.history[0].token.shown == "aaaaaaaa\u{2026}")
+        #expect(second.history[0].token.length == 16)
         let same = try await store.setDeviceToken(Secret("bbbbbbbb33334444"), label: nil)
         #expect(same.generation == 2)
         #expect(same.installMarker == fresh.installMarker)
