@@ -54,7 +54,7 @@ struct DevicesCommandTests {
         #expect(rows.map { $0["token"] as? String } == ["c0ffee00…", "aa11bb22…", "0dd70ce0…"])
         #expect(rows[1]["label"] as? String == "old phone")
         #expect((rows[0]["added"] as? String)?.hasSuffix("Z") == true)
-        #expect(rows.allSatisfy { Set($0.keys) == ["id", "label", "token", "added", "this_device", "old_token"] })
+        #expect(rows.allSatisfy { Set($0.keys) == ["id", "label", "token", "added", "this_device", "old_token", "ours"] })
         #expect(scene.server.requests().map(\.argv) == [["notifications", "device", "list"]])
 
         let text = await scene.cli.run(["devices", scene.account])
