@@ -1,0 +1,79 @@
+import Testing
+
+/// Where a run stops as if the process were killed: at the `atRequest`-th request (counted
+/// from 1 over the whole command), before it is sent or after the server applied it.
+struct ModelCrash: Sendable, Equatable, CustomStringConvertible {
+    let atRequest: Int
+    let afterServerApplied: Bool
+
+    var description: String { "ModelCrash(atRequest: \(atRequest), afterServerApplied: \(afterServerApplied))" }
+}
+
+/// One step of a schedule: something this device does (through the command line), or
+/// something the world around it does to a server. Accounts are named by index: 0 and 1 are
+/// `alice` and `bob` on instance 0, 2 and 3 `carol` and `dan` on instance 1.
+enum ModelStep: Sendable, Equatable, CustomStringConvertible {
+    case setToken(String, label: String?)
+    case run(concurrency: Int, crash: ModelCrash?)
+    case pause(Int, crash: ModelCrash?)
+    case resume(Int, crash: ModelCrash?)
+    case prefer(Int, crash: ModelCrash?)
+    case removeAccount(Int, crash: ModelCrash?)
+    /// Signs a removed account in again with a new API token.
+    case relogin(Int, crash: ModelCrash?)
+    case clearDevice(crash: ModelCrash?)
+    /// Another device of `owner` registers `token` (never one of this device's).
+    case otherDevice(instance: Int, owner: String, token: String, label: String)
+    /// The server drops a row (APNs said 410, or the user removed it on the web): the
+    /// `pick`-th row of the instance, counted modulo the number of rows.
+    case reap(instance: Int, pick: Int)
+    /// `zed`, an account not signed in here, adds this device's current token (another app on
+    /// this device): the row holding it moves to zed. Only when such a row exists.
+    case takeToken(instance: Int)
+
+    var crash: ModelCrash? {
+        switch self {
+        case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
+             .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash):
+            crash
+        case .setToken, .otherDevice, .reap, .takeToken:
+            nil
+        }
+    }
+
+    /// The step as Swift source, to paste into the regression cases.
+    var description: String {
+        func quoted(_ text: String) -> String { "\"" + text.unicodeScalars.map { $0.escaped(asASCII: true) }.joined() + "\"" }
+        func crash(_ value: ModelCrash?) -> String { value.map { "\($0)" } ?? "nil" }
+        return switch self {
+        case .setToken(let token, let label): ".setToken(\(quoted(token)), label: \(label.map(quoted) ?? "nil"))"
+        case .run(let concurrency, let value): ".run(concurrency: \(concurrency), crash: \(crash(value)))"
+        case .pause(let account, let value): ".pause(\(account), crash: \(crash(value)))"
+        case .resume(let account, let value): ".resume(\(account), crash: \(crash(value)))"
+        case .prefer(let account, let value): ".prefer(\(account), crash: \(crash(value)))"
+        case .removeAccount(let account, let value): ".removeAccount(\(account), crash: \(crash(value)))"
+        case .relogin(let account, let value): ".relogin(\(account), crash: \(crash(value)))"
+        case .clearDevice(let value): ".clearDevice(crash: \(crash(value)))"
+        case .otherDevice(let instance, let owner, let token, let label):
+            ".otherDevice(instance: \(instance), owner: \(quoted(owner)), token: \(quoted(token)), label: \(quoted(label)))"
+        case .reap(let instance, let pick): ".reap(instance: \(instance), pick: \(pick))"
+        case .takeToken(let instance): ".takeToken(instance: \(instance))"
+        }
+    }
+}
+
+/// A whole schedule: which server versions the two instances run, and the steps.
+struct ModelSchedule: Sendable, CustomTestStringConvertible {
+    var name: String
+    /// Per instance: true for v1.32.1 and later (`device add` answers with the id), false for v1.32.0.
+    var returnsDeviceID: [Bool]
+    var steps: [ModelStep]
+
+    var testDescription: String { name }
+
+    /// The schedule as Swift source.
+    var source: String {
+        "ModelSchedule(name: \"…\", returnsDeviceID: \(returnsDeviceID), steps: [\n"
+            + steps.map { "    \($0)," }.joined(separator: "\n") + "\n])"
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import GitbayFake
+@testable import GitbaySync
+
+/// Stops a command at a chosen request as if the process were killed: that request and every
+/// later one fail unsent (or the chosen one's answer is dropped after the server applied it),
+/// and a cancelled account records nothing more.
+final class CrashSwitch: Sendable {
+    private let crash: ModelCrash
+    private let state = LockedBox<(count: Int, crashed: Bool)>((0, false))
+
+    init(_ crash: ModelCrash) {
+        self.crash = crash
+    }
+
+    var crashed: Bool { state.value.crashed }
+
+    var gate: ExchangeGate {
+        ExchangeGate(
+            mayStart: { [state, crash] in
+                var allowed = false
+                state.mutate { state in
+                    guard !state.crashed else { return }
+                    state.count += 1
+                    if state.count == crash.atRequest && !crash.afterServerApplied { state.crashed = true } else { allowed = true }
+                }
+                return allowed
+            },
+            mayFinish: { [state, crash] in
+                var allowed = false
+                state.mutate { state in
+                    guard !state.crashed else { return }
+                    if state.count == crash.atRequest && crash.afterServerApplied { state.crashed = true } else { allowed = true }
+                }
+                return allowed
+            }
+        )
+    }
+}
+
+/// A broken invariant, with the step it broke at.
+struct ModelViolation: Error, CustomStringConvertible {
+    let step: Int
+    let message: String
+    var description: String { "after step \(step): \(message)" }
+}
+
+/// Two fake gitbay instances, this device's command line, and what the test knows of both:
+/// replays a schedule and checks the invariants after every step.
+final class ModelWorld {
+    static let users = [("alice", 0), ("bob", 0), ("carol", 1), ("dan", 1)]
+
+    let servers: [FakeGitbayServer]
+    let cli: CLIHarness
+    /// Every token this device has held.
+    private var heldTokens: Set<String> = []
+    private var currentToken: String?
+    private var label = ""
+    /// Every API token this install signed in with.
+    private var apiTokens: Set<String> = []
+    /// Sign-in order of the accounts, by index (a new sign-in goes last).
+    private var signInOrder: [Int] = []
+    private var preferred: [Int: Int] = [:]
+    private var removalRequested: Set<Int> = []
+    /// True once the world changed a server after the last fault-free run.
+    private var worldMoved = false
+
+    init(_ schedule: ModelSchedule) async throws {
+        servers = try (0..<2).map { index in
+            let server = try FakeGitbayServer()
+            server.returnsDeviceID = schedule.returnsDeviceID[index]
+            // Schedules write far more often than a person does; the limits are tested elsewhere.
+            server.enforceRateLimits = false
+            return server
+        }
+        cli = try CLIHarness()
+        for index in Self.users.indices { try await login(index, crash: nil) }
+        label = try await cli.store().device().label
+    }
+
+    private func name(_ index: Int) -> String {
+        "\(Self.users[index].0)@127.0.0.1:\(servers[Self.users[index].1].port)"
+    }
+
+    private func signedIn() async throws -> [String: AccountRecord] {
+        Dictionary(uniqueKeysWithValues: try await cli.store().accounts().map { ($0.name, $0) })
+    }
+
+    private func client(_ crash: ModelCrash?) -> (ClientConfiguration, CrashSwitch?) {
+        guard let crash else { return (CLIHarness.client, nil) }
+        let crashSwitch = CrashSwitch(crash)
+        var configuration = CLIHarness.client
+        configuration.gate = crashSwitch.gate
+        return (configuration, crashSwitch)
+    }
+
+    private func login(_ index: Int, crash: ModelCrash?) async throws {
+        let (user, instance) = Self.users[index]
+        let apiToken = servers[instance].mintToken(for: user)
+        apiTokens.insert(apiToken)
+        let (configuration, crashSwitch) = client(crash)
+        let result = await cli.run(["login", servers[instance].baseURL], stdin: apiToken, client: configuration)
+        if !(crashSwitch?.crashed ?? false), result.code != 0 {
+            throw ModelViolation(step: -1, message: "login of \(user) failed (\(result.code)): \(result.err)")
+        }
+        let names = try await signedIn()
+        if names[name(index)] != nil, !signInOrder.contains(index) {
+            signInOrder.append(index)
+            removalRequested.remove(index)
+        }
+    }
+
+    /// Carries out step `number` of a schedule and checks the invariants.
+    func perform(_ step: ModelStep, number: Int) async throws {
+        let names = try await signedIn()
+        let (configuration, crashSwitch) = client(step.crash)
+        var faultFreeRun = false
+        switch step {
+        case .setToken(let token, let newLabel):
+            let result = await cli.run(["device", "set-token"] + (newLabel.map { ["--label", $0] } ?? []), stdin: token)
+            guard result.code == 0 else { throw ModelViolation(step: number, message: "set-token failed: \(result.err)") }
+            currentToken = token
+            heldTokens.insert(token)
+            if let newLabel { label = newLabel }
+        case .run(let concurrency, _):
+            let result = await cli.run(["run", "--json", "--concurrency", String(concurrency)], client: configuration)
+            if !(crashSwitch?.crashed ?? false) {
+                guard result.code == 0 else { throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)") }
+                faultFreeRun = true
+            }
+        case .pause(let index, _), .resume(let index, _):
+            guard let account = names[name(index)], account.state != .removing else { return }
+            let verb = if case .pause = step { "pause" } else { "resume" }
+            _ = await cli.run([verb, account.name], client: configuration)
+        case .prefer(let index, _):
+            guard let account = names[name(index)] else { return }
+            _ = await cli.run(["prefer", account.name], client: configuration)
+            preferred[Self.users[index].1] = index
+        case .removeAccount(let index, _):
+            guard let account = names[name(index)] else { return }
+            removalRequested.insert(index)
+            _ = await cli.run(["remove-account", account.name], client: configuration)
+        case .relogin(let index, let crash):
+            guard names[name(index)] == nil else { return }
+            try await login(index, crash: crash)
+        case .clearDevice:
+            _ = await cli.run(["device", "clear"], client: configuration)
+            currentToken = nil
+        case .otherDevice(let instance, let owner, let token, let label):
+            servers[instance].insertDevice(owner: owner, token: token, label: label)
+            worldMoved = true
+        case .reap(let instance, let pick):
+            let rows = servers[instance].devices()
+            guard !rows.isEmpty else { return }
+            servers[instance].deleteDevice(id: rows[pick % rows.count].id)
+            worldMoved = true
+        case .takeToken(let instance):
+            guard let currentToken, servers[instance].devices().contains(where: { $0.token == currentToken }) else { return }
+            servers[instance].insertDevice(owner: "zed", token: currentToken, label: "zed's app")
+            worldMoved = true
+        }
+        try await syncAccounts(number)
+        try checkOnlyOurRowsRemoved(number)
+        if faultFreeRun {
+            worldMoved = false
+            try await checkDesiredRows(number)
+            try await checkRegisteredIsTrue(number)
+            try await checkNextRunWritesNothing(number)
+        } else if case .setToken = step, !worldMoved {
+            try await checkRegisteredIsTrue(number)
+        }
+    }
+
+    /// Follows sign-outs: an account leaves only after its removal was asked for.
+    private func syncAccounts(_ number: Int) async throws {
+        let names = try await signedIn()
+        for index in signInOrder where names[name(index)] == nil {
+            guard removalRequested.contains(index) else {
+                throw ModelViolation(step: number, message: "\(name(index)) disappeared without a remove-account")
+            }
+            signInOrder.removeAll { $0 == index }
+            if preferred[Self.users[index].1] == index { preferred[Self.users[index].1] = nil }
+        }
+    }
+
+    /// (1) No row this install did not make, or holding a token this device never held, was
+    /// ever removed by this install.
+    private func checkOnlyOurRowsRemoved(_ number: Int) throws {
+        for (instance, server) in servers.enumerated() {
+            for deletion in server.deletions() {
+                guard let by = deletion.byAPIToken, apiTokens.contains(by) else { continue }
+                let row = deletion.row
+                guard let insertedWith = row.insertedWith, apiTokens.contains(insertedWith), heldTokens.contains(row.token) else {
+                    throw ModelViolation(step: number, message: "removed another device's row on instance \(instance): id \(row.id), owner \(row.owner), label \(row.label)")
+                }
+            }
+        }
+    }
+
+    /// (2) After a fault-free run every account holds exactly its desired rows: the holder of
+    /// each instance one row of the current token with this device's label, every other
+    /// account of ours (shadowed, paused, signed out, or no token) none of this device's.
+    private func checkDesiredRows(_ number: Int) async throws {
+        let store = try await cli.store()
+        let names = try await signedIn()
+        let serverLabel = "\(label) [\(try await store.device().installMarker)]"
+        for (index, (user, instance)) in Self.users.enumerated() {
+            let account = names[name(index)]
+            let active = signInOrder.filter { names[name($0)]?.state == .active && Self.users[$0].1 == instance }
+            let holder = preferred[instance].flatMap { active.contains($0) ? $0 : nil } ?? active.first
+            let ours = servers[instance].devices(of: user).filter { heldTokens.contains($0.token) }
+            if account?.state == .active, holder == index, let currentToken {
+                guard ours.count == 1, ours[0].token == currentToken, ours[0].label == serverLabel else {
+                    throw ModelViolation(step: number, message: "\(user), the holder, has rows \(ours.map { "\($0.id) \($0.label)" }) instead of one of the current token")
+                }
+            } else if !ours.isEmpty {
+                throw ModelViolation(step: number, message: "\(user) (\(account?.state.rawValue ?? "signed out")) still has this device's rows \(ours.map(\.id))")
+            }
+        }
+    }
+
+    /// (4) `accounts` says registered only when the account's row holds the current token.
+    private func checkRegisteredIsTrue(_ number: Int) async throws {
+        let result = await cli.run(["accounts", "--json"])
+        let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
+        for row in rows where row["condition"] as? String == "registered" {
+            let account = row["account"] as? String ?? ""
+            guard let index = Self.users.indices.first(where: { name($0) == account }), let currentToken,
+                  servers[Self.users[index].1].devices(of: Self.users[index].0).contains(where: { $0.token == currentToken })
+            else {
+                throw ModelViolation(step: number, message: "\(account) is reported registered, but holds no row of the current token")
+            }
+        }
+    }
+
+    /// (3) The next run writes nothing.
+    private func checkNextRunWritesNothing(_ number: Int) async throws {
+        servers.forEach { $0.resetRequests() }
+        let again = await cli.run(["run", "--json"])
+        let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
+        guard again.code == 0, writes.isEmpty else {
+            throw ModelViolation(step: number, message: "the run after a fault-free run wrote \(writes.map { "\($0.user ?? "?"): \($0.argv.joined(separator: " "))" }) (exit \(again.code)) \(again.err)")
+        }
+    }
+}
