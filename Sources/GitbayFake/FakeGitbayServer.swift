@@ -75,8 +75,8 @@ public final class FakeGitbayServer: Sendable {
         state.withLock { $0.devices.filter { $0.owner == username } }
     }
 
-    /// Registers a device as another client would (`device add` semantics, current modes
-    /// included); returns its id.
+    /// Registers a device as another client would, with `device add` semantics (an existing
+    /// row of the token keeps its id and moves to `owner`); returns its id.
     @discardableResult
     public func insertDevice(owner: String, token: String, label: String) -> Int {
         state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date()) }
@@ -104,13 +104,6 @@ public final class FakeGitbayServer: Sendable {
     public var returnsDeviceID: Bool {
         get { state.withLock { $0.modes.returnsDeviceID } }
         set { state.withLock { $0.modes.returnsDeviceID = newValue } }
-    }
-
-    /// True keys rows on (account, token): another account's add makes a second row
-    /// instead of moving the existing one.
-    public var rowsPerAccount: Bool {
-        get { state.withLock { $0.modes.rowsPerAccount } }
-        set { state.withLock { $0.modes.rowsPerAccount = newValue } }
     }
 
     /// Enforces the API limiter (429) and the dispatcher's 60 writes a minute (403), per account.

@@ -19,7 +19,6 @@ struct FakeState: Sendable {
     struct Modes: Sendable {
         var pushEnabled = true
         var returnsDeviceID = true
-        var rowsPerAccount = false
         var enforceRateLimits = false
         var latency: Duration = .zero
         var isDown = false
@@ -73,14 +72,10 @@ struct FakeState: Sendable {
     /// Registers `token` for `owner` the way `device add` does and returns the row id.
     ///
     /// Keyed on the token alone (the column is UNIQUE): an existing row keeps its id and
-    /// `added`, takes the new label and moves to `owner`. With `rowsPerAccount` the key is
-    /// (owner, token) instead, as a server with a per-account unique index would behave.
+    /// `added`, takes the new label and moves to `owner`.
     mutating func upsertDevice(owner: String, token: String, label: String, now: Date) -> Int {
         addUser(owner)
-        let index = devices.firstIndex {
-            $0.token == token && (!modes.rowsPerAccount || $0.owner == owner)
-        }
-        if let index {
+        if let index = devices.firstIndex(where: { $0.token == token }) {
             let row = devices[index]
             devices[index] = FakeDevice(id: row.id, owner: owner, label: label, token: token, added: row.added)
             return row.id

@@ -1,8 +1,10 @@
 /// The command line of `gitbay-fake-server`, parsed without side effects.
 struct Options: Equatable {
+    static let usageLine =
+        "USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--no-device-id] [--rate-limits]"
+
     static let usage = """
-        USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>]
-                                  [--rows-per-account] [--no-device-id] [--rate-limits]
+        \(usageLine)
 
         Serves a fake gitbay instance on 127.0.0.1 for demos and benchmarks. Mints one full-scope
         token per user and prints one JSON line on stdout:
@@ -10,18 +12,23 @@ struct Options: Equatable {
         then serves until SIGTERM or SIGINT, or until stdin (when it is a pipe or a terminal)
         reaches end of file, so a parent script that dies takes the server down.
 
+        Like gitbay, one device row per token on the whole instance: a `device add` of a token
+        another account holds moves that row (same id) to the caller.
+
         OPTIONS:
           --port <n>            Port on 127.0.0.1 (default: a free one).
           --users <a,b,...>     Accounts to create, each with a token (default: alice).
           --latency-ms <n>      Delay before every answer, in milliseconds (default: 0).
-          --rows-per-account    Key device rows on (account, token) instead of the token alone.
-          --no-device-id        Behave like gitbay v1.32.0: `device add` returns no id.
+          --no-device-id        Behave like gitbay v1.32.0: `device add` returns no id and
+                                `device list` shows a token of 8 bytes or fewer in full.
           --rate-limits         Enforce the per-account API limiter and write limit.
           -h, --help            Show this help.
 
         CONTROL ROUTES (no authentication):
-          GET  /_fake/stats        {"requests":N,"reads":N,"writes":N,"devices":[...]}
-          POST /_fake/reset-stats  zero the counters
+          GET  /_fake/stats           {"requests":N,"reads":N,"writes":N,"devices":[...]}
+                                      (API requests since the start or a reset)
+          POST /_fake/reset-stats     zero the counters
+          POST /_fake/down?seconds=N  close every connection for N seconds (1 to 60)
         """
 
     /// What the command line asks for.
@@ -38,7 +45,6 @@ struct Options: Equatable {
     var port: UInt16 = 0
     var users: [String] = ["alice"]
     var latencyMilliseconds = 0
-    var rowsPerAccount = false
     var returnsDeviceID = true
     var enforceRateLimits = false
 
@@ -70,8 +76,6 @@ struct Options: Equatable {
                     throw UsageError(message: "--latency-ms wants a whole number of milliseconds, not '\(text)'")
                 }
                 options.latencyMilliseconds = milliseconds
-            case "--rows-per-account":
-                options.rowsPerAccount = true
             case "--no-device-id":
                 options.returnsDeviceID = false
             case "--rate-limits":

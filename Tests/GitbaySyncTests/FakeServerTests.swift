@@ -185,22 +185,6 @@ struct FakeServerTests {
         #expect(aliceList.dataArray?.isEmpty == true)
     }
 
-    @Test("a server keyed on (account, token) gives the second account its own row")
-    func rowsPerAccount() throws {
-        let server = try FakeGitbayServer()
-        defer { server.stop() }
-        server.rowsPerAccount = true
-        let alice = server.mintToken(for: "alice")
-        let bob = server.mintToken(for: "bob")
-
-        let first = try RawHTTP.command(server.port, token: alice, Self.add, stdin: "3f2a9c01aabbccdd")
-        let second = try RawHTTP.command(server.port, token: bob, Self.add, stdin: "3f2a9c01aabbccdd")
-
-        #expect(first.dataObject?["id"] as? Int == 1)
-        #expect(second.dataObject?["id"] as? Int == 2)
-        #expect(server.devices().map(\.owner) == ["alice", "bob"])
-    }
-
     @Test("ids are reused after the top row is deleted")
     func idReuse() throws {
         let server = try FakeGitbayServer()

@@ -110,7 +110,6 @@ struct RunEveryTests {
         let cli = try CLIHarness()
         let alice = try await cli.login(server, "alice")
         let bob = try await cli.login(server, "bob")
-        server.rowsPerAccount = true
         #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         // Bob's server asks for 100 s of quiet, longer than the 20 s period.
         server.inject(.rateLimited(retryAfter: 100), command: "notifications device list", user: "bob")

@@ -45,8 +45,6 @@ struct CrashConsistencyTests {
             Instance(server: FakeGitbayServer(), users: ["b1", "b2"], rowsPerAccount: false),
             Instance(server: FakeGitbayServer(), users: ["c1", "c2"], rowsPerAccount: true),
         ]
-        instances[0].server.rowsPerAccount = true
-        instances[2].server.rowsPerAccount = true
         instances[2].server.returnsDeviceID = false
         var apiTokens: [String: String] = [:]
         var accountNames: [String: String] = [:]

@@ -9,7 +9,6 @@ struct LoadTests {
     @Test("128 accounts on one rate-limited server: at most one refusal per account per run, and the runs converge")
     func manyAccountsOneServer() async throws {
         let server = try FakeGitbayServer()
-        server.rowsPerAccount = true
         let users = (0..<128).map { String(format: "u%03d", $0) }
         let cli = try CLIHarness()
         for user in users { try await cli.login(server, user) }

@@ -141,7 +141,6 @@ struct ReconcilerTests {
           arguments: [true, false])
     func perAccountServer(returnsID: Bool) async throws {
         let server = try FakeGitbayServer()
-        server.rowsPerAccount = true
         server.returnsDeviceID = returnsID
         let setup = try await Self.setUp([server, server], users: ["alice", "bob"])
         let first = await setup.cli.run(["run", "--json"])
@@ -157,7 +156,6 @@ struct ReconcilerTests {
           arguments: [true, false])
     func threeAccounts(rowsPerAccount: Bool) async throws {
         let server = try FakeGitbayServer()
-        server.rowsPerAccount = rowsPerAccount
         let setup = try await Self.setUp([server, server, server], users: ["alice", "bob", "dave"])
         let first = await setup.cli.run(["run", "--json"])
         #expect(first.code == 0, "\(first.err)")
