@@ -98,7 +98,8 @@ struct APIRouter: Sendable {
         }
 
         let outcome = state.dispatch(
-            argv: argv, stdin: call.stdin, token: token, onReadRoute: route == .read, now: Date(), instant: instant)
+            argv: argv, stdin: call.stdin, apiToken: bearer, token: token, onReadRoute: route == .read, now: Date(),
+            instant: instant)
         let body = Envelope.body(for: outcome, protocolVersion: protocolVersion)
         guard route == .read else { return HTTPResponse(status: outcome.status, headers: [json], body: body) }
 

@@ -7,10 +7,10 @@ import Foundation
 /// and every connection. Everything here is thread-safe.
 ///
 /// Besides the two API routes it always serves two unauthenticated control routes for scripts
-/// (the benchmark): `GET /_fake/stats` answers `{"requests":N,"reads":N,"writes":N,"devices":[...]}`
-/// (API requests since the start or the last reset; rows with id, owner, label and the token's
-/// first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears `requests()`.
-/// They are never recorded, delayed or faulted.
+/// (the benchmark): `GET /_fake/stats` answers `{"requests":N,"reads":N,"writes":N,"moves":N,"devices":[...]}`
+/// (API requests and row moves since the start or the last reset; rows with id, owner, label
+/// and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
+/// `requests()`. They are never recorded, delayed or faulted.
 public final class FakeGitbayServer: Sendable {
     private let state = Guarded(FakeState())
     private let listener: HTTPListener
@@ -76,15 +76,31 @@ public final class FakeGitbayServer: Sendable {
     }
 
     /// Registers a device as another client would, with `device add` semantics (an existing
-    /// row of the token keeps its id and moves to `owner`); returns its id.
+    /// row of the token keeps its id and moves to `owner`, logged in `moves()`); returns its id.
+    /// The row's `insertedWith` is nil.
     @discardableResult
     public func insertDevice(owner: String, token: String, label: String) -> Int {
-        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date()) }
+        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date(), apiToken: nil) }
     }
 
-    /// Deletes a row as the server does on an APNs rejection or a removal from the web page.
+    /// Deletes a row as the server does on an APNs rejection or a removal from the web page;
+    /// logged in `deletions()` with no API token.
     public func deleteDevice(id: Int) {
-        state.withLock { _ = $0.deleteDevice(id: id) }
+        state.withLock { _ = $0.deleteDevice(id: id, apiToken: nil) }
+    }
+
+    // MARK: Provenance, for model-based tests
+
+    /// Every row deleted so far, oldest first: by a `device remove` (with its bearer token) or
+    /// by `deleteDevice(id:)`. Never cleared; a reset of the stats keeps it.
+    public func deletions() -> [FakeDeletion] {
+        state.withLock { $0.deletions }
+    }
+
+    /// Every time an upsert moved an existing row to another account, oldest first. A re-add
+    /// by the row's own account is not a move. Never cleared; a reset of the stats keeps it.
+    public func moves() -> [FakeMove] {
+        state.withLock { $0.moves }
     }
 
     /// The account's `push` setting (true for an account that never changed it).

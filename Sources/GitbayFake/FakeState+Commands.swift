@@ -5,9 +5,10 @@ extension FakeState {
     /// Longest token `device add` accepts, in bytes.
     static let deviceTokenLimit = 512
 
-    /// Runs `argv` (already without `--json`) for the token's account.
+    /// Runs `argv` (already without `--json`) for the account of `apiToken`, the bearer that sent it.
     mutating func dispatch(
-        argv: [String], stdin: String?, token: Token, onReadRoute: Bool, now: Date, instant: ContinuousClock.Instant
+        argv: [String], stdin: String?, apiToken: String, token: Token, onReadRoute: Bool, now: Date,
+        instant: ContinuousClock.Instant
     ) -> CommandOutcome {
         guard let (command, arguments) = GitbayCommand.parse(argv) else {
             let message = argv.isEmpty
@@ -31,7 +32,7 @@ extension FakeState {
                 }
             }
         }
-        return run(command, arguments: arguments, stdin: stdin, user: token.user, now: now)
+        return run(command, arguments: arguments, stdin: stdin, user: token.user, apiToken: apiToken, now: now)
     }
 
     static func writeLimitMessage(seconds: Int) -> String {
@@ -39,7 +40,7 @@ extension FakeState {
     }
 
     private mutating func run(
-        _ command: GitbayCommand, arguments: [String], stdin: String?, user: String, now: Date
+        _ command: GitbayCommand, arguments: [String], stdin: String?, user: String, apiToken: String, now: Date
     ) -> CommandOutcome {
         let flags: [String: String]
         let positionals: [String]
@@ -67,7 +68,8 @@ extension FakeState {
             guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
                 return .failure(exitCode: 2, "device token is too long")
             }
-            let id = upsertDevice(owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now)
+            let id = upsertDevice(
+                owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now, apiToken: apiToken)
             // v1.32.0 answered without the id.
             return .success(modes.returnsDeviceID
                 ? .object([("id", .number(id)), ("status", .string("registered"))])
@@ -96,7 +98,7 @@ extension FakeState {
             guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
                 return .failure(exitCode: 3, "no such device; see `notifications device list`")
             }
-            deleteDevice(id: id)
+            deleteDevice(id: id, apiToken: apiToken)
             return .success(.object([("status", .string("removed"))]))
 
         case .settingsShow:

@@ -25,8 +25,8 @@ struct Options: Equatable {
           -h, --help            Show this help.
 
         CONTROL ROUTES (no authentication):
-          GET  /_fake/stats           {"requests":N,"reads":N,"writes":N,"devices":[...]}
-                                      (API requests since the start or a reset)
+          GET  /_fake/stats           {"requests":N,"reads":N,"writes":N,"moves":N,"devices":[...]}
+                                      (API requests and row moves since the start or a reset)
           POST /_fake/reset-stats     zero the counters
           POST /_fake/down?seconds=N  close every connection for N seconds (1 to 60)
         """

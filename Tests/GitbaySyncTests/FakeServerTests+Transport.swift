@@ -151,21 +151,26 @@ extension FakeServerTests {
         _ = try RawHTTP.read(server.port, token: token, Self.list)
         _ = try RawHTTP.read(server.port, token: token, ["whoami"])
 
+        _ = try RawHTTP.command(server.port, token: server.mintToken(for: "bob"), Self.add, stdin: "3f2a9c01aabbccdd")
+
         let stats = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
         let reset = try RawHTTP(port: server.port).send("POST", "/_fake/reset-stats")
         let after = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
 
-        #expect(stats?["requests"] as? Int == 3)
+        #expect(stats?["requests"] as? Int == 4)
         #expect(stats?["reads"] as? Int == 2)
-        #expect(stats?["writes"] as? Int == 1)
-        let row = try #require((stats?["devices"] as? [[String: Any]])?.first)
-        #expect(row["owner"] as? String == "alice")
-        #expect(row["label"] as? String == "laptop")
-        #expect(row["token"] as? String == "3f2a9c01")
+        #expect(stats?["writes"] as? Int == 2)
+        #expect(stats?["moves"] as? Int == 1)
+        let rows = try #require(stats?["devices"] as? [[String: Any]])
+        #expect(rows.map { $0["owner"] as? String } == ["bob"])
+        #expect(rows.first?["label"] as? String == "")
+        #expect(rows.first?["token"] as? String == "3f2a9c01")
         #expect(reset.status == 200)
         #expect(after?["requests"] as? Int == 0)
+        #expect(after?["moves"] as? Int == 0)
         #expect((after?["devices"] as? [Any])?.count == 1)
         #expect(server.requests().isEmpty)
+        #expect(server.moves().count == 1, "a reset of the stats keeps the move log")
     }
 
     // MARK: Rate limits
