@@ -5,7 +5,7 @@ import Dispatch
 /// Always served, never recorded, never delayed, never faulted, no authentication:
 /// - `GET /_fake/stats`: `{"requests":N,"reads":N,"writes":N,"moves":N,"devices":[{"id","owner","label","token"}]}`,
 ///   counting API requests and row moves since the start or the last reset; `token` is the
-///   first 8 bytes.
+///   first 8 bytes, a cut character written as `device list` writes it.
 /// - `POST /_fake/reset-stats`: zeroes the counters and clears the request log (not the
 ///   deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
@@ -22,7 +22,7 @@ extension APIRouter {
                         ("id", .number(row.id)),
                         ("owner", .string(row.owner)),
                         ("label", .string(row.label)),
-                        ("token", .string(String(decoding: Array(row.token.utf8.prefix(8)), as: UTF8.self))),
+                        ("token", .string(GoText.jsonString(utf8: row.token.utf8.prefix(8)))),
                     ])
                 }
                 let stats = JSONValue.object([

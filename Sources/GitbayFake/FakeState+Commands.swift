@@ -81,7 +81,7 @@ extension FakeState {
                 .object([
                     ("id", .number(row.id)),
                     ("label", .string(row.label)),
-                    ("token", .string(displayedToken(row.token))),
+                    ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
                     ("added", .string(Self.timestamp(row.added))),
                 ])
             }
@@ -114,11 +114,13 @@ extension FakeState {
         }
     }
 
-    /// The first 8 bytes and `…`; `(short token)` for 8 bytes or fewer (v1.32.0 echoed those).
-    private func displayedToken(_ token: String) -> String {
+    /// A token as `device list` shows it: the first 8 bytes and `…`, written as Go's JSON
+    /// encoder writes a cut character (one U+FFFD per stray byte). A token of 8 bytes or fewer
+    /// is `(short token)`, or in full with `shortInFull` (v1.32.0).
+    static func displayedToken(_ token: String, shortInFull: Bool) -> String {
         let bytes = Array(token.utf8)
-        guard bytes.count > 8 else { return modes.returnsDeviceID ? "(short token)" : token }
-        return String(decoding: bytes.prefix(8), as: UTF8.self) + "\u{2026}"
+        guard bytes.count > 8 else { return shortInFull ? token : "(short token)" }
+        return GoText.jsonString(utf8: bytes.prefix(8)) + "\u{2026}"
     }
 
     private func settingsJSON(of user: String) -> JSONValue {

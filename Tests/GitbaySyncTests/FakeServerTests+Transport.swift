@@ -152,6 +152,7 @@ extension FakeServerTests {
         _ = try RawHTTP.read(server.port, token: token, ["whoami"])
 
         _ = try RawHTTP.command(server.port, token: server.mintToken(for: "bob"), Self.add, stdin: "3f2a9c01aabbccdd")
+        server.insertDevice(owner: "carol", token: "abcdef\u{20AC}x", label: "cut")
 
         let stats = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
         let reset = try RawHTTP(port: server.port).send("POST", "/_fake/reset-stats")
@@ -162,13 +163,13 @@ extension FakeServerTests {
         #expect(stats?["writes"] as? Int == 2)
         #expect(stats?["moves"] as? Int == 1)
         let rows = try #require(stats?["devices"] as? [[String: Any]])
-        #expect(rows.map { $0["owner"] as? String } == ["bob"])
+        #expect(rows.map { $0["owner"] as? String } == ["bob", "carol"])
         #expect(rows.first?["label"] as? String == "")
-        #expect(rows.first?["token"] as? String == "3f2a9c01")
+        #expect(rows.map { $0["token"] as? String } == ["3f2a9c01", "abcdef\u{FFFD}\u{FFFD}"])
         #expect(reset.status == 200)
         #expect(after?["requests"] as? Int == 0)
         #expect(after?["moves"] as? Int == 0)
-        #expect((after?["devices"] as? [Any])?.count == 1)
+        #expect((after?["devices"] as? [Any])?.count == 2)
         #expect(server.requests().isEmpty)
         #expect(server.moves().count == 1, "a reset of the stats keeps the move log")
     }
