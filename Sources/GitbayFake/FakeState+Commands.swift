@@ -5,21 +5,16 @@ extension FakeState {
     /// Longest token `device add` accepts, in bytes.
     static let deviceTokenLimit = 512
 
-    /// Runs `argv` (already without `--json`) for the account of `apiToken`, the bearer that sent it.
+    /// Runs `argv` for the account of `apiToken`, the bearer that sent it. The router has
+    /// already stripped `--json`, refused an empty argv and, on the read route, any command
+    /// that is unknown or changes state.
     mutating func dispatch(
-        argv: [String], stdin: String?, apiToken: String, token: Token, onReadRoute: Bool, now: Date,
-        instant: ContinuousClock.Instant
+        argv: [String], stdin: String?, apiToken: String, token: Token, now: Date, instant: ContinuousClock.Instant
     ) -> CommandOutcome {
         guard let (command, arguments) = GitbayCommand.parse(argv) else {
-            let message = argv.isEmpty
-                ? "no command given; see `help`"
-                : "unknown command \"\(argv.joined(separator: " "))\"; see `help`"
-            return .failure(exitCode: 2, message, status: onReadRoute ? 404 : nil)
+            return .failure(exitCode: 2, Self.unknownCommandMessage(argv))
         }
         if command.changesState {
-            if onReadRoute {
-                return .failure(exitCode: 2, "`\(command.name)` changes state; send it with POST /api/v1/cmd")
-            }
             if token.scope == .read {
                 return .failure(
                     exitCode: 4,
@@ -33,6 +28,11 @@ extension FakeState {
             }
         }
         return run(command, arguments: arguments, stdin: stdin, user: token.user, apiToken: apiToken, now: now)
+    }
+
+    /// The error for a command gitbay does not know, from the dispatcher and the read route alike.
+    static func unknownCommandMessage(_ argv: [String]) -> String {
+        "unknown command \"\(argv.joined(separator: " "))\"; see `help`"
     }
 
     static func writeLimitMessage(seconds: Int) -> String {

@@ -29,6 +29,29 @@ extension FakeServerTests {
         #expect(changed.dataArray?.count == 1)
     }
 
+    @Test("an error on the read route is tagged too, apart from a success; a refusal before dispatch is not")
+    func entityTagsOnErrors() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+
+        let failed = try RawHTTP.read(server.port, token: token, Self.list + ["all"])
+        let tag = try #require(failed.headers["etag"])
+        let again = try RawHTTP.read(server.port, token: token, Self.list + ["all"], headers: [("If-None-Match", tag)])
+        let listed = try RawHTTP.read(server.port, token: token, Self.list, headers: [("If-None-Match", tag)])
+        let refused = try RawHTTP.read(server.port, token: token, ["frobnicate"])
+
+        #expect(failed.status == 400)
+        #expect(failed.exitCode == 2)
+        #expect(failed.headers["cache-control"] == "private, no-cache")
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        #expect(listed.status == 200)
+        #expect(listed.headers["etag"] != nil && listed.headers["etag"] != tag)
+        #expect(refused.status == 404)
+        #expect(refused.headers["etag"] == nil)
+    }
+
     @Test("query values are percent-decoded, with + as a space")
     func percentDecoding() throws {
         let server = try FakeGitbayServer()
