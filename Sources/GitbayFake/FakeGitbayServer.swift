@@ -11,6 +11,10 @@ import Foundation
 /// (API requests and row moves since the start or the last reset; rows with id, owner, label
 /// and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
 /// `requests()`. They are never recorded, delayed or faulted.
+///
+/// Like gitbay, it enforces both per-account rate limits unless told not to
+/// (`enforceRateLimits`): a test that makes many calls on one account and is not about limits
+/// turns them off.
 public final class FakeGitbayServer: Sendable {
     private let state = Guarded(FakeState())
     private let listener: HTTPListener
@@ -122,10 +126,23 @@ public final class FakeGitbayServer: Sendable {
         set { state.withLock { $0.modes.returnsDeviceID = newValue } }
     }
 
-    /// Enforces the API limiter (429) and the dispatcher's 60 writes a minute (403), per account.
+    /// Enforces, per account, the API limiter (429 with `Retry-After`; reads: a burst of 120,
+    /// 2 a second; writes also a burst of 12, 0.2 a second) and the dispatcher's write limit
+    /// (exit 4 / 403; a burst of 60, 1 a second). True by default, as on every gitbay.
     public var enforceRateLimits: Bool {
         get { state.withLock { $0.modes.enforceRateLimits } }
         set { state.withLock { $0.modes.enforceRateLimits = newValue } }
+    }
+
+    /// Charges `count` writes made over SSH or the web to the dispatcher's write limit of
+    /// `username`, which they share with the API. Over the API alone the limiter's writes
+    /// bucket (12, then one each 5 s) refuses long before 60 writes a minute; this is how a
+    /// test reaches the write limit's 403.
+    public func chargeWrites(_ count: Int, to username: String) {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            state.limits[username, default: AccountLimits(now: now)].spendWrites(count, at: now)
+        }
     }
 
     /// Added before every answer (and before a reset).

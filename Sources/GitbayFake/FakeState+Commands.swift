@@ -23,7 +23,7 @@ extension FakeState {
             if modes.enforceRateLimits {
                 let wait = limits[token.user, default: AccountLimits(now: instant)].admitWrite(at: instant)
                 if let wait {
-                    return .failure(exitCode: 4, Self.writeLimitMessage(seconds: wait))
+                    return .failure(exitCode: 4, Self.writeLimitMessage(wait: wait))
                 }
             }
         }
@@ -35,8 +35,9 @@ extension FakeState {
         "unknown command \"\(argv.joined(separator: " "))\"; see `help`"
     }
 
-    static func writeLimitMessage(seconds: Int) -> String {
-        "too many writes: \(AccountLimits.writesPerMinute) a minute per account; try again in \(seconds)s"
+    /// The dispatcher's write limit, the wait printed as a Go duration (`2s`, `1m1s`).
+    static func writeLimitMessage(wait: Duration) -> String {
+        "too many writes: \(AccountLimits.writesPerMinute) a minute per account; try again in \(GoText.duration(wait))"
     }
 
     private mutating func run(

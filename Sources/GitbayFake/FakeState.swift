@@ -19,7 +19,7 @@ struct FakeState: Sendable {
     struct Modes: Sendable {
         var pushEnabled = true
         var returnsDeviceID = true
-        var enforceRateLimits = false
+        var enforceRateLimits = true
         var latency: Duration = .zero
         var isDown = false
         var apiEnabled = true

@@ -51,4 +51,36 @@ enum GoText {
         }
         return Unicode.Scalar(value).map { ($0, length) }
     }
+
+    /// What Go's `time.Duration.String()` prints: `0s`, `1.5ms`, `2s`, `1m1s`, `1h0m0s`.
+    /// Precision below a nanosecond is dropped, as a Go duration has none.
+    static func duration(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let sign = nanoseconds < 0 ? "-" : ""
+        let magnitude = nanoseconds.magnitude
+        if magnitude == 0 { return "0s" }
+        if magnitude < 1_000 { return sign + String(magnitude) + "ns" }
+        if magnitude < 1_000_000 { return sign + decimal(magnitude, fractionDigits: 3) + "\u{B5}s" }
+        if magnitude < 1_000_000_000 { return sign + decimal(magnitude, fractionDigits: 6) + "ms" }
+
+        let wholeSeconds = magnitude / 1_000_000_000
+        var text = decimal(wholeSeconds % 60 * 1_000_000_000 + magnitude % 1_000_000_000, fractionDigits: 9) + "s"
+        let minutes = wholeSeconds / 60
+        // Go prints the minutes from one minute on, and the hours from one hour on.
+        if minutes > 0 { text = String(minutes % 60) + "m" + text }
+        if minutes >= 60 { text = String(minutes / 60) + "h" + text }
+        return sign + text
+    }
+
+    /// `value` divided by 10^`fractionDigits`, without trailing zeros or a bare point.
+    private static func decimal(_ value: UInt64, fractionDigits: Int) -> String {
+        var scale: UInt64 = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
+        let whole = String(value / scale)
+        var fraction = String(value % scale)
+        fraction = String(repeating: "0", count: fractionDigits - fraction.count) + fraction
+        while fraction.last == "0" { fraction.removeLast() }
+        return fraction.isEmpty ? whole : whole + "." + fraction
+    }
 }

@@ -1,7 +1,7 @@
 /// The command line of `gitbay-fake-server`, parsed without side effects.
 struct Options: Equatable {
     static let usageLine =
-        "USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--no-device-id] [--rate-limits]"
+        "USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--no-device-id] [--no-rate-limits]"
 
     static let usage = """
         \(usageLine)
@@ -13,7 +13,9 @@ struct Options: Equatable {
         reaches end of file, so a parent script that dies takes the server down.
 
         Like gitbay, one device row per token on the whole instance: a `device add` of a token
-        another account holds moves that row (same id) to the caller.
+        another account holds moves that row (same id) to the caller. Both per-account rate
+        limits are on: the API limiter (429 with Retry-After; 120 reads, then 2 a second; 12
+        writes, then one each 5 s) and the write limit (403, exit 4; 60, then 1 a second).
 
         OPTIONS:
           --port <n>            Port on 127.0.0.1 (default: a free one).
@@ -21,7 +23,7 @@ struct Options: Equatable {
           --latency-ms <n>      Delay before every answer, in milliseconds (default: 0).
           --no-device-id        Behave like gitbay v1.32.0: `device add` returns no id and
                                 `device list` shows a token of 8 bytes or fewer in full.
-          --rate-limits         Enforce the per-account API limiter and write limit.
+          --no-rate-limits      Enforce neither rate limit (no gitbay does this).
           -h, --help            Show this help.
 
         CONTROL ROUTES (no authentication):
@@ -46,7 +48,7 @@ struct Options: Equatable {
     var users: [String] = ["alice"]
     var latencyMilliseconds = 0
     var returnsDeviceID = true
-    var enforceRateLimits = false
+    var enforceRateLimits = true
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
         var options = Options()
@@ -78,8 +80,8 @@ struct Options: Equatable {
                 options.latencyMilliseconds = milliseconds
             case "--no-device-id":
                 options.returnsDeviceID = false
-            case "--rate-limits":
-                options.enforceRateLimits = true
+            case "--no-rate-limits":
+                options.enforceRateLimits = false
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }

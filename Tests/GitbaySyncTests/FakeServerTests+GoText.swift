@@ -2,8 +2,8 @@ import Foundation
 @testable import GitbayFake
 import Testing
 
-/// What the fake writes the way gitbay's Go code does: the token display of `device list`
-/// and Go's UTF-8 repair.
+/// What the fake writes the way gitbay's Go code does: the token display of `device list`,
+/// Go's UTF-8 repair, Go durations and the write limit's wait.
 extension FakeServerTests {
     // MARK: Token display
 
@@ -83,5 +83,70 @@ extension FakeServerTests {
     @Test("bytes that are not UTF-8 become one U+FFFD each, as Go writes them", arguments: utf8Cases)
     func goUTF8(_ example: UTF8Case) {
         #expect(GoText.jsonString(utf8: example.bytes) == example.text)
+    }
+
+    // MARK: Go durations
+
+    /// A duration and what Go's `time.Duration.String()` prints for it.
+    struct DurationCase: Sendable, CustomTestStringConvertible {
+        let duration: Duration
+        let text: String
+
+        var testDescription: String { text }
+    }
+
+    static let durationCases: [DurationCase] = [
+        DurationCase(duration: .zero, text: "0s"),
+        DurationCase(duration: .seconds(1), text: "1s"),
+        DurationCase(duration: .seconds(2), text: "2s"),
+        DurationCase(duration: .seconds(59), text: "59s"),
+        DurationCase(duration: .seconds(60), text: "1m0s"),
+        DurationCase(duration: .seconds(61), text: "1m1s"),
+        DurationCase(duration: .seconds(3599), text: "59m59s"),
+        DurationCase(duration: .seconds(3600), text: "1h0m0s"),
+        DurationCase(duration: .seconds(3661), text: "1h1m1s"),
+        DurationCase(duration: .seconds(90_000), text: "25h0m0s"),
+        DurationCase(duration: .milliseconds(1500), text: "1.5s"),
+        DurationCase(duration: .milliseconds(61_250), text: "1m1.25s"),
+        DurationCase(duration: .milliseconds(500), text: "500ms"),
+        DurationCase(duration: .microseconds(1500), text: "1.5ms"),
+        DurationCase(duration: .microseconds(1), text: "1\u{B5}s"),
+        DurationCase(duration: .nanoseconds(1001), text: "1.001\u{B5}s"),
+        DurationCase(duration: .nanoseconds(999), text: "999ns"),
+        DurationCase(duration: .seconds(-2), text: "-2s"),
+        DurationCase(duration: .milliseconds(-61_500), text: "-1m1.5s"),
+    ]
+
+    @Test("durations print as Go's time.Duration.String()", arguments: durationCases)
+    func goDuration(_ example: DurationCase) {
+        #expect(GoText.duration(example.duration) == example.text)
+    }
+
+    // MARK: The write limit's bucket
+
+    /// Time since the bucket was emptied and the wait gitbay names.
+    struct WriteWaitCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let after: Duration
+        let wait: Duration?
+
+        var testDescription: String { name }
+    }
+
+    static let writeWaitCases: [WriteWaitCase] = [
+        WriteWaitCase(name: "empty: 1 s for the token and 1 s more", after: .zero, wait: .seconds(2)),
+        WriteWaitCase(name: "0.4 tokens back: 1.6 s rounds to 2 s", after: .milliseconds(400), wait: .seconds(2)),
+        WriteWaitCase(name: "half a token back: 1.5 s rounds away from zero", after: .milliseconds(500), wait: .seconds(2)),
+        WriteWaitCase(name: "0.6 tokens back: 1.4 s rounds to 1 s", after: .milliseconds(600), wait: .seconds(1)),
+        WriteWaitCase(name: "a whole token back: admitted", after: .seconds(1), wait: nil),
+    ]
+
+    @Test("the write limit is a token bucket: a burst of 60, one a second back", arguments: writeWaitCases)
+    func writeLimitBucket(_ example: WriteWaitCase) {
+        let start = ContinuousClock.now
+        var limits = AccountLimits(now: start)
+        let burst = (0..<60).map { _ in limits.admitWrite(at: start) }
+        #expect(burst.allSatisfy { $0 == nil })
+        #expect(limits.admitWrite(at: start + example.after) == example.wait)
     }
 }

@@ -203,9 +203,9 @@ extension FakeServerTests {
     func writeBucket() throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        server.enforceRateLimits = true
         let token = server.mintToken(for: "alice")
         let other = server.mintToken(for: "bob")
+        #expect(server.enforceRateLimits, "on by default, as on every gitbay")
 
         let statuses = try (0..<12).map { index in
             try RawHTTP.command(server.port, token: token, Self.add, stdin: "token-number-\(index)").status
@@ -223,6 +223,47 @@ extension FakeServerTests {
         #expect(read.status == 200)
         #expect(otherAccount.status == 200)
         #expect(server.devices(of: "alice").count == 12)
+    }
+
+    @Test("the write limit shared with SSH and the web: exit 4 / 403, a Go duration, no Retry-After")
+    func writeLimit() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+        let other = server.mintToken(for: "bob")
+        server.chargeWrites(60, to: "alice")
+
+        let refused = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
+        let read = try RawHTTP.read(server.port, token: token, Self.list)
+        let otherAccount = try RawHTTP.command(server.port, token: other, Self.add, stdin: "bobs-own-token")
+
+        #expect(refused.status == 403)
+        #expect(refused.exitCode == 4)
+        #expect(refused.headers["retry-after"] == nil)
+        let message = try #require(refused.error)
+        let prefix = "too many writes: 60 a minute per account; try again in "
+        #expect(message.hasPrefix(prefix))
+        // Tokens just under 1 after the charge: (1 - tokens) / 1 s + 1 s rounds to 2 s, or to
+        // 1 s once half a token has come back on a slow machine.
+        #expect(["2s", "1s"].contains(String(message.dropFirst(prefix.count))), "\(message)")
+        #expect(read.status == 200)
+        #expect(otherAccount.status == 200)
+        #expect(server.devices().map(\.owner) == ["bob"])
+    }
+
+    @Test("with enforceRateLimits off neither limit refuses")
+    func limitsOff() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        server.enforceRateLimits = false
+        let token = server.mintToken(for: "alice")
+        server.chargeWrites(60, to: "alice")
+
+        let statuses = try (0..<15).map { index in
+            try RawHTTP.command(server.port, token: token, Self.add, stdin: "token-number-\(index)").status
+        }
+
+        #expect(statuses == Array(repeating: 200, count: 15))
     }
 
     // MARK: Faults
@@ -294,9 +335,11 @@ extension FakeServerTests {
         let token = server.mintToken(for: "alice")
         server.inject(.rateLimited(retryAfter: 3))
         server.inject(.writeLimited(seconds: 12))
+        server.inject(.writeLimited(seconds: 61))
 
         let limited = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
         let writeLimited = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
+        let longer = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
 
         #expect(limited.status == 429)
         #expect(limited.headers["retry-after"] == "3")
@@ -305,6 +348,7 @@ extension FakeServerTests {
         #expect(writeLimited.exitCode == 4)
         #expect(writeLimited.error == "too many writes: 60 a minute per account; try again in 12s")
         #expect(writeLimited.headers["retry-after"] == nil)
+        #expect(longer.error == "too many writes: 60 a minute per account; try again in 1m1s")
         #expect(server.devices().isEmpty)
     }
 
