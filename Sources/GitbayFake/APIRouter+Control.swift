@@ -3,9 +3,11 @@ import Dispatch
 /// The fake's own control routes, for scripts that cannot call the Swift API (the benchmark).
 ///
 /// Always served, never recorded, never delayed, never faulted, no authentication:
-/// - `GET /_fake/stats`: `{"requests":N,"reads":N,"writes":N,"devices":[{"id","owner","label","token"}]}`,
-///   counting API requests since the start or the last reset; `token` is the first 8 bytes.
-/// - `POST /_fake/reset-stats`: zeroes the counters and clears the request log.
+/// - `GET /_fake/stats`: `{"requests":N,"reads":N,"writes":N,"moves":N,"devices":[{"id","owner","label","token"}]}`,
+///   counting API requests and row moves since the start or the last reset; `token` is the
+///   first 8 bytes, a cut character written as `device list` writes it.
+/// - `POST /_fake/reset-stats`: zeroes the counters and clears the request log (not the
+///   deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
 ///   seconds (1 to 60), then comes back with its state intact, for a demo of an outage.
 /// Like every route, they are unreachable while the server is down.
@@ -20,13 +22,14 @@ extension APIRouter {
                         ("id", .number(row.id)),
                         ("owner", .string(row.owner)),
                         ("label", .string(row.label)),
-                        ("token", .string(String(decoding: Array(row.token.utf8.prefix(8)), as: UTF8.self))),
+                        ("token", .string(GoText.jsonString(utf8: row.token.utf8.prefix(8)))),
                     ])
                 }
                 let stats = JSONValue.object([
                     ("requests", .number(state.stats.requests)),
                     ("reads", .number(state.stats.reads)),
                     ("writes", .number(state.stats.writes)),
+                    ("moves", .number(state.stats.moves)),
                     ("devices", .array(devices)),
                 ])
                 return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))

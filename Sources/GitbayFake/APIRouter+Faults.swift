@@ -27,7 +27,7 @@ extension APIRouter {
         case .rateLimited(let seconds):
             return .respond(Self.rateLimited(retryAfter: seconds))
         case .writeLimited(let seconds):
-            let outcome = CommandOutcome.failure(exitCode: 4, FakeState.writeLimitMessage(seconds: seconds))
+            let outcome = CommandOutcome.failure(exitCode: 4, FakeState.writeLimitMessage(wait: .seconds(seconds)))
             return .respond(HTTPResponse(
                 status: outcome.status, headers: [("Content-Type", "application/json")],
                 body: Envelope.body(for: outcome)))

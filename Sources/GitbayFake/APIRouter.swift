@@ -89,27 +89,50 @@ struct APIRouter: Sendable {
                 body: Envelope.preDispatchError("malformed request body: \(malformed)", protocolVersion: protocolVersion))
         }
         let argv = call.argv.filter { $0 != "--json" }
+        if let (status, message) = Self.refusal(of: argv, on: route) {
+            return HTTPResponse(
+                status: status, headers: [json], body: Envelope.preDispatchError(message, protocolVersion: protocolVersion))
+        }
         let instant = ContinuousClock.now
         if state.modes.enforceRateLimits {
-            // Only a write that can run here draws from the writes bucket.
-            let drawsWrite = route == .command && (GitbayCommand.parse(argv)?.command.changesState ?? false)
-            let wait = state.limits[token.user, default: AccountLimits(now: instant)].admit(isWrite: drawsWrite, at: instant)
+            // A write reaches this point on the command route only.
+            let isWrite = GitbayCommand.parse(argv)?.command.changesState ?? false
+            let wait = state.limits[token.user, default: AccountLimits(now: instant)].admit(isWrite: isWrite, at: instant)
             if let wait { return Self.rateLimited(retryAfter: wait, protocolVersion: protocolVersion) }
         }
 
         let outcome = state.dispatch(
-            argv: argv, stdin: call.stdin, token: token, onReadRoute: route == .read, now: Date(), instant: instant)
+            argv: argv, stdin: call.stdin, apiToken: bearer, token: token, now: Date(), instant: instant)
         let body = Envelope.body(for: outcome, protocolVersion: protocolVersion)
         guard route == .read else { return HTTPResponse(status: outcome.status, headers: [json], body: body) }
 
-        var headers = [json, ("Cache-Control", "private, no-cache")]
-        guard outcome.exitCode == 0 else { return HTTPResponse(status: outcome.status, headers: headers, body: body) }
-        let tag = Self.entityTag(for: body, user: token.user)
-        headers.append(("ETag", tag))
+        // Every dispatched answer on the read route is tagged, errors too.
+        let tag = Self.entityTag(status: outcome.status, body: body, user: token.user)
+        let headers = [json, ("Cache-Control", "private, no-cache"), ("ETag", tag)]
         if Self.matches(tag, request.headers["if-none-match"]) {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        return HTTPResponse(status: 200, headers: headers, body: body)
+        return HTTPResponse(status: outcome.status, headers: headers, body: body)
+    }
+
+    /// The HTTP status and error for a command refused before dispatch (no `exit_code`):
+    /// an empty argv on either route; on the read route an unknown command (404, as a server
+    /// older than the command answers) or one that changes state (400).
+    private static func refusal(of argv: [String], on route: Route) -> (status: Int, message: String)? {
+        guard !argv.isEmpty else {
+            return switch route {
+            case .command: (400, "no command: the body needs \"argv\": [\"word\", ...]")
+            case .read: (400, "no command: the query needs argv=word&argv=...")
+            }
+        }
+        guard route == .read else { return nil }
+        guard let (command, _) = GitbayCommand.parse(argv) else {
+            return (404, FakeState.unknownCommandMessage(argv))
+        }
+        guard !command.changesState else {
+            return (400, "`\(command.name)` changes state; send it with POST /api/v1/cmd")
+        }
+        return nil
     }
 
     static func rateLimited(retryAfter seconds: Int, protocolVersion: Int = 1) -> HTTPResponse {
@@ -146,11 +169,12 @@ struct APIRouter: Sendable {
         return token.isEmpty ? nil : token
     }
 
-    /// A strong tag from the body salted with the account, so two accounts never share one.
-    private static func entityTag(for body: [UInt8], user: String) -> String {
+    /// A strong tag over the status and the body, salted with the account, so two accounts
+    /// never share one and an error's tag never equals a success's.
+    private static func entityTag(status: Int, body: [UInt8], user: String) -> String {
         // FNV-1a, 64 bits: stable across runs and platforms, unlike `Hasher`.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(user.utf8) + [0] + body {
+        for byte in Array(user.utf8) + [0] + Array(String(status).utf8) + [0] + body {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         let hex = String(hash, radix: 16)

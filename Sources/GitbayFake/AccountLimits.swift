@@ -1,15 +1,17 @@
-/// One account's two rate limits: the API limiter's buckets and the dispatcher's write window.
+/// One account's two rate limits: the API limiter's buckets and the dispatcher's write limit.
 struct AccountLimits: Sendable {
-    /// The dispatcher's limit, shared by SSH, web and API.
+    /// The dispatcher's limit, shared by SSH, web and API: a burst of 60, refilled at 1 a second.
     static let writesPerMinute = 60
 
     private var reads: TokenBucket
     private var writes: TokenBucket
-    private var recentWrites: [ContinuousClock.Instant] = []
+    private var dispatcherWrites: TokenBucket
 
     init(now: ContinuousClock.Instant) {
         reads = TokenBucket(capacity: 120, refillPerSecond: 2, now: now)
         writes = TokenBucket(capacity: 12, refillPerSecond: 0.2, now: now)
+        dispatcherWrites = TokenBucket(
+            capacity: Double(Self.writesPerMinute), refillPerSecond: Double(Self.writesPerMinute) / 60, now: now)
     }
 
     /// Admits one request through the API limiter, or says how many whole seconds to wait.
@@ -23,14 +25,25 @@ struct AccountLimits: Sendable {
         return nil
     }
 
-    /// Counts one write in the dispatcher's sliding minute, or says how long to wait.
-    mutating func admitWrite(at now: ContinuousClock.Instant) -> Int? {
-        recentWrites.removeAll { now - $0 >= .seconds(60) }
-        guard recentWrites.count >= Self.writesPerMinute, let oldest = recentWrites.first else {
-            recentWrites.append(now)
+    /// Spends one of the dispatcher's writes, or says how long to wait as gitbay words it:
+    /// `(1 - tokens) / rate + 1s`, rounded to the nearest second (halves away from zero, as
+    /// Go's `Duration.Round` does).
+    mutating func admitWrite(at now: ContinuousClock.Instant) -> Duration? {
+        let tokens = dispatcherWrites.level(at: now)
+        guard tokens < 1 else {
+            dispatcherWrites.take()
             return nil
         }
-        return Self.wholeSeconds(oldest + .seconds(60) - now)
+        let seconds = (1 - tokens) / dispatcherWrites.refillPerSecond + 1
+        return .seconds(Int64(seconds.rounded(.toNearestOrAwayFromZero)))
+    }
+
+    /// Spends up to `count` of the dispatcher's writes at once, as writes over SSH or the web
+    /// do; the bucket never goes below empty.
+    mutating func spendWrites(_ count: Int, at now: ContinuousClock.Instant) {
+        for _ in 0..<count where dispatcherWrites.level(at: now) >= 1 {
+            dispatcherWrites.take()
+        }
     }
 
     private static func wholeSeconds(_ duration: Duration) -> Int {

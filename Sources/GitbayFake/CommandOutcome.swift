@@ -9,9 +9,9 @@ struct CommandOutcome: Sendable {
         CommandOutcome(exitCode: 0, data: data, error: nil, status: 200)
     }
 
-    /// A failed command; the status follows gitbay's exit-code table unless given.
-    static func failure(exitCode: Int, _ message: String, status: Int? = nil) -> CommandOutcome {
-        CommandOutcome(exitCode: exitCode, data: nil, error: message, status: status ?? httpStatus(for: exitCode))
+    /// A failed command; the status follows gitbay's exit-code table.
+    static func failure(exitCode: Int, _ message: String) -> CommandOutcome {
+        CommandOutcome(exitCode: exitCode, data: nil, error: message, status: httpStatus(for: exitCode))
     }
 
     static func httpStatus(for exitCode: Int) -> Int {

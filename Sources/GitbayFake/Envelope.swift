@@ -9,7 +9,7 @@ enum Envelope {
         return Array(JSONValue.object(members).serialized.utf8)
     }
 
-    /// An error raised before dispatch (401, malformed body, 429): no `exit_code`.
+    /// An error raised before dispatch (401, a malformed body or a refused argv, 429): no `exit_code`.
     static func preDispatchError(_ message: String, protocolVersion: Int = 1) -> [UInt8] {
         Array(JSONValue.object([("protocol_version", .number(protocolVersion)), ("error", .string(message))]).serialized.utf8)
     }

@@ -21,6 +21,7 @@ public enum FakeFault: Sendable {
     case protocolVersion(Int)
     /// Answers the API limiter's 429 with `Retry-After: retryAfter`.
     case rateLimited(retryAfter: Int)
-    /// Answers the dispatcher's per-account write limit: exit 4 / 403, no `Retry-After`.
+    /// Answers the dispatcher's per-account write limit: exit 4 / 403, no `Retry-After`, the
+    /// wait written as a Go duration (`12s`, `1m1s`).
     case writeLimited(seconds: Int)
 }

@@ -7,10 +7,14 @@ import Foundation
 /// and every connection. Everything here is thread-safe.
 ///
 /// Besides the two API routes it always serves two unauthenticated control routes for scripts
-/// (the benchmark): `GET /_fake/stats` answers `{"requests":N,"reads":N,"writes":N,"devices":[...]}`
-/// (API requests since the start or the last reset; rows with id, owner, label and the token's
-/// first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears `requests()`.
-/// They are never recorded, delayed or faulted.
+/// (the benchmark): `GET /_fake/stats` answers `{"requests":N,"reads":N,"writes":N,"moves":N,"devices":[...]}`
+/// (API requests and row moves since the start or the last reset; rows with id, owner, label
+/// and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
+/// `requests()`. They are never recorded, delayed or faulted.
+///
+/// Like gitbay, it enforces both per-account rate limits unless told not to
+/// (`enforceRateLimits`): a test that makes many calls on one account and is not about limits
+/// turns them off.
 public final class FakeGitbayServer: Sendable {
     private let state = Guarded(FakeState())
     private let listener: HTTPListener
@@ -75,16 +79,32 @@ public final class FakeGitbayServer: Sendable {
         state.withLock { $0.devices.filter { $0.owner == username } }
     }
 
-    /// Registers a device as another client would (`device add` semantics, current modes
-    /// included); returns its id.
+    /// Registers a device as another client would, with `device add` semantics (an existing
+    /// row of the token keeps its id and moves to `owner`, logged in `moves()`); returns its id.
+    /// The row's `insertedWith` is nil.
     @discardableResult
     public func insertDevice(owner: String, token: String, label: String) -> Int {
-        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date()) }
+        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date(), apiToken: nil) }
     }
 
-    /// Deletes a row as the server does on an APNs rejection or a removal from the web page.
+    /// Deletes a row as the server does on an APNs rejection or a removal from the web page;
+    /// logged in `deletions()` with no API token.
     public func deleteDevice(id: Int) {
-        state.withLock { _ = $0.deleteDevice(id: id) }
+        state.withLock { _ = $0.deleteDevice(id: id, apiToken: nil) }
+    }
+
+    // MARK: Provenance, for model-based tests
+
+    /// Every row deleted so far, oldest first: by a `device remove` (with its bearer token) or
+    /// by `deleteDevice(id:)`. Never cleared; a reset of the stats keeps it.
+    public func deletions() -> [FakeDeletion] {
+        state.withLock { $0.deletions }
+    }
+
+    /// Every time an upsert moved an existing row to another account, oldest first. A re-add
+    /// by the row's own account is not a move. Never cleared; a reset of the stats keeps it.
+    public func moves() -> [FakeMove] {
+        state.withLock { $0.moves }
     }
 
     /// The account's `push` setting (true for an account that never changed it).
@@ -106,17 +126,23 @@ public final class FakeGitbayServer: Sendable {
         set { state.withLock { $0.modes.returnsDeviceID = newValue } }
     }
 
-    /// True keys rows on (account, token): another account's add makes a second row
-    /// instead of moving the existing one.
-    public var rowsPerAccount: Bool {
-        get { state.withLock { $0.modes.rowsPerAccount } }
-        set { state.withLock { $0.modes.rowsPerAccount = newValue } }
-    }
-
-    /// Enforces the API limiter (429) and the dispatcher's 60 writes a minute (403), per account.
+    /// Enforces, per account, the API limiter (429 with `Retry-After`; reads: a burst of 120,
+    /// 2 a second; writes also a burst of 12, 0.2 a second) and the dispatcher's write limit
+    /// (exit 4 / 403; a burst of 60, 1 a second). True by default, as on every gitbay.
     public var enforceRateLimits: Bool {
         get { state.withLock { $0.modes.enforceRateLimits } }
         set { state.withLock { $0.modes.enforceRateLimits = newValue } }
+    }
+
+    /// Charges `count` writes made over SSH or the web to the dispatcher's write limit of
+    /// `username`, which they share with the API. Over the API alone the limiter's writes
+    /// bucket (12, then one each 5 s) refuses long before 60 writes a minute; this is how a
+    /// test reaches the write limit's 403.
+    public func chargeWrites(_ count: Int, to username: String) {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            state.limits[username, default: AccountLimits(now: now)].spendWrites(count, at: now)
+        }
     }
 
     /// Added before every answer (and before a reset).

@@ -5,20 +5,16 @@ extension FakeState {
     /// Longest token `device add` accepts, in bytes.
     static let deviceTokenLimit = 512
 
-    /// Runs `argv` (already without `--json`) for the token's account.
+    /// Runs `argv` for the account of `apiToken`, the bearer that sent it. The router has
+    /// already stripped `--json`, refused an empty argv and, on the read route, any command
+    /// that is unknown or changes state.
     mutating func dispatch(
-        argv: [String], stdin: String?, token: Token, onReadRoute: Bool, now: Date, instant: ContinuousClock.Instant
+        argv: [String], stdin: String?, apiToken: String, token: Token, now: Date, instant: ContinuousClock.Instant
     ) -> CommandOutcome {
         guard let (command, arguments) = GitbayCommand.parse(argv) else {
-            let message = argv.isEmpty
-                ? "no command given; see `help`"
-                : "unknown command \"\(argv.joined(separator: " "))\"; see `help`"
-            return .failure(exitCode: 2, message, status: onReadRoute ? 404 : nil)
+            return .failure(exitCode: 2, Self.unknownCommandMessage(argv))
         }
         if command.changesState {
-            if onReadRoute {
-                return .failure(exitCode: 2, "`\(command.name)` changes state; send it with POST /api/v1/cmd")
-            }
             if token.scope == .read {
                 return .failure(
                     exitCode: 4,
@@ -27,19 +23,25 @@ extension FakeState {
             if modes.enforceRateLimits {
                 let wait = limits[token.user, default: AccountLimits(now: instant)].admitWrite(at: instant)
                 if let wait {
-                    return .failure(exitCode: 4, Self.writeLimitMessage(seconds: wait))
+                    return .failure(exitCode: 4, Self.writeLimitMessage(wait: wait))
                 }
             }
         }
-        return run(command, arguments: arguments, stdin: stdin, user: token.user, now: now)
+        return run(command, arguments: arguments, stdin: stdin, user: token.user, apiToken: apiToken, now: now)
     }
 
-    static func writeLimitMessage(seconds: Int) -> String {
-        "too many writes: \(AccountLimits.writesPerMinute) a minute per account; try again in \(seconds)s"
+    /// The error for a command gitbay does not know, from the dispatcher and the read route alike.
+    static func unknownCommandMessage(_ argv: [String]) -> String {
+        "unknown command \"\(argv.joined(separator: " "))\"; see `help`"
+    }
+
+    /// The dispatcher's write limit, the wait printed as a Go duration (`2s`, `1m1s`).
+    static func writeLimitMessage(wait: Duration) -> String {
+        "too many writes: \(AccountLimits.writesPerMinute) a minute per account; try again in \(GoText.duration(wait))"
     }
 
     private mutating func run(
-        _ command: GitbayCommand, arguments: [String], stdin: String?, user: String, now: Date
+        _ command: GitbayCommand, arguments: [String], stdin: String?, user: String, apiToken: String, now: Date
     ) -> CommandOutcome {
         let flags: [String: String]
         let positionals: [String]
@@ -67,7 +69,8 @@ extension FakeState {
             guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
                 return .failure(exitCode: 2, "device token is too long")
             }
-            let id = upsertDevice(owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now)
+            let id = upsertDevice(
+                owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now, apiToken: apiToken)
             // v1.32.0 answered without the id.
             return .success(modes.returnsDeviceID
                 ? .object([("id", .number(id)), ("status", .string("registered"))])
@@ -79,7 +82,7 @@ extension FakeState {
                 .object([
                     ("id", .number(row.id)),
                     ("label", .string(row.label)),
-                    ("token", .string(displayedToken(row.token))),
+                    ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
                     ("added", .string(Self.timestamp(row.added))),
                 ])
             }
@@ -96,7 +99,7 @@ extension FakeState {
             guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
                 return .failure(exitCode: 3, "no such device; see `notifications device list`")
             }
-            deleteDevice(id: id)
+            deleteDevice(id: id, apiToken: apiToken)
             return .success(.object([("status", .string("removed"))]))
 
         case .settingsShow:
@@ -112,11 +115,13 @@ extension FakeState {
         }
     }
 
-    /// The first 8 bytes and `…`; `(short token)` for 8 bytes or fewer (v1.32.0 echoed those).
-    private func displayedToken(_ token: String) -> String {
+    /// A token as `device list` shows it: the first 8 bytes and `…`, written as Go's JSON
+    /// encoder writes a cut character (one U+FFFD per stray byte). A token of 8 bytes or fewer
+    /// is `(short token)`, or in full with `shortInFull` (v1.32.0).
+    static func displayedToken(_ token: String, shortInFull: Bool) -> String {
         let bytes = Array(token.utf8)
-        guard bytes.count > 8 else { return modes.returnsDeviceID ? "(short token)" : token }
-        return String(decoding: bytes.prefix(8), as: UTF8.self) + "\u{2026}"
+        guard bytes.count > 8 else { return shortInFull ? token : "(short token)" }
+        return GoText.jsonString(utf8: bytes.prefix(8)) + "\u{2026}"
     }
 
     private func settingsJSON(of user: String) -> JSONValue {

@@ -19,8 +19,7 @@ struct FakeState: Sendable {
     struct Modes: Sendable {
         var pushEnabled = true
         var returnsDeviceID = true
-        var rowsPerAccount = false
-        var enforceRateLimits = false
+        var enforceRateLimits = true
         var latency: Duration = .zero
         var isDown = false
         var apiEnabled = true
@@ -40,6 +39,7 @@ struct FakeState: Sendable {
         var requests = 0
         var reads = 0
         var writes = 0
+        var moves = 0
     }
 
     var modes = Modes()
@@ -47,6 +47,10 @@ struct FakeState: Sendable {
     private(set) var tokens: [String: Token] = [:]
     /// Id ascending, always.
     private(set) var devices: [FakeDevice] = []
+    /// Every row deleted so far, oldest first.
+    private(set) var deletions: [FakeDeletion] = []
+    /// Every move of a row to another account so far, oldest first.
+    private(set) var moves: [FakeMove] = []
     var faults: [PendingFault] = []
     var log: [FakeRequest] = []
     var stats = Stats()
@@ -72,30 +76,35 @@ struct FakeState: Sendable {
 
     /// Registers `token` for `owner` the way `device add` does and returns the row id.
     ///
-    /// Keyed on the token alone (the column is UNIQUE): an existing row keeps its id and
-    /// `added`, takes the new label and moves to `owner`. With `rowsPerAccount` the key is
-    /// (owner, token) instead, as a server with a per-account unique index would behave.
-    mutating func upsertDevice(owner: String, token: String, label: String, now: Date) -> Int {
+    /// Keyed on the token alone (the column is UNIQUE): an existing row keeps its id, `added`
+    /// and `insertedWith`, takes the new label and moves to `owner` (logged as a move when
+    /// `owner` is another account). `apiToken` is the bearer of the `device add`, nil when
+    /// the row comes from the Swift API.
+    mutating func upsertDevice(owner: String, token: String, label: String, now: Date, apiToken: String?) -> Int {
         addUser(owner)
-        let index = devices.firstIndex {
-            $0.token == token && (!modes.rowsPerAccount || $0.owner == owner)
-        }
-        if let index {
+        if let index = devices.firstIndex(where: { $0.token == token }) {
             let row = devices[index]
-            devices[index] = FakeDevice(id: row.id, owner: owner, label: label, token: token, added: row.added)
+            if row.owner != owner {
+                moves.append(FakeMove(id: row.id, from: row.owner, to: owner, byAPIToken: apiToken))
+                stats.moves += 1
+            }
+            devices[index] = FakeDevice(
+                id: row.id, owner: owner, label: label, token: token, added: row.added, insertedWith: row.insertedWith)
             return row.id
         }
         // No AUTOINCREMENT: SQLite picks max(rowid)+1, so a deleted top id comes back.
         let id = (devices.last?.id ?? 0) + 1
         let added = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
-        devices.append(FakeDevice(id: id, owner: owner, label: label, token: token, added: added))
+        devices.append(FakeDevice(id: id, owner: owner, label: label, token: token, added: added, insertedWith: apiToken))
         return id
     }
 
-    /// Deletes the row with `id`, whoever owns it; false if there is none.
+    /// Deletes the row with `id`, whoever owns it, and logs it; false if there is none.
+    /// `apiToken` is the bearer of the `device remove`, nil for a deletion by the server itself.
     @discardableResult
-    mutating func deleteDevice(id: Int) -> Bool {
+    mutating func deleteDevice(id: Int, apiToken: String?) -> Bool {
         guard let index = devices.firstIndex(where: { $0.id == id }) else { return false }
+        deletions.append(FakeDeletion(device: devices[index], byAPIToken: apiToken))
         devices.remove(at: index)
         return true
     }

@@ -1,4 +1,4 @@
-/// A token bucket as gitbay's API limiter uses: `capacity` requests at once, refilled steadily.
+/// A token bucket as gitbay's limiters use: `capacity` requests at once, refilled steadily.
 struct TokenBucket: Sendable {
     let capacity: Double
     let refillPerSecond: Double
@@ -19,7 +19,13 @@ struct TokenBucket: Sendable {
         return .milliseconds(Int64(((1 - tokens) / refillPerSecond * 1000).rounded(.up)))
     }
 
-    /// Spends one token; call only after `wait(at:)` answered zero.
+    /// How many tokens the bucket holds at `now`, fractions included.
+    mutating func level(at now: ContinuousClock.Instant) -> Double {
+        refill(at: now)
+        return tokens
+    }
+
+    /// Spends one token; call only after `wait(at:)` answered zero or `level(at:)` at least 1.
     mutating func take() {
         tokens -= 1
     }

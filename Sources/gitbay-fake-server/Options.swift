@@ -1,8 +1,10 @@
 /// The command line of `gitbay-fake-server`, parsed without side effects.
 struct Options: Equatable {
+    static let usageLine =
+        "USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--no-device-id] [--no-rate-limits]"
+
     static let usage = """
-        USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>]
-                                  [--rows-per-account] [--no-device-id] [--rate-limits]
+        \(usageLine)
 
         Serves a fake gitbay instance on 127.0.0.1 for demos and benchmarks. Mints one full-scope
         token per user and prints one JSON line on stdout:
@@ -10,18 +12,25 @@ struct Options: Equatable {
         then serves until SIGTERM or SIGINT, or until stdin (when it is a pipe or a terminal)
         reaches end of file, so a parent script that dies takes the server down.
 
+        Like gitbay, one device row per token on the whole instance: a `device add` of a token
+        another account holds moves that row (same id) to the caller. Both per-account rate
+        limits are on: the API limiter (429 with Retry-After; 120 reads, then 2 a second; 12
+        writes, then one each 5 s) and the write limit (403, exit 4; 60, then 1 a second).
+
         OPTIONS:
           --port <n>            Port on 127.0.0.1 (default: a free one).
           --users <a,b,...>     Accounts to create, each with a token (default: alice).
           --latency-ms <n>      Delay before every answer, in milliseconds (default: 0).
-          --rows-per-account    Key device rows on (account, token) instead of the token alone.
-          --no-device-id        Behave like gitbay v1.32.0: `device add` returns no id.
-          --rate-limits         Enforce the per-account API limiter and write limit.
+          --no-device-id        Behave like gitbay v1.32.0: `device add` returns no id and
+                                `device list` shows a token of 8 bytes or fewer in full.
+          --no-rate-limits      Enforce neither rate limit (no gitbay does this).
           -h, --help            Show this help.
 
         CONTROL ROUTES (no authentication):
-          GET  /_fake/stats        {"requests":N,"reads":N,"writes":N,"devices":[...]}
-          POST /_fake/reset-stats  zero the counters
+          GET  /_fake/stats           {"requests":N,"reads":N,"writes":N,"moves":N,"devices":[...]}
+                                      (API requests and row moves since the start or a reset)
+          POST /_fake/reset-stats     zero the counters
+          POST /_fake/down?seconds=N  close every connection for N seconds (1 to 60)
         """
 
     /// What the command line asks for.
@@ -38,9 +47,8 @@ struct Options: Equatable {
     var port: UInt16 = 0
     var users: [String] = ["alice"]
     var latencyMilliseconds = 0
-    var rowsPerAccount = false
     var returnsDeviceID = true
-    var enforceRateLimits = false
+    var enforceRateLimits = true
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
         var options = Options()
@@ -70,12 +78,10 @@ struct Options: Equatable {
                     throw UsageError(message: "--latency-ms wants a whole number of milliseconds, not '\(text)'")
                 }
                 options.latencyMilliseconds = milliseconds
-            case "--rows-per-account":
-                options.rowsPerAccount = true
             case "--no-device-id":
                 options.returnsDeviceID = false
-            case "--rate-limits":
-                options.enforceRateLimits = true
+            case "--no-rate-limits":
+                options.enforceRateLimits = false
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }

@@ -13,7 +13,7 @@ do {
 } catch {
     FileHandle.standardError.write(Data("""
         Error: \(error.message)
-        USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--rows-per-account] [--no-device-id] [--rate-limits]
+        \(Options.usageLine)
         See 'gitbay-fake-server --help'.
 
         """.utf8))
@@ -28,7 +28,6 @@ do {
     exit(1)
 }
 server.latency = .milliseconds(options.latencyMilliseconds)
-server.rowsPerAccount = options.rowsPerAccount
 server.returnsDeviceID = options.returnsDeviceID
 server.enforceRateLimits = options.enforceRateLimits
 

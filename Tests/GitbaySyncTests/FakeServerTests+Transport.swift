@@ -29,6 +29,29 @@ extension FakeServerTests {
         #expect(changed.dataArray?.count == 1)
     }
 
+    @Test("an error on the read route is tagged too, apart from a success; a refusal before dispatch is not")
+    func entityTagsOnErrors() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+
+        let failed = try RawHTTP.read(server.port, token: token, Self.list + ["all"])
+        let tag = try #require(failed.headers["etag"])
+        let again = try RawHTTP.read(server.port, token: token, Self.list + ["all"], headers: [("If-None-Match", tag)])
+        let listed = try RawHTTP.read(server.port, token: token, Self.list, headers: [("If-None-Match", tag)])
+        let refused = try RawHTTP.read(server.port, token: token, ["frobnicate"])
+
+        #expect(failed.status == 400)
+        #expect(failed.exitCode == 2)
+        #expect(failed.headers["cache-control"] == "private, no-cache")
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        #expect(listed.status == 200)
+        #expect(listed.headers["etag"] != nil && listed.headers["etag"] != tag)
+        #expect(refused.status == 404)
+        #expect(refused.headers["etag"] == nil)
+    }
+
     @Test("query values are percent-decoded, with + as a space")
     func percentDecoding() throws {
         let server = try FakeGitbayServer()
@@ -151,21 +174,27 @@ extension FakeServerTests {
         _ = try RawHTTP.read(server.port, token: token, Self.list)
         _ = try RawHTTP.read(server.port, token: token, ["whoami"])
 
+        _ = try RawHTTP.command(server.port, token: server.mintToken(for: "bob"), Self.add, stdin: "3f2a9c01aabbccdd")
+        server.insertDevice(owner: "carol", token: "abcdef\u{20AC}x", label: "cut")
+
         let stats = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
         let reset = try RawHTTP(port: server.port).send("POST", "/_fake/reset-stats")
         let after = try RawHTTP(port: server.port).send("GET", "/_fake/stats").json
 
-        #expect(stats?["requests"] as? Int == 3)
+        #expect(stats?["requests"] as? Int == 4)
         #expect(stats?["reads"] as? Int == 2)
-        #expect(stats?["writes"] as? Int == 1)
-        let row = try #require((stats?["devices"] as? [[String: Any]])?.first)
-        #expect(row["owner"] as? String == "alice")
-        #expect(row["label"] as? String == "laptop")
-        #expect(row["token"] as? String == "3f2a9c01")
+        #expect(stats?["writes"] as? Int == 2)
+        #expect(stats?["moves"] as? Int == 1)
+        let rows = try #require(stats?["devices"] as? [[String: Any]])
+        #expect(rows.map { $0["owner"] as? String } == ["bob", "carol"])
+        #expect(rows.first?["label"] as? String == "")
+        #expect(rows.map { $0["token"] as? String } == ["3f2a9c01", "abcdef\u{FFFD}\u{FFFD}"])
         #expect(reset.status == 200)
         #expect(after?["requests"] as? Int == 0)
-        #expect((after?["devices"] as? [Any])?.count == 1)
+        #expect(after?["moves"] as? Int == 0)
+        #expect((after?["devices"] as? [Any])?.count == 2)
         #expect(server.requests().isEmpty)
+        #expect(server.moves().count == 1, "a reset of the stats keeps the move log")
     }
 
     // MARK: Rate limits
@@ -174,9 +203,9 @@ extension FakeServerTests {
     func writeBucket() throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        server.enforceRateLimits = true
         let token = server.mintToken(for: "alice")
         let other = server.mintToken(for: "bob")
+        #expect(server.enforceRateLimits, "on by default, as on every gitbay")
 
         let statuses = try (0..<12).map { index in
             try RawHTTP.command(server.port, token: token, Self.add, stdin: "token-number-\(index)").status
@@ -194,6 +223,47 @@ extension FakeServerTests {
         #expect(read.status == 200)
         #expect(otherAccount.status == 200)
         #expect(server.devices(of: "alice").count == 12)
+    }
+
+    @Test("the write limit shared with SSH and the web: exit 4 / 403, a Go duration, no Retry-After")
+    func writeLimit() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+        let other = server.mintToken(for: "bob")
+        server.chargeWrites(60, to: "alice")
+
+        let refused = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
+        let read = try RawHTTP.read(server.port, token: token, Self.list)
+        let otherAccount = try RawHTTP.command(server.port, token: other, Self.add, stdin: "bobs-own-token")
+
+        #expect(refused.status == 403)
+        #expect(refused.exitCode == 4)
+        #expect(refused.headers["retry-after"] == nil)
+        let message = try #require(refused.error)
+        let prefix = "too many writes: 60 a minute per account; try again in "
+        #expect(message.hasPrefix(prefix))
+        // Tokens just under 1 after the charge: (1 - tokens) / 1 s + 1 s rounds to 2 s, or to
+        // 1 s once half a token has come back on a slow machine.
+        #expect(["2s", "1s"].contains(String(message.dropFirst(prefix.count))), "\(message)")
+        #expect(read.status == 200)
+        #expect(otherAccount.status == 200)
+        #expect(server.devices().map(\.owner) == ["bob"])
+    }
+
+    @Test("with enforceRateLimits off neither limit refuses")
+    func limitsOff() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        server.enforceRateLimits = false
+        let token = server.mintToken(for: "alice")
+        server.chargeWrites(60, to: "alice")
+
+        let statuses = try (0..<15).map { index in
+            try RawHTTP.command(server.port, token: token, Self.add, stdin: "token-number-\(index)").status
+        }
+
+        #expect(statuses == Array(repeating: 200, count: 15))
     }
 
     // MARK: Faults
@@ -265,9 +335,11 @@ extension FakeServerTests {
         let token = server.mintToken(for: "alice")
         server.inject(.rateLimited(retryAfter: 3))
         server.inject(.writeLimited(seconds: 12))
+        server.inject(.writeLimited(seconds: 61))
 
         let limited = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
         let writeLimited = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
+        let longer = try RawHTTP.command(server.port, token: token, Self.add, stdin: "3f2a9c01aabbccdd")
 
         #expect(limited.status == 429)
         #expect(limited.headers["retry-after"] == "3")
@@ -276,6 +348,7 @@ extension FakeServerTests {
         #expect(writeLimited.exitCode == 4)
         #expect(writeLimited.error == "too many writes: 60 a minute per account; try again in 12s")
         #expect(writeLimited.headers["retry-after"] == nil)
+        #expect(longer.error == "too many writes: 60 a minute per account; try again in 1m1s")
         #expect(server.devices().isEmpty)
     }
 

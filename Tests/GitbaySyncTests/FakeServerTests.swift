@@ -49,8 +49,7 @@ struct FakeServerTests {
     }
 
     static let exitCases: [ExitCase] = [
-        ExitCase(name: "unknown command over POST", argv: ["frobnicate"], status: 400, exitCode: 2),
-        ExitCase(name: "unknown command over GET /read", argv: ["frobnicate"], overRead: true, status: 404, exitCode: 2),
+        ExitCase(name: "an unknown command over POST is dispatched", argv: ["frobnicate"], status: 400, exitCode: 2),
         ExitCase(name: "--flag=value is an unknown flag", argv: add + ["--label=laptop"], status: 400, exitCode: 2),
         ExitCase(name: "an unknown flag", argv: add + ["--name", "x"], status: 400, exitCode: 2),
         ExitCase(name: "a positional token", argv: add + ["3f2a9c01aabbccdd"], status: 400, exitCode: 2),
@@ -64,7 +63,7 @@ struct FakeServerTests {
         ExitCase(name: "a 512-byte token is fine", argv: add, stdin: String(repeating: "a", count: 512), status: 200, exitCode: 0),
         ExitCase(name: "a non-numeric id", argv: remove + ["laptop"], status: 400, exitCode: 2),
         ExitCase(name: "a missing id", argv: remove + ["99"], status: 404, exitCode: 3),
-        ExitCase(name: "a write over GET /read", argv: add, stdin: nil, overRead: true, status: 400, exitCode: 2),
+        ExitCase(name: "a failing read over GET /read", argv: list + ["all"], overRead: true, status: 400, exitCode: 2),
         ExitCase(name: "list takes no arguments", argv: list + ["all"], status: 400, exitCode: 2),
         ExitCase(name: "push wants on or off", argv: ["notifications", "settings", "push", "maybe"], status: 400, exitCode: 2),
         ExitCase(name: "--json anywhere is stripped", argv: ["--json", "notifications", "device", "--json", "list"], status: 200, exitCode: 0),
@@ -90,6 +89,54 @@ struct FakeServerTests {
         if let message = example.message {
             #expect(response.error == message)
         }
+    }
+
+    /// A request refused before dispatch: its status and the start of its error.
+    struct RefusalCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let method: String
+        let target: String
+        var body: String = ""
+        let status: Int
+        let error: String
+
+        var testDescription: String { name }
+    }
+
+    static let refusalCases: [RefusalCase] = [
+        RefusalCase(
+            name: "an unknown command over GET /read", method: "GET", target: RawHTTP.readTarget(["frobnicate", "now"]),
+            status: 404, error: #"unknown command "frobnicate now""#),
+        RefusalCase(
+            name: "a write over GET /read", method: "GET", target: RawHTTP.readTarget(add + ["--label", "x"]),
+            status: 400, error: "`notifications device add` changes state"),
+        RefusalCase(name: "GET /read without argv", method: "GET", target: "/api/v1/read", status: 400, error: "no command"),
+        RefusalCase(
+            name: "GET /read with only --json", method: "GET", target: RawHTTP.readTarget(["--json"]),
+            status: 400, error: "no command"),
+        RefusalCase(name: "POST without argv", method: "POST", target: "/api/v1/cmd", body: #"{"stdin":"x"}"#, status: 400, error: "no command"),
+        RefusalCase(name: "POST with an empty argv", method: "POST", target: "/api/v1/cmd", body: #"{"argv":[]}"#, status: 400, error: "no command"),
+    ]
+
+    @Test("answers refused before dispatch carry no exit_code, and come after authentication", arguments: refusalCases)
+    func refusedBeforeDispatch(_ example: RefusalCase) throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+
+        let response = try RawHTTP(port: server.port).send(
+            example.method, example.target, headers: RawHTTP.authorization(token), body: Array(example.body.utf8))
+        let anonymous = try RawHTTP(port: server.port).send(example.method, example.target, body: Array(example.body.utf8))
+
+        #expect(response.status == example.status)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.json?["protocol_version"] as? Int == 1)
+        #expect(response.json?["exit_code"] == nil)
+        #expect(response.data == nil)
+        #expect(response.error?.hasPrefix(example.error) == true, "\(response.text)")
+        #expect(response.headers["etag"] == nil)
+        #expect(anonymous.status == 401)
+        #expect(server.devices().isEmpty)
     }
 
     // MARK: Authentication
@@ -183,22 +230,6 @@ struct FakeServerTests {
         #expect(server.devices(of: "bob").first?.label == "bob's phone")
         let aliceList = try RawHTTP.read(server.port, token: alice, Self.list)
         #expect(aliceList.dataArray?.isEmpty == true)
-    }
-
-    @Test("a server keyed on (account, token) gives the second account its own row")
-    func rowsPerAccount() throws {
-        let server = try FakeGitbayServer()
-        defer { server.stop() }
-        server.rowsPerAccount = true
-        let alice = server.mintToken(for: "alice")
-        let bob = server.mintToken(for: "bob")
-
-        let first = try RawHTTP.command(server.port, token: alice, Self.add, stdin: "3f2a9c01aabbccdd")
-        let second = try RawHTTP.command(server.port, token: bob, Self.add, stdin: "3f2a9c01aabbccdd")
-
-        #expect(first.dataObject?["id"] as? Int == 1)
-        #expect(second.dataObject?["id"] as? Int == 2)
-        #expect(server.devices().map(\.owner) == ["alice", "bob"])
     }
 
     @Test("ids are reused after the top row is deleted")

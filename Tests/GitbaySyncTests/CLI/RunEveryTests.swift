@@ -107,14 +107,14 @@ struct RunEveryTests {
     @Test("a failing account waits out its own backoff while the others keep the schedule")
     func perAccountBackoff() async throws {
         let server = try FakeGitbayServer()
+        let bobsServer = try FakeGitbayServer()
         let cli = try CLIHarness()
         let alice = try await cli.login(server, "alice")
-        let bob = try await cli.login(server, "bob")
-        server.rowsPerAccount = true
+        let bob = try await cli.login(bobsServer, "bob")
         #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         // Bob's server asks for 100 s of quiet, longer than the 20 s period.
-        server.inject(.rateLimited(retryAfter: 100), command: "notifications device list", user: "bob")
-        server.resetRequests()
+        bobsServer.inject(.rateLimited(retryAfter: 100), command: "notifications device list", user: "bob")
+        bobsServer.resetRequests()
         let clock = TestClock()
         let result = await Self.runTimer(cli, cycles: 7, clock: clock)
         #expect(result.code == 0, "\(result.err)")
@@ -123,7 +123,7 @@ struct RunEveryTests {
         // Sleeps are 18 s (the period less a tenth): cycles start at 0, 18, 36, 54, 72, 90, 108 s.
         #expect(cycles.map { Self.actions($0)[bob] } == ["failed", "skipped", "skipped", "skipped", "skipped", "skipped", "added"])
         #expect(cycles.allSatisfy { Self.actions($0)[alice] != nil && Self.actions($0)[alice] != "skipped" })
-        #expect(server.requests().filter { $0.user == "bob" }.count == 4, "one refused list, then a list, an add and the list that confirms it")
+        #expect(bobsServer.requests().filter { $0.user == "bob" }.count == 4, "one refused list, then a list, an add and the list that confirms it")
         #expect(cycles[0]["ok"] as? Bool == false)
         #expect(result.err.contains("\(bob): failed"))
         #expect(result.err.components(separatedBy: "\(bob):").count == 3, "bob's line for the failure and for the add, none while waiting")

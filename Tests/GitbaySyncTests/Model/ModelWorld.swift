@@ -189,7 +189,7 @@ final class ModelWorld {
         for (instance, server) in servers.enumerated() {
             for deletion in server.deletions() {
                 guard let by = deletion.byAPIToken, apiTokens.contains(by) else { continue }
-                let row = deletion.row
+                let row = deletion.device
                 guard let insertedWith = row.insertedWith, apiTokens.contains(insertedWith), heldTokens.contains(row.token) else {
                     throw ModelViolation(step: number, message: "removed another device's row on instance \(instance): id \(row.id), owner \(row.owner), label \(row.label)")
                 }
