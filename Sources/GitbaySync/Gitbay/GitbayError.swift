@@ -98,6 +98,9 @@ public struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(head): the server denied it\(said). Check that the account is enabled and verified."
         case .rateLimited(let wait):
             return "\(head): the server is rate limiting this account\(said). It will be retried \(Self.when(wait))."
+        case .notFound where exitCode == nil:
+            // Refused before dispatch: the server does not know the command at all.
+            return "\(head): the server does not know this command\(said); it is older than gitbay's device commands. Ask its admin to upgrade."
         case .notFound:
             return "\(head): not found\(said)."
         case .pushDisabled:

@@ -74,7 +74,7 @@ extension StateStore {
     public func setState(_ state: AccountState, ofAccount id: Int64) throws {
         try write { database in
             try database.run("UPDATE accounts SET state = ? WHERE id = ?", .text(state.rawValue), .integer(id))
-            try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL WHERE account_id = ?", .integer(id))
+            try Self.forgetVerdicts(database, "account_id = ?", .integer(id))
         }
     }
 
@@ -122,12 +122,20 @@ extension StateStore {
     }
 
     static func forgetListTags(_ database: Database, instance: InstanceURL) throws(SQLiteError) {
-        try database.run(
-            """
-            UPDATE account_status SET list_etag = NULL, etag_basis = NULL
-            WHERE account_id IN (SELECT id FROM accounts WHERE instance = ?)
-            """,
-            .text(instance.description)
-        )
+        try forgetVerdicts(database, "account_id IN (SELECT id FROM accounts WHERE instance = ?)", .text(instance.description))
+    }
+
+    /// After a change to what is wanted (the device token, an account's state, the holder of
+    /// an instance): a remembered list tag no longer vouches for anything, and `registered`
+    /// from an earlier run is no longer known to be true. A run that stopped half way (a
+    /// removal sent, its answer lost) must not leave an account reported registered.
+    static func forgetVerdicts(_ database: Database, _ condition: String = "1", _ arguments: SQLiteValue...) throws(SQLiteError) {
+        let statement = try database.prepare("""
+            UPDATE account_status SET list_etag = NULL, etag_basis = NULL,
+                condition = CASE condition WHEN 'registered' THEN 'pending' ELSE condition END
+            WHERE \(condition)
+            """)
+        try statement.bind(arguments)
+        while try statement.step() {}
     }
 }

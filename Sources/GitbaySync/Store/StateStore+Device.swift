@@ -49,6 +49,7 @@ extension StateStore {
             let current = try Self.loadDevice(database)
             var changed = false
             if current.token != token {
+                try Self.forgetVerdicts(database)
                 if let old = current.token {
                     try Self.retire(old, generation: current.generation, database, now: now)
                 }
@@ -77,7 +78,7 @@ extension StateStore {
                 try Self.retire(old, generation: current.generation, database, now: now)
             }
             try database.run("UPDATE device SET token = NULL, token_set_at = NULL WHERE id = 1")
-            try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL")
+            try Self.forgetVerdicts(database)
         }
         try checkpoint()
     }

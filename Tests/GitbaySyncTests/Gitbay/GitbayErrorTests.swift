@@ -50,5 +50,11 @@ struct GitbayErrorTests {
         #expect(limited.retryAfter == .seconds(90))
         let redirect = GitbayError(kind: .transport(.redirect(status: 302, target: "https://other.test/login")), account: "a@b", command: ["x"])
         #expect(redirect.description.contains("https://other.test/login"))
+        // A 404 refused before dispatch (no exit_code): the server does not know the command.
+        let unknown = GitbayError(kind: .notFound, account: "a@b", command: ["notifications", "device", "list"], httpStatus: 404,
+                                  serverMessage: "unknown command \"notifications device list\"")
+        #expect(unknown.description.contains("older than gitbay's device commands"))
+        let missing = GitbayError(kind: .notFound, account: "a@b", command: ["notifications", "device", "remove"], httpStatus: 404, exitCode: 3)
+        #expect(!missing.description.contains("older"))
     }
 }

@@ -48,5 +48,15 @@ enum ModelRegressions {
             .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
             .run(concurrency: 1, crash: nil),
         ]),
+        // Found by the model: `device clear` stopped after a removal the server applied, then
+        // the same token set again; the old record and the last run's word said registered.
+        ModelSchedule(name: "a removal whose answer was lost, then the same token set again", returnsDeviceID: [false, true], steps: [
+            .reap(instance: 1, pick: 8),
+            .setToken("DEVT8b", label: "laptop"),
+            .run(concurrency: 4, crash: nil),
+            .removeAccount(1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
+            .clearDevice(crash: ModelCrash(atRequest: 4, afterServerApplied: true)),
+            .setToken("DEVT8b", label: nil),
+        ]),
     ]
 }
