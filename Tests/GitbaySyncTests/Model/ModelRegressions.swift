@@ -58,5 +58,14 @@ enum ModelRegressions {
             .clearDevice(crash: ModelCrash(atRequest: 4, afterServerApplied: true)),
             .setToken("DEVT8b", label: nil),
         ]),
+        // Found by the model: pause stopped after the server applied the removal, then the
+        // same token was set again (no change, so nothing else forgot the last run's word).
+        ModelSchedule(name: "a pause whose removal answer was lost", returnsDeviceID: [true, true], steps: [
+            .removeAccount(1, crash: nil),
+            .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
+            .run(concurrency: 1, crash: nil),
+            .pause(0, crash: ModelCrash(atRequest: 2, afterServerApplied: true)),
+            .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
+        ]),
     ]
 }
