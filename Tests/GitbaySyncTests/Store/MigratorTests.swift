@@ -1,4 +1,5 @@
 import Foundation
+import GitbayFake
 import Testing
 @testable import GitbaySync
 
@@ -114,5 +115,57 @@ struct MigratorTests {
         #expect(a.checksum.count == 16)
         #expect(a.checksum != b.checksum)
         #expect(a.checksum == Migration(version: 1, name: "a", sql: "CREATE TABLE t (x);").checksum)
+    }
+}
+
+/// A database written by the first release, brought forward by migration 2.
+@Suite("Records kept before row identity")
+struct LegacyRecordTests {
+    @Test("records of the first schema are carried over: the next run completes them from the list with no write, and the learned row policy is gone")
+    func firstSchemaRecordsCarryOver() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        let token = "c0ffee00aaaabbbbccccdddd"
+        #expect(await cli.run(["device", "set-token", "--label", "laptop"], stdin: token).code == 0)
+        let device = try await cli.store().device()
+        let id = server.insertDevice(owner: "alice", token: token, label: device.serverLabel)
+
+        // Rewind the database to the first schema, holding what the first release recorded.
+        do {
+            let database = try Database(path: cli.databasePath)
+            try database.execute("""
+                DROP TABLE registrations; DROP TABLE device_token_history; DROP TABLE instances;
+                DELETE FROM schema_migrations WHERE version > 1;
+                """)
+            let first = Migration.all[0].sql
+            for table in ["device_token_history", "instances", "registrations"] {
+                let start = try #require(first.range(of: "CREATE TABLE \(table) ("))
+                let end = try #require(first[start.lowerBound...].range(of: ") STRICT;"))
+                try database.execute(String(first[start.lowerBound..<end.upperBound]))
+            }
+            let accountID = try #require(try database.row("SELECT id FROM accounts") { $0.integer(0) })
+            try database.run("INSERT INTO instances (instance, row_policy) VALUES (?, 'per-account')", .text(server.baseURL))
+            try database.run(
+                "INSERT INTO registrations (account_id, device_id, token_generation, token_prefix, made_at, verified_at) VALUES (?, ?, 1, 'c0ffee00', 'then', 'then')",
+                .integer(accountID), .int(id)
+            )
+        }
+
+        server.resetRequests()
+        let run = await cli.run(["run", "--json"])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(!server.requests().contains { $0.isWrite })
+        #expect(try ReconcilerTests.accounts(run)[name]?["condition"] as? String == "registered")
+        let store = try await cli.store()
+        #expect(try await store.appliedMigrations() == Migration.all.map(\.version))
+        let records = try await store.registrations(ofAccount: try #require(try await store.account(named: name)).id)
+        #expect(records.map(\.deviceID) == [id])
+        #expect(records.first?.added != nil)
+        #expect(records.first?.token.fingerprint == TokenIdentity(of: Secret(token)).fingerprint)
+
+        server.resetRequests()
+        #expect(await cli.run(["run"]).code == 0)
+        #expect(server.requests().map(\.status) == [304])
     }
 }
