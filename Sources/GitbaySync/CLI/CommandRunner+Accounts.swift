@@ -15,8 +15,6 @@ extension CommandRunner {
             throw CommandFailure("the API token contains spaces; paste the token alone (it looks like gb_…)", exitCode: .dataError)
         }
         let apiToken = Secret(tokenText)
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
 
         let client = GitbayClient(instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
@@ -81,8 +79,6 @@ extension CommandRunner {
 
     /// `remove-account <account> [--force]`.
     func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         try await store.setState(.removing, ofAccount: account.id)
@@ -102,6 +98,9 @@ extension CommandRunner {
                 context.console.err("Warning: \(account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
             }
             return .success
+        case .busy(let outcome, let pid):
+            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
+            throw CommandFailure("\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that run finishes the removal, or the next one does. It is no longer counted as signed in.", exitCode: .busy)
         case .kept(let outcome, let reason):
             if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
             let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
@@ -121,8 +120,6 @@ extension CommandRunner {
 
     /// `pause` / `resume`: change what the account wants, then reconcile it.
     func changeState(_ name: String, to state: AccountState) async throws -> ExitCode {
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         guard account.state != .removing else {
@@ -143,8 +140,6 @@ extension CommandRunner {
 
     /// `prefer <account>`: make it the holder of the device token on its instance.
     func prefer(_ name: String) async throws -> ExitCode {
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         try await store.prefer(accountID: account.id, on: account.instance)

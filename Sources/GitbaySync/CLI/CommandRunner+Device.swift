@@ -22,8 +22,6 @@ extension CommandRunner {
         guard text.utf8.count <= Self.maximumDeviceTokenBytes else {
             throw CommandFailure("the device token is \(text.utf8.count) bytes; gitbay servers take at most \(Self.maximumDeviceTokenBytes)", exitCode: .dataError)
         }
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         let before = try await store.device()
         let device = try await store.setDeviceToken(Secret(text), label: label?.trimmingWhitespace(), now: context.now())
@@ -56,8 +54,6 @@ extension CommandRunner {
 
     /// `device clear`: forget the token, then deregister this device everywhere.
     func clearDevice() async throws -> ExitCode {
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         try await store.clearDeviceToken(now: context.now())
         let outcomes = try await reconciler(store).reconcile()

@@ -49,8 +49,6 @@ extension CommandRunner {
         guard yes || context.console.inputIsTerminal else {
             throw UsageError("not removing device \(id) without --yes: there is no terminal to ask for confirmation on", command: ["devices", "remove"])
         }
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         let client = try await GitbayClient.forAccount(account, in: store, configuration: context.client, logger: logger)

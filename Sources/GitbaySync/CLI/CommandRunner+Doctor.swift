@@ -55,7 +55,7 @@ extension CommandRunner {
             checks.append(.fail("database.integrity", path, "cannot be read: \(error)", fix: "move the file aside and sign in again"))
         }
         checks.append(permissionsCheck(path))
-        checks.append(await lockCheck())
+        checks.append(await leaseCheck(store))
         return store
     }
 
@@ -78,18 +78,28 @@ extension CommandRunner {
         return .pass("database.permissions", path, "folder 0700 and files 0600, yours")
     }
 
-    private func lockCheck() async -> DoctorCheck {
-        do {
-            let lock = try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
-            lock.release()
-            return .pass("database.lock", location.lockPath, "free")
-        } catch StoreError.locked(_, let waited) {
-            return .fail("database.lock", location.lockPath, "held by another gitbay-sync for more than \(Int(waited.rounded(.up))) s",
-                         fix: "let the running gitbay-sync finish; if it hangs, stop it (`pgrep -a gitbay-sync`)")
-        } catch {
-            return .fail("database.lock", location.lockPath, "\(error)", fix: "make the folder writable by you")
+    /// Runs in progress, from the accounts' leases. A run that has held an account for longer
+    /// than any reconcile takes is stuck.
+    private func leaseCheck(_ store: StateStore) async -> DoctorCheck {
+        let path = location.databasePath
+        guard let leases = try? await store.leases() else {
+            return .fail("database.leases", path, "cannot be read", fix: "see `gitbay-sync status`")
         }
+        let now = context.now()
+        let live = leases.filter { $0.isLive(at: now) }
+        guard let oldest = live.min(by: { $0.takenAt < $1.takenAt }) else {
+            return .pass("database.leases", path, "no run in progress")
+        }
+        let pids = Set(live.map(\.holderPID)).sorted().map(String.init).joined(separator: ", ")
+        if now.timeIntervalSince(oldest.takenAt) > Self.stuckAfter {
+            return .fail("database.leases", path, "gitbay-sync (pid \(pids)) has been reconciling \(live.count) account\(live.count == 1 ? "" : "s") since \(Timestamp.format(oldest.takenAt))",
+                         fix: "if it hangs, stop it (`kill \(oldest.holderPID)`): its accounts pass to the next run")
+        }
+        return .pass("database.leases", path, "a run in progress (pid \(pids)) is reconciling \(live.count) account\(live.count == 1 ? "" : "s")")
     }
+
+    /// Longer than a reconcile of one account takes with every retry and timeout.
+    static let stuckAfter: Double = 10 * 60
 
     /// The device token: set, at most 512 bytes, no whitespace. Returns the device when its token is plausible.
     private func deviceCheck(_ store: StateStore, into checks: inout [DoctorCheck]) async -> DeviceRecord? {

@@ -4,8 +4,6 @@ extension CommandRunner {
     /// `run`: one reconcile of every account, then finish removals that got through.
     func run(every: Duration?, concurrency: Int?) async throws -> ExitCode {
         if let every { return try await runEvery(every, concurrency: concurrency ?? 8) }
-        let lock = try await lock()
-        defer { lock.release() }
         let store = try await openStore()
         let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: false)
         if global.json {
@@ -36,6 +34,10 @@ extension CommandRunner {
             switch try await removal.complete(account, after: outcome, force: false) {
             case .removed(let done), .forced(let done, _):
                 outcomes[index] = done
+            case .busy(var kept, _):
+                kept.action = .skipped
+                kept.reason = "another gitbay-sync is reconciling it; its removal finishes there or on the next run"
+                outcomes[index] = kept
             case .kept(var kept, let reason):
                 kept.action = .failed
                 kept.error = "\(account.name): removal not finished: \(reason)"

@@ -5,6 +5,9 @@ struct CommandRunner {
     let global: GlobalOptions
     let context: CLIContext
     let logger: Logger
+    /// This command's hold on the accounts it reconciles (leases in the database, never a lock
+    /// held across the network).
+    let leaseHolder = LeaseHolder.new()
 
     init(global: GlobalOptions, context: CLIContext) {
         self.global = global
@@ -57,12 +60,6 @@ struct CommandRunner {
         try await StateStore.open(location, now: context.now())
     }
 
-    /// Takes the lock beside the database for a command that changes state.
-    func lock() async throws -> RunLock {
-        try location.prepareDirectory()
-        return try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
-    }
-
     func account(named name: String, in store: StateStore) async throws -> AccountRecord {
         // The host part is case-insensitive; the user name is taken as given.
         var normalised = name
@@ -85,7 +82,7 @@ struct CommandRunner {
             store: store,
             options: .init(
                 concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client,
-                now: context.now, mayStartMore: mayStartMore
+                now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
             ),
             logger: logger
         )
@@ -145,6 +142,7 @@ enum OutcomeText {
         } else if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {
             line += " (\(outcome.condition.rawValue))"
         }
+        if let reason = outcome.reason { line += ": \(reason)" }
         line += " [\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
         return line
     }

@@ -15,7 +15,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case unavailable = 69
     /// The state database cannot be used (not a database, newer schema, permissions).
     case stateError = 74
-    /// Another gitbay-sync holds the lock.
+    /// Another gitbay-sync is reconciling the account; it (or the next run) finishes the job.
     case busy = 75
     /// A server refused the API token (invalid, expired or read-only).
     case denied = 77

@@ -6,8 +6,6 @@ public struct CLIContext: Sendable {
     public var console: Console
     /// Timeouts and retries of every API client.
     public var client: ClientConfiguration
-    /// How long a command waits for another gitbay-sync's lock.
-    public var lockWait: Duration
     /// How long the user's pre-remove hook may run.
     public var hookTimeout: Duration
     public var now: @Sendable () -> Date
@@ -24,12 +22,11 @@ public struct CLIContext: Sendable {
 
     public init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(),
-        lockWait: Duration = .seconds(5), hookTimeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() }
+        hookTimeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.environment = environment
         self.console = console
         self.client = client
-        self.lockWait = lockWait
         self.hookTimeout = hookTimeout
         self.now = now
     }
@@ -86,7 +83,6 @@ public enum GitbaySyncCLI {
             return failure.exitCode
         case let store as StoreError:
             err("Error: \(store)")
-            if case .locked = store { return .busy }
             return .stateError
         case let gitbay as GitbayError:
             err("Error: \(gitbay)")

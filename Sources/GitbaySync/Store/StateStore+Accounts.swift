@@ -1,9 +1,9 @@
 import FoundationEssentials
 
 extension StateStore {
-    private static let accountColumns = "id, instance, username, name, state, signed_in_at"
+    static let accountColumns = "id, instance, username, name, state, signed_in_at"
 
-    private static func account(_ row: Statement) -> AccountRecord {
+    static func account(_ row: Statement) -> AccountRecord {
         let instanceText = row.requiredText(1)
         guard let instance = try? InstanceURL(parsing: instanceText) else {
             preconditionFailure("stored instance URL does not parse: \(instanceText)")

@@ -85,20 +85,22 @@ extension StateStore {
     }
 
     public func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64) throws {
-        try write { database in
-            try database.run(
-                """
-                INSERT OR REPLACE INTO account_status
-                    (account_id, condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at,
-                     failures, list_etag, etag_basis)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                .integer(id), .text(status.condition.rawValue), .optionalText(status.detail),
-                .optionalText(status.lastAttemptAt.map(Timestamp.format)),
-                .optionalText(status.lastSuccessAt.map(Timestamp.format)), .optionalText(status.lastError),
-                .optionalText(status.nextRetryAt.map(Timestamp.format)), .int(status.failures),
-                .optionalText(status.listETag), .optionalText(status.etagBasis)
-            )
-        }
+        try write { database in try Self.insertStatus(status, ofAccount: id, database) }
+    }
+
+    static func insertStatus(_ status: AccountStatusRecord, ofAccount id: Int64, _ database: Database) throws(SQLiteError) {
+        try database.run(
+            """
+            INSERT OR REPLACE INTO account_status
+                (account_id, condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at,
+                 failures, list_etag, etag_basis)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .integer(id), .text(status.condition.rawValue), .optionalText(status.detail),
+            .optionalText(status.lastAttemptAt.map(Timestamp.format)),
+            .optionalText(status.lastSuccessAt.map(Timestamp.format)), .optionalText(status.lastError),
+            .optionalText(status.nextRetryAt.map(Timestamp.format)), .int(status.failures),
+            .optionalText(status.listETag), .optionalText(status.etagBasis)
+        )
     }
 }

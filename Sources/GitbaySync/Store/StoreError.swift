@@ -10,8 +10,6 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignOwner(path: String, owner: UInt32)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
-    /// Another gitbay-sync process holds the lock past the wait.
-    case locked(path: String, waitedSeconds: Double)
     /// Any other SQLite failure.
     case sqlite(SQLiteError, path: String)
 
@@ -27,14 +25,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
-        case .locked(let path, let waited):
-            "another gitbay-sync is working on \(path) (waited \(Self.seconds(waited)) for its lock); try again when it has finished"
         case .sqlite(let error, let path):
             "state database \(path): \(error.message) (SQLite code \(error.code))"
         }
-    }
-
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 }

@@ -36,10 +36,12 @@ public struct AccountOutcome: Sendable, Equatable {
     /// Rows of ours still on the server when the account could not be cleaned (for removals).
     public var rowsLeft: [Int]
     public var error: String?
+    /// Why an account was skipped, when it was.
+    public var reason: String?
 
     public init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
-        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil
+        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil
     ) {
         self.account = account
         self.action = action
@@ -50,6 +52,7 @@ public struct AccountOutcome: Sendable, Equatable {
         self.shadowedBy = shadowedBy
         self.rowsLeft = rowsLeft
         self.error = error
+        self.reason = reason
     }
 
     /// True when the account is not in its desired state after the run.
@@ -65,6 +68,7 @@ public struct AccountOutcome: Sendable, Equatable {
             ("writes", .int(writes)),
             ("shadowed_by", .optional(shadowedBy)),
             ("error", .optional(error)),
+            ("reason", .optional(reason)),
         ])
     }
 }

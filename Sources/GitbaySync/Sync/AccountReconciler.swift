@@ -13,9 +13,23 @@ struct AccountReconciler {
     let now: @Sendable () -> Date
     /// The longest wait before retrying a failed account (the timer's period, when there is one).
     let backoffCeiling: Duration
+    /// What the plan is made for. Before each write and before the verdict is recorded the
+    /// store is asked again: a change made meanwhile (a new token, a pause, another holder)
+    /// ends this pass, so that the run plans again instead of undoing it.
+    let snapshot: DesireSnapshot
+
+    /// How one pass over the account ended.
+    enum Pass {
+        case done(AccountOutcome)
+        /// The desire changed during the pass; nothing more was written for it.
+        case superseded(requests: Int, writes: Int)
+    }
+
+    /// Thrown before a write once the desire has changed.
+    private struct Superseded: Error {}
 
     /// Brings the account to `desire`; the outcome names the row of the current token it holds afterwards.
-    func reconcile(_ desire: Desire) async -> AccountOutcome {
+    func reconcile(_ desire: Desire) async -> Pass {
         var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         let startedAt = now()
         status.lastAttemptAt = startedAt
@@ -61,6 +75,7 @@ struct AccountReconciler {
             status.nextRetryAt = nil
             status.failures = 0
         } catch {
+            if error is Superseded { return .superseded(requests: await client.requestCount, writes: writes) }
             outcome.action = .failed
             outcome.error = String(describing: error)
             outcome.writes = writes
@@ -68,7 +83,7 @@ struct AccountReconciler {
             if Self.isCancellation(error) {
                 // Stopped on purpose: not the account's failure, and nothing more is recorded.
                 outcome.condition = status.condition
-                return outcome
+                return .done(outcome)
             }
             status.failures += 1
             let (condition, wait) = FailurePolicy.classify(error, failures: status.failures, ceiling: backoffCeiling)
@@ -83,12 +98,19 @@ struct AccountReconciler {
         outcome.writes = writes
         outcome.requests = await client.requestCount
         do {
-            try await store.saveStatus(status, ofAccount: account.id)
+            guard try await store.saveStatus(status, ofAccount: account.id, ifStill: snapshot) else {
+                return .superseded(requests: outcome.requests, writes: writes)
+            }
         } catch {
             outcome.action = .failed
             outcome.error = String(describing: error)
         }
-        return outcome
+        return .done(outcome)
+    }
+
+    /// Ends the pass when what the account should have is no longer what it was planned for.
+    private func ensureStillWanted() async throws {
+        guard try await store.desireSnapshot(ofAccount: account.id) == snapshot else { throw Superseded() }
     }
 
     static func isCancellation(_ error: Error) -> Bool {
@@ -178,6 +200,7 @@ struct AccountReconciler {
         guard let token = device.token, let current else {
             preconditionFailure("the plan adds only when a device token is set")
         }
+        try await ensureStillWanted()
         let answer = try await client.addDevice(token: token, label: device.serverLabel)
         writes += 1
         if let id = answer.id {
@@ -197,6 +220,7 @@ struct AccountReconciler {
             return id
         case .ambiguous(let candidates):
             for candidate in candidates { try await remove(candidate, reason: .unsettled, writes: &writes) }
+            try await ensureStillWanted()
             _ = try await client.addDevice(token: token, label: device.serverLabel)
             writes += 1
             if case .found(let id) = try await findAddedRow() { return id }
@@ -227,6 +251,7 @@ struct AccountReconciler {
     }
 
     private func remove(_ id: Int, reason: PlannedAction.RemovalReason, writes: inout Int) async throws {
+        try await ensureStillWanted()
         logger.info("registration.remove", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
         _ = try await client.removeDevice(id: id)
         writes += 1

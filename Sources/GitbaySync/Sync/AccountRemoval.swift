@@ -21,13 +21,33 @@ public struct AccountRemoval: Sendable {
         case kept(AccountOutcome, reason: String)
         /// Deleted by force; these server rows of ours were left behind.
         case forced(AccountOutcome, rowsLeft: [Int])
+        /// Left as `removing`: another process is reconciling the account and finishes it, or
+        /// the next run does.
+        case busy(AccountOutcome, pid: Int32)
     }
 
-    /// Removes an account already marked `removing`.
+    /// Removes an account already marked `removing`. Holds the account's lease from the
+    /// deregistration to the deletion, so that no run can add a row for it in between; when
+    /// another process holds it, that process (or the next run) finishes the removal.
     public func finish(_ account: AccountRecord, force: Bool) async throws -> Result {
-        let outcome = try await reconciler.reconcile(only: [account.id]).first
-            ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, error: "not reconciled")
-        return try await complete(account, after: outcome, force: force)
+        let holder = reconciler.options.leaseHolder
+        let grant = try await reconciler.store.takeLeases([account.id], holder: holder)
+        if let lease = grant.heldElsewhere[account.id] {
+            return .busy(AccountOutcome(account: account.name, action: .skipped, condition: .removing), pid: lease.holderPID)
+        }
+        let release = { [store = reconciler.store] in
+            if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
+        }
+        do {
+            let outcome = try await reconciler.reconcile(only: [account.id]).first
+                ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, error: "not reconciled")
+            let result = try await complete(account, after: outcome, force: force)
+            await release()
+            return result
+        } catch {
+            await release()
+            throw error
+        }
     }
 
     /// Finishes a removal whose deregistration `outcome` is known (from this run's reconcile).
@@ -35,8 +55,8 @@ public struct AccountRemoval: Sendable {
         let store = reconciler.store
         var outcome = outcome
         var reason: String?
-        if outcome.isFailure {
-            reason = outcome.error ?? "the server could not be reached"
+        if outcome.isFailure || outcome.action == .skipped {
+            reason = outcome.error ?? outcome.reason ?? "the server could not be reached"
         } else {
             do {
                 try await hook.run(for: account, baseEnvironment: environment)

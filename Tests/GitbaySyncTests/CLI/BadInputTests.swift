@@ -243,17 +243,4 @@ struct BadInputTests {
         #expect(server.requests().isEmpty)
     }
 
-    @Test("a command that changes state waits for another holder's lock, then exits 75", arguments: [
-        ["run"], ["pause", "ACCOUNT"], ["remove-account", "ACCOUNT"], ["device", "clear"],
-    ])
-    func locked(_ arguments: [String]) async throws {
-        let scene = try await Scene.make()
-        let lock = try await RunLock.acquire(path: scene.cli.databasePath + ".lock", wait: .zero)
-        defer { lock.release() }
-        await scene.refuses(
-            arguments.map { $0 == "ACCOUNT" ? scene.account : $0 }, code: .busy,
-            says: ["another gitbay-sync is working on \(scene.cli.databasePath)", "try again when it has finished"]
-        )
-        #expect(scene.server.requests().isEmpty)
-    }
 }

@@ -38,7 +38,7 @@ struct DoctorTests {
         let checks = try Self.checks(result)
         let path = cli.databasePath
         #expect(Set(checks.keys) == [
-            "database.integrity \(path)", "database.schema \(path)", "database.permissions \(path)", "database.lock \(path).lock",
+            "database.integrity \(path)", "database.schema \(path)", "database.permissions \(path)", "database.leases \(path)",
             "device.token device", "account.reachable \(alice)", "account.token \(alice)", "account.push \(alice)",
             "instance.push \(alice)", "account.device \(alice)",
         ])
@@ -138,14 +138,22 @@ struct DoctorTests {
         #expect(checks["database.integrity \(cli.databasePath)"]?["ok"] as? Bool == true)
     }
 
-    @Test("a lock held by another gitbay-sync fails the lock check")
-    func lockHeld() async throws {
+    @Test("a run in progress passes the leases check; one holding an account for ten minutes fails it")
+    func leasesHeld() async throws {
         let cli = try CLIHarness()
-        #expect(await cli.run(["status"]).code == 0)
-        let lock = try await RunLock.acquire(path: cli.databasePath + ".lock", wait: .zero)
-        defer { lock.release() }
-        let result = await cli.run(["doctor", "--json"], lockWait: .milliseconds(100))
-        let checks = try Self.checks(result)
-        #expect(checks["database.lock \(cli.databasePath).lock"]?["ok"] as? Bool == false)
+        let server = try FakeGitbayServer()
+        let alice = try await cli.login(server, "alice")
+        let store = try await cli.store()
+        let id = try #require(try await store.account(named: alice)).id
+        let key = "database.leases \(cli.databasePath)"
+        #expect(try Self.checks(await cli.run(["doctor", "--json"]))[key]?["detail"] as? String == "no run in progress")
+        let holder = LeaseHolder.new()
+        _ = try await store.takeLeases([id], holder: holder)
+        #expect(try Self.checks(await cli.run(["doctor", "--json"]))[key]?["ok"] as? Bool == true)
+        try await store.releaseLeases([id], holder: holder)
+        _ = try await store.takeLeases([id], holder: holder, now: Date().addingTimeInterval(-11 * 60))
+        let stuck = try Self.checks(await cli.run(["doctor", "--json"]))[key]
+        #expect(stuck?["ok"] as? Bool == false)
+        #expect((stuck?["fix"] as? String)?.contains("kill \(getpid())") == true)
     }
 }

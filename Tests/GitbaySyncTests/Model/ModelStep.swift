@@ -30,13 +30,16 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     /// `zed`, an account not signed in here, adds this device's current token (another app on
     /// this device): the row holding it moves to zed. Only when such a row exists.
     case takeToken(instance: Int)
+    /// A `run` in progress (as another process would run it) while the step is carried out,
+    /// every answer slowed down a little so that they interleave.
+    indirect case alongsideRun(ModelStep)
 
     var crash: ModelCrash? {
         switch self {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
              .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash):
             crash
-        case .setToken, .otherDevice, .reap, .takeToken:
+        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun:
             nil
         }
     }
@@ -58,6 +61,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
             ".otherDevice(instance: \(instance), owner: \(quoted(owner)), token: \(quoted(token)), label: \(quoted(label)))"
         case .reap(let instance, let pick): ".reap(instance: \(instance), pick: \(pick))"
         case .takeToken(let instance): ".takeToken(instance: \(instance))"
+        case .alongsideRun(let step): ".alongsideRun(\(step))"
         }
     }
 }

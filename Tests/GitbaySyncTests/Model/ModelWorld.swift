@@ -110,8 +110,9 @@ final class ModelWorld {
         }
     }
 
-    /// Carries out step `number` of a schedule and checks the invariants.
-    func perform(_ step: ModelStep, number: Int) async throws {
+    /// Carries out step `number` of a schedule and checks the invariants. `alongside` marks a
+    /// step carried out while a run is in flight, whose verdicts are not final.
+    func perform(_ step: ModelStep, number: Int, alongside: Bool = false) async throws {
         let names = try await signedIn()
         let (configuration, crashSwitch) = client(step.crash)
         var faultFreeRun = false
@@ -158,6 +159,18 @@ final class ModelWorld {
             guard let currentToken, servers[instance].devices().contains(where: { $0.token == currentToken }) else { return }
             servers[instance].insertDevice(owner: "zed", token: currentToken, label: "zed's app")
             worldMoved = true
+        case .alongsideRun(let inner):
+            servers.forEach { $0.latency = .milliseconds(2) }
+            let harness = cli
+            async let background = harness.run(["run", "--json", "--concurrency", "4"])
+            try await perform(inner, number: number, alongside: true)
+            let result = await background
+            servers.forEach { $0.latency = .zero }
+            guard [0, 1].contains(result.code) else {
+                throw ModelViolation(step: number, message: "a run beside a local change failed (\(result.code)): \(result.err)")
+            }
+            // What the two did together is checked by the next fault-free run.
+            worldMoved = true
         }
         try await syncAccounts(number)
         try checkOnlyOurRowsRemoved(number)
@@ -166,7 +179,7 @@ final class ModelWorld {
             try await checkDesiredRows(number)
             try await checkRegisteredIsTrue(number)
             try await checkNextRunWritesNothing(number)
-        } else if case .setToken = step, !worldMoved {
+        } else if case .setToken = step, !worldMoved, !alongside {
             try await checkRegisteredIsTrue(number)
         }
     }

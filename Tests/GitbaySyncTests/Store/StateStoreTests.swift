@@ -52,31 +52,48 @@ struct StateStoreTests {
             == "/h/.local/state/gitbay-sync/state.db")
     }
 
-    @Test("a second holder of the lock waits, then fails naming the lock")
-    func lock() async throws {
+    @Test("a lease is taken once: another holder of a live process is refused, the same holder holds it already, and it comes back when given back")
+    func leases() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.file("state.db.lock")
-        let first = try await RunLock.acquire(path: path, wait: .zero)
-        let error = await #expect(throws: StoreError.self) {
-            try await RunLock.acquire(path: path, wait: .milliseconds(200))
-        }
-        #expect(error == .locked(path: path, waitedSeconds: 0.2))
-        #expect(error?.description.contains("another gitbay-sync") == true)
-        first.release()
-        let second = try await RunLock.acquire(path: path, wait: .milliseconds(200))
-        second.release()
+        let store = try await StateStore.open(folder.location)
+        let account = try await store.signIn(instance: try InstanceURL(parsing: "https://gitbay.test"), username: "alice", apiToken: Secret("gb_x"))
+        let first = LeaseHolder.new()
+        let second = LeaseHolder.new()
+        #expect(try await store.takeLeases([account.id], holder: first).taken == [account.id])
+        #expect(try await store.takeLeases([account.id], holder: first).alreadyHeld == [account.id])
+        let refused = try await store.takeLeases([account.id], holder: second)
+        #expect(refused.taken.isEmpty)
+        #expect(refused.heldElsewhere[account.id]?.holderID == first.id)
+        try await store.releaseLeases([account.id], holder: second)
+        #expect(try await store.leases().count == 1, "only the holder gives a lease back")
+        try await store.releaseLeases([account.id], holder: first)
+        #expect(try await store.takeLeases([account.id], holder: second).taken == [account.id])
+        // A signed-out account has no lease, and none can be taken for it.
+        try await store.deleteAccount(id: account.id)
+        #expect(try await store.leases().isEmpty)
+        #expect(try await store.takeLeases([account.id], holder: first).taken.isEmpty)
+        #expect(try await store.leases().isEmpty)
     }
 
-    @Test("a lock released while the second holder waits is taken")
-    func lockHandOver() async throws {
+    @Test("a lease whose process is gone, or which outlived its expiry, is taken over")
+    func staleLeases() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.file("state.db.lock")
-        let first = try await RunLock.acquire(path: path, wait: .zero)
-        async let second = RunLock.acquire(path: path, wait: .seconds(5))
-        try await Task.sleep(for: .milliseconds(100))
-        first.release()
-        let taken = try await second
-        taken.release()
+        let store = try await StateStore.open(folder.location)
+        let account = try await store.signIn(instance: try InstanceURL(parsing: "https://gitbay.test"), username: "alice", apiToken: Secret("gb_x"))
+        // A process that has exited: its pid names no process (until reused, which expiry covers).
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let dead = LeaseHolder(pid: gone.processIdentifier, id: "dead")
+        #expect(try await store.takeLeases([account.id], holder: dead).taken == [account.id])
+        #expect(try await store.takeLeases([account.id], holder: LeaseHolder.new()).taken == [account.id])
+
+        let live = LeaseHolder.new()
+        try await store.releaseLeases([account.id], holder: try #require(try await store.leases().first.map { LeaseHolder(pid: $0.holderPID, id: $0.holderID) }))
+        #expect(try await store.takeLeases([account.id], holder: live).taken == [account.id])
+        let later = Date().addingTimeInterval(Double(StateStore.leaseDuration.components.seconds) + 1)
+        #expect(try await store.takeLeases([account.id], holder: LeaseHolder.new(), now: later).taken == [account.id])
     }
 
     @Test("signing in stores the account and its token apart; deleting removes both from the file")

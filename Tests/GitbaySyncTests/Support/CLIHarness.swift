@@ -45,7 +45,7 @@ final class CLIHarness: Sendable {
     /// stdin look like a terminal, `confirm` answers a confirmation question.
     func run(
         _ arguments: [String], stdin: String? = nil, terminal: Bool = false, confirm: Bool = false,
-        lockWait: Duration = .milliseconds(300), hookTimeout: Duration = .seconds(5),
+        hookTimeout: Duration = .seconds(5),
         client: ClientConfiguration = CLIHarness.client, extraEnvironment: [String: String] = [:],
         adjust: (inout CLIContext) -> Void = { _ in }
     ) async -> CLIResult {
@@ -57,7 +57,7 @@ final class CLIHarness: Sendable {
         )
         var context = CLIContext(
             environment: environment.merging(extraEnvironment) { $1 }, console: console, client: client,
-            lockWait: lockWait, hookTimeout: hookTimeout
+            hookTimeout: hookTimeout
         )
         adjust(&context)
         let code = await GitbaySyncCLI.run(arguments: arguments, context: context)

@@ -112,16 +112,91 @@ struct FailureIsolationTests {
         #expect(server.requests().isEmpty)
     }
 
-    @Test("a second command waits for the lock, then fails clearly with exit 75", arguments: [
-        ["run"], ["device", "set-token"], ["remove-account", "x@y"], ["login", "http://127.0.0.1:9"],
-    ])
-    func lockHeld(_ arguments: [String]) async throws {
+    @Test("accounts another process is reconciling are left to it: runs skip them, local changes take effect, a removal says who finishes it")
+    func accountsLeasedElsewhere() async throws {
+        let server = try FakeGitbayServer()
         let cli = try CLIHarness()
-        #expect(await cli.run(["status"]).code == 0)
-        let lock = try await RunLock.acquire(path: cli.databasePath + ".lock", wait: .zero)
-        defer { lock.release() }
-        let result = await cli.run(arguments, stdin: "c0ffee00aaaabbbb", lockWait: .milliseconds(200))
-        #expect(result.code == ExitCode.busy.rawValue)
-        #expect(result.err.contains("another gitbay-sync is working on"))
+        let alice = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        // Another gitbay-sync of this process's kind holds alice's lease (this process is alive).
+        let store = try await cli.store()
+        let id = try #require(try await store.account(named: alice)).id
+        let other = LeaseHolder.new()
+        #expect(try await store.takeLeases([id], holder: other).taken == [id])
+        server.resetRequests()
+
+        let run = await cli.run(["run", "--json"])
+        #expect(run.code == 0, "\(run.err)")
+        let outcome = try #require((try run.json()["accounts"] as? [[String: Any]])?.first)
+        #expect(outcome["action"] as? String == "skipped")
+        #expect((outcome["reason"] as? String)?.contains("another gitbay-sync (pid \(getpid()))") == true)
+        #expect(server.requests().isEmpty)
+
+        #expect(await cli.run(["device", "set-token"], stdin: "77aa88bb99cc00dd11ee22ff").code == 0)
+        #expect(try await store.device().token == Secret("77aa88bb99cc00dd11ee22ff"))
+        let pause = await cli.run(["pause", alice])
+        #expect(pause.code == 0, "\(pause.err)")
+        #expect(try await store.account(id: id)?.state == .paused)
+
+        let removal = await cli.run(["remove-account", alice])
+        #expect(removal.code == ExitCode.busy.rawValue)
+        #expect(removal.err.contains("is reconciling it right now: that run finishes the removal, or the next one does"))
+        #expect(try await store.account(id: id)?.state == .removing)
+        #expect(try await store.apiToken(ofAccount: id) != nil)
+        #expect(server.requests().isEmpty)
+
+        // Once the other process gives the lease back, a run finishes the removal.
+        try await store.releaseLeases([id], holder: other)
+        #expect(await cli.run(["run"]).code == 0)
+        #expect(try await store.account(id: id) == nil)
+        #expect(server.devices().isEmpty)
+    }
+
+    @Test("while another process's run waits on a hung server, local changes take effect at once")
+    func localChangesDuringHungRun() async throws {
+        let server = try FakeGitbayServer()
+        let hung = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        let bob = try await cli.login(hung, "bob")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        hung.inject(.hang, command: "notifications device list", times: 10)
+
+        // The built binary runs against the same database and hangs on bob's instance.
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: try BuiltBinary.located())
+        run.arguments = ["run"]
+        run.environment = cli.environment.merging(["GITBAY_SYNC_DB": cli.databasePath]) { $1 }
+        run.standardOutput = FileHandle.nullDevice
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        defer {
+            if run.isRunning { kill(run.processIdentifier, SIGKILL) }
+            run.waitUntilExit()
+        }
+        for _ in 0..<500 where !hung.requests().contains(where: { $0.user == "bob" }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(hung.requests().contains { $0.user == "bob" }, "the run reached bob's hung instance")
+
+        // Each of these completes while that run still waits.
+        #expect(await cli.run(["device", "set-token"], stdin: "77aa88bb99cc00dd11ee22ff").code == 0)
+        #expect(run.isRunning)
+        let pause = await cli.run(["pause", alice])
+        #expect(pause.code == 0, "\(pause.err)")
+        #expect(run.isRunning)
+        #expect(await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "carol")).code == 0)
+        #expect(run.isRunning)
+        let removal = await cli.run(["remove-account", bob])
+        #expect(removal.code == ExitCode.busy.rawValue, "\(removal.err)")
+        #expect(run.isRunning)
+
+        let store = try await cli.store()
+        #expect(try await store.device().token == Secret("77aa88bb99cc00dd11ee22ff"))
+        #expect(try await store.account(named: alice)?.state == .paused)
+        #expect(try await store.account(named: bob)?.state == .removing)
+        #expect(server.devices(of: "alice").isEmpty, "the pause deregistered alice at once")
     }
 }
