@@ -112,6 +112,24 @@ struct FailureIsolationTests {
         #expect(server.requests().isEmpty)
     }
 
+    @Test("a run cancelled on purpose records no failure: no backoff, the last condition kept")
+    func cancelIsNotAFailure() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        var cancelling = CLIHarness.client
+        cancelling.gate = ExchangeGate(mayStart: { false }, mayFinish: { true })
+        _ = await cli.run(["run"], client: cancelling)
+        let store = try await cli.store()
+        let status = try await store.status(ofAccount: try #require(try await store.account(named: alice)).id)
+        #expect(status.condition == .registered)
+        #expect(status.failures == 0)
+        #expect(status.nextRetryAt == nil)
+        #expect(status.lastError == nil)
+    }
+
     @Test("accounts another process is reconciling are left to it: runs skip them, local changes take effect, a removal says who finishes it")
     func accountsLeasedElsewhere() async throws {
         let server = try FakeGitbayServer()
