@@ -43,7 +43,7 @@ extension CommandRunner {
                 ("accounts", .array(outcomes.map(\.json))),
             ]))
         } else {
-            context.console.out("Signed in as \(account.name).")
+            context.console.out("Signed in as \(escaped: account.name).")
             if device.token == nil {
                 context.console.out("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
             }
@@ -91,15 +91,15 @@ extension CommandRunner {
         switch result {
         case .removed(let outcome):
             if global.json { printJSON(removalJSON(outcome, result: "removed", rowsLeft: [])) } else {
-                context.console.out("Removed \(account.name): this device is deregistered and the API token is deleted.")
+                context.console.out("Removed \(escaped: account.name): this device is deregistered and the API token is deleted.")
             }
             return .success
         case .forced(let outcome, let left):
             if global.json { printJSON(removalJSON(outcome, result: "forced", rowsLeft: left)) } else {
-                context.console.out("Removed \(account.name) by force: the API token is deleted.")
+                context.console.out("Removed \(escaped: account.name) by force: the API token is deleted.")
             }
             if !left.isEmpty {
-                context.console.err("Warning: \(account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
+                context.console.err("Warning: \(escaped: account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
             }
             return .success
         case .kept(let outcome, let reason):
@@ -135,8 +135,8 @@ extension CommandRunner {
             printJSON(.object([("account", .string(account.name)), ("state", .string(state.rawValue)), ("accounts", .array(outcomes.map(\.json)))]))
         } else {
             context.console.out(state == .paused
-                ? "Paused \(account.name): this device is not registered for it until `gitbay-sync resume \(account.name)`."
-                : "Resumed \(account.name).")
+                ? "Paused \(escaped: account.name): this device is not registered for it until `gitbay-sync resume \(escaped: account.name)`."
+                : "Resumed \(escaped: account.name).")
         }
         return report(outcomes)
     }
@@ -153,7 +153,7 @@ extension CommandRunner {
         if global.json {
             printJSON(.object([("account", .string(account.name)), ("accounts", .array(outcomes.map(\.json)))]))
         } else {
-            context.console.out("\(account.name) now holds this device's token on \(account.instance).")
+            context.console.out("\(escaped: account.name) now holds this device's token on \(account.instance).")
         }
         return report(outcomes)
     }

@@ -81,7 +81,7 @@ extension CommandRunner {
         }
         let err = context.console.err
         if let skippedBecause {
-            err(journal.line(.warning, "cycle \(number) skipped: \(skippedBecause)"))
+            err(journal.line(.warning, "cycle \(number) skipped: \(escaped: skippedBecause)"))
         }
         for outcome in outcomes {
             guard let line = journal.outcomeLine(outcome, nextRetry: retries[outcome.account], verbose: global.verbosity > 0) else { continue }
