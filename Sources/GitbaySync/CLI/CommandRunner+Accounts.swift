@@ -23,6 +23,18 @@ extension CommandRunner {
         let whoami: WhoAmI
         do {
             whoami = try await client.whoami()
+        } catch {
+            throw loginFailure(error, instance: instance)
+        }
+        // The user name becomes the account's name, which commands take and print: it has
+        // to be one line that prints as it is.
+        guard Self.isUsableUsername(whoami.username) else {
+            throw CommandFailure(
+                "\(instance) answered `whoami` with \"\(whoami.username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
+                exitCode: .dataError
+            )
+        }
+        do {
             // `whoami` cannot tell a read-only token; a write refused before it runs can.
             try await client.checkWriteScope()
         } catch {
@@ -49,6 +61,12 @@ extension CommandRunner {
             }
         }
         return outcomes.isEmpty ? .success : report(outcomes)
+    }
+
+    /// A user name that can name an account: not empty, and nothing in it that text output
+    /// would write escaped.
+    static func isUsableUsername(_ username: String) -> Bool {
+        !username.isEmpty && !username.unicodeScalars.contains(where: TerminalText.needsEscaping)
     }
 
     private func loginFailure(_ error: Error, instance: InstanceURL) -> Error {

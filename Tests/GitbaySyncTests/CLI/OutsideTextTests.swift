@@ -166,4 +166,34 @@ struct OutsideTextTests {
             #expect(Self.oneLine(result.out + "\n" + result.err, holds: name), "\(arguments)")
         }
     }
+
+    struct Username: Sendable, CustomTestStringConvertible {
+        let why: String
+        let name: String
+        var testDescription: String { why }
+    }
+
+    @Test("login refuses a whoami user name that cannot name an account: 65, nothing stored", arguments: [
+        Username(why: "empty", name: ""),
+        Username(why: "a line break", name: "alice\nroot"),
+        Username(why: "a screen clear", name: "alice\u{1B}[2J"),
+        Username(why: "a title sequence", name: "alice\u{1B}]0;title\u{07}"),
+        Username(why: "DEL", name: "alice\u{7F}"),
+        Username(why: "a C1 CSI", name: "alice\u{9B}2J"),
+        Username(why: "a bidi override", name: "alice\u{202E}nimda"),
+        Username(why: "a backslash", name: #"alice\n"#),
+    ])
+    func unusableUsername(_ username: Username) async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let token = server.mintToken(for: username.name)
+        let result = await cli.run(["login", server.baseURL], stdin: token)
+        #expect(result.code == ExitCode.dataError.rawValue, "\(result.err)")
+        #expect(result.err.contains("not a usable user name"))
+        #expect(result.err.contains("nothing was stored"))
+        #expect(Self.isInert(result.out + result.err))
+        #expect(result.err.split(separator: "\n").count == 1)
+        #expect(try await cli.store().accounts().isEmpty)
+        #expect(server.requests().map(\.argv) == [["whoami"]])
+    }
 }
