@@ -27,12 +27,12 @@ struct AccountRow {
     var text: String {
         if account.state == .removing {
             // A signed-out account whose rows may still be on its server: say so plainly.
-            return "\(account.name)  removing: this device is not deregistered yet; every run retries (`gitbay-sync status` shows the last error)"
+            return "\(escaped: account.name)  removing: this device is not deregistered yet; every run retries (`gitbay-sync status` shows the last error)"
         }
-        var line = "\(account.name)  \(status.condition.rawValue)"
+        var line = "\(escaped: account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }
         if let deviceID { line += ", device \(deviceID)" }
-        if let detail = status.detail { line += "; \(detail)" }
+        if let detail = status.detail { line += "; \(escaped: detail)" }
         return line
     }
 
@@ -40,7 +40,7 @@ struct AccountRow {
     var details: [String] {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
-        if let error = status.lastError { lines.append("    last error: \(error)") }
+        if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
         if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at))") }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines

@@ -21,6 +21,18 @@ extension CommandRunner {
         let whoami: WhoAmI
         do {
             whoami = try await client.whoami()
+        } catch {
+            throw loginFailure(error, instance: instance)
+        }
+        // The user name becomes the account's name, which commands take and print: it has
+        // to be one line that prints as it is.
+        guard Self.isUsableUsername(whoami.username) else {
+            throw CommandFailure(
+                "\(instance) answered `whoami` with \"\(whoami.username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
+                exitCode: .dataError
+            )
+        }
+        do {
             // `whoami` cannot tell a read-only token; a write refused before it runs can.
             try await client.checkWriteScope()
         } catch {
@@ -41,12 +53,18 @@ extension CommandRunner {
                 ("accounts", .array(outcomes.map(\.json))),
             ]))
         } else {
-            context.console.out("Signed in as \(account.name).")
+            context.console.out("Signed in as \(escaped: account.name).")
             if device.token == nil {
                 context.console.out("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
             }
         }
         return outcomes.isEmpty ? .success : report(outcomes)
+    }
+
+    /// A user name that can name an account: not empty, and nothing in it that text output
+    /// would write escaped.
+    static func isUsableUsername(_ username: String) -> Bool {
+        !username.isEmpty && !username.unicodeScalars.contains(where: TerminalText.needsEscaping)
     }
 
     private func loginFailure(_ error: Error, instance: InstanceURL) -> Error {
@@ -87,15 +105,15 @@ extension CommandRunner {
         switch result {
         case .removed(let outcome):
             if global.json { printJSON(removalJSON(outcome, result: "removed", rowsLeft: [])) } else {
-                context.console.out("Removed \(account.name): this device is deregistered and the API token is deleted.")
+                context.console.out("Removed \(escaped: account.name): this device is deregistered and the API token is deleted.")
             }
             return .success
         case .forced(let outcome, let left):
             if global.json { printJSON(removalJSON(outcome, result: "forced", rowsLeft: left)) } else {
-                context.console.out("Removed \(account.name) by force: the API token is deleted.")
+                context.console.out("Removed \(escaped: account.name) by force: the API token is deleted.")
             }
             if !left.isEmpty {
-                context.console.err("Warning: \(account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
+                context.console.err("Warning: \(escaped: account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
             }
             return .success
         case .busy(let outcome, let pid):
@@ -132,8 +150,8 @@ extension CommandRunner {
             printJSON(.object([("account", .string(account.name)), ("state", .string(state.rawValue)), ("accounts", .array(outcomes.map(\.json)))]))
         } else {
             context.console.out(state == .paused
-                ? "Paused \(account.name): this device is not registered for it until `gitbay-sync resume \(account.name)`."
-                : "Resumed \(account.name).")
+                ? "Paused \(escaped: account.name): this device is not registered for it until `gitbay-sync resume \(escaped: account.name)`."
+                : "Resumed \(escaped: account.name).")
         }
         return report(outcomes)
     }
@@ -148,7 +166,7 @@ extension CommandRunner {
         if global.json {
             printJSON(.object([("account", .string(account.name)), ("accounts", .array(outcomes.map(\.json)))]))
         } else {
-            context.console.out("\(account.name) now holds this device's token on \(account.instance).")
+            context.console.out("\(escaped: account.name) now holds this device's token on \(account.instance).")
         }
         return report(outcomes)
     }

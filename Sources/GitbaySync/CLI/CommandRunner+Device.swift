@@ -42,8 +42,8 @@ extension CommandRunner {
         if global.json {
             printJSON(.object([("device", deviceJSON(device))]))
         } else {
-            context.console.out("label: \(device.label)")
-            context.console.out("install marker: \(device.installMarker) (rows are labelled \"\(device.serverLabel)\")")
+            context.console.out("label: \(escaped: device.label)")
+            context.console.out("install marker: \(device.installMarker) (rows are labelled \"\(escaped: device.serverLabel)\")")
             context.console.out("token: " + (device.token.map { "\($0.prefix())… (generation \(device.generation))" } ?? "not set; set one with `gitbay-sync device set-token`"))
             if !device.history.isEmpty {
                 context.console.out("previous tokens: \(device.history.map { "\($0.prefix)…" }.joined(separator: ", "))")

@@ -35,10 +35,10 @@ extension CommandRunner {
             context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
         }
         for failure in failures {
-            context.console.err("Error: \(failure.error)")
+            context.console.err("Error: \(escaped: String(describing: failure.error))")
         }
         if !failures.isEmpty {
-            context.console.err("\(failures.count) of \(accounts.count) accounts failed: \(failures.map(\.account.name).joined(separator: ", ")).")
+            context.console.err("\(failures.count) of \(accounts.count) accounts failed: \(escaped: failures.map(\.account.name).joined(separator: ", ")).")
         }
         return failures.isEmpty ? .success : .partialFailure
     }
@@ -65,8 +65,8 @@ extension CommandRunner {
                 case .unsettled: " It is a row of this device's, of the current token or an old one."
                 case .notOurs: ""
                 }
-                let label = listed.row.label.isEmpty ? "(no label)" : listed.row.label
-                guard context.console.confirm("Remove device \(id) \"\(label)\" (\(listed.token)) from \(account.name)?\(note)") else {
+                let question = "Remove device \(id) \"\(listed.shownLabel)\" (\(listed.shownToken)) from \(escaped: account.name)?\(note)"
+                guard context.console.confirm(question) else {
                     throw CommandFailure("not confirmed; nothing removed", exitCode: .partialFailure)
                 }
             }
@@ -100,15 +100,14 @@ extension CommandRunner {
 
     private func printRemoval(_ account: AccountRecord, id: Int, listed: ListedDevice?, outcome: RemoveOutcome) {
         guard outcome == .removed, let listed else {
-            context.console.out("Device \(id) is already gone from \(account.name) (or belongs to another account); nothing to remove.")
+            context.console.out("Device \(id) is already gone from \(escaped: account.name) (or belongs to another account); nothing to remove.")
             return
         }
-        let label = listed.row.label.isEmpty ? "(no label)" : listed.row.label
-        context.console.out("Removed device \(id) \"\(label)\" (\(listed.token)) from \(account.name).")
+        context.console.out("Removed device \(id) \"\(listed.shownLabel)\" (\(listed.shownToken)) from \(escaped: account.name).")
         if listed.isThisDevice {
             context.console.out(account.state == .active
-                ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`gitbay-sync pause \(account.name)`)."
-                : "It was this device's own row; \(account.name) is \(account.state.rawValue), so it stays removed.")
+                ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`gitbay-sync pause \(escaped: account.name)`)."
+                : "It was this device's own row; \(escaped: account.name) is \(account.state.rawValue), so it stays removed.")
         } else if listed.isOldToken {
             context.console.out("It was a row of this device's old token, which `gitbay-sync run` removes as well.")
         }
@@ -118,7 +117,7 @@ extension CommandRunner {
         let count = listed.count == 1 ? "1 device" : "\(listed.count) devices"
         context.console.out("\(Self.heading(account)): \(listed.isEmpty ? "no devices" : count)")
         let idWidth = listed.map { String($0.row.id).count }.max() ?? 0
-        let labelWidth = listed.map { $0.row.label.isEmpty ? 10 : $0.row.label.count }.max() ?? 0
+        let labelWidth = listed.map(\.shownLabel.count).max() ?? 0
         for device in listed {
             context.console.out(device.text(idWidth: idWidth, labelWidth: labelWidth))
         }
@@ -136,7 +135,7 @@ extension CommandRunner {
     }
 
     private static func heading(_ account: AccountRecord) -> String {
-        account.state == .active ? account.name : "\(account.name) (\(account.state.rawValue))"
+        account.state == .active ? TerminalText.escaped(account.name) : "\(escaped: account.name) (\(account.state.rawValue))"
     }
 
     /// The account's whole device list (an unconditional read, so never `304`).

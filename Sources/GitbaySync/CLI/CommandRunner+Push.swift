@@ -16,9 +16,9 @@ extension CommandRunner {
             if global.json {
                 printJSON(.object([("account", .string(account.name)), ("push", .bool(settings.push))]))
             } else if settings.push {
-                context.console.out("Push notifications for \(account.name) are on.")
+                context.console.out("Push notifications for \(escaped: account.name) are on.")
             } else {
-                context.console.out("Push notifications for \(account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(account.name)`.")
+                context.console.out("Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(escaped: account.name)`.")
             }
             return .success
         case .show:
@@ -26,9 +26,10 @@ extension CommandRunner {
             let results = await fanOut(store).run(accounts) { client in try await client.settings() }
             var entries: [JSONValue] = []
             var failures: [(name: String, error: any Error)] = []
-            let width = accounts.map(\.name.count).max() ?? 0
+            let width = accounts.map { TerminalText.escaped($0.name).count }.max() ?? 0
             for result in results {
-                let padded = result.account.name + String(repeating: " ", count: width - result.account.name.count)
+                let name = TerminalText.escaped(result.account.name)
+                let padded = name + String(repeating: " ", count: width - name.count)
                 switch result.outcome {
                 case .success(let settings):
                     entries.append(.object([("account", .string(result.account.name)), ("push", .bool(settings.push)), ("error", .null)]))
@@ -44,9 +45,9 @@ extension CommandRunner {
             } else if accounts.isEmpty {
                 context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
             }
-            for failure in failures { context.console.err("Error: \(failure.error)") }
+            for failure in failures { context.console.err("Error: \(escaped: String(describing: failure.error))") }
             if !failures.isEmpty {
-                context.console.err("\(failures.count) of \(accounts.count) accounts failed: \(failures.map(\.name).joined(separator: ", ")).")
+                context.console.err("\(failures.count) of \(accounts.count) accounts failed: \(escaped: failures.map(\.name).joined(separator: ", ")).")
             }
             return failures.isEmpty ? .success : .partialFailure
         }

@@ -43,14 +43,14 @@ extension CommandRunner {
             ]))
             return .success
         }
-        context.console.out("account: \(account.name)" + (account.state == .active ? "" : " (\(account.state.rawValue))"))
+        context.console.out("account: \(escaped: account.name)" + (account.state == .active ? "" : " (\(account.state.rawValue))"))
         if let destination {
             context.console.out("kind: \(destination.kind.rawValue)")
             context.console.out("repository: \(destination.repositoryPath)")
             context.console.out("number: \(destination.number)")
             context.console.out("url: \(destination.webURL(on: account.instance))")
         } else {
-            context.console.out("destination: none (the app has no screen for the path '\(payload.path)')")
+            context.console.out("destination: none (the app has no screen for the path '\(escaped: payload.path)')")
         }
         context.console.out("badge: \(payload.badge)")
         return .success

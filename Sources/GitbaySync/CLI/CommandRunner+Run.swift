@@ -61,7 +61,7 @@ extension CommandRunner {
             return .success
         }
         context.console.out("database: \(location.databasePath)")
-        context.console.out("device: \(device.label), token " + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"))
+        context.console.out("device: \(escaped: device.label), token " + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"))
         if rows.isEmpty {
             context.console.out("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
         }

@@ -114,17 +114,17 @@ struct CommandRunner {
     /// naming the accounts that failed on stderr.
     func report(_ outcomes: [AccountOutcome]) -> ExitCode {
         if !global.json {
-            let width = outcomes.map(\.account.count).max() ?? 0
+            let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
             for outcome in outcomes {
                 context.console.out(OutcomeText.line(outcome, width: width))
             }
         }
         let failed = outcomes.filter(\.isFailure)
         for outcome in failed {
-            context.console.err("Error: \(outcome.error ?? "\(outcome.account) failed")")
+            context.console.err("Error: \(escaped: outcome.error ?? "\(outcome.account) failed")")
         }
         if !failed.isEmpty {
-            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(failed.map(\.account).joined(separator: ", ")). They are retried on the next run; `gitbay-sync status` shows when.")
+            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(escaped: failed.map(\.account).joined(separator: ", ")). They are retried on the next run; `gitbay-sync status` shows when.")
         }
         return failed.isEmpty ? .success : .partialFailure
     }
@@ -133,10 +133,11 @@ struct CommandRunner {
 /// The text form of outcomes and conditions.
 enum OutcomeText {
     static func line(_ outcome: AccountOutcome, width: Int) -> String {
-        let name = outcome.account + String(repeating: " ", count: max(0, width - outcome.account.count))
+        let account = TerminalText.escaped(outcome.account)
+        let name = account + String(repeating: " ", count: max(0, width - account.count))
         var line = "\(name)  \(outcome.action.rawValue)"
         if let id = outcome.deviceID { line += ", device \(id)" }
-        if let holder = outcome.shadowedBy { line += " by \(holder) (the server gives a device token to one account of an instance)" }
+        if let holder = outcome.shadowedBy { line += " by \(escaped: holder) (the server gives a device token to one account of an instance)" }
         if outcome.action == .removed && outcome.condition == .removing {
             line += " (signed out: API token and records deleted)"
         } else if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {

@@ -27,9 +27,11 @@ struct DoctorCheck: Sendable, Equatable {
         ])
     }
 
-    /// `OK   name  subject: detail`, and an indented `fix:` line for a failure.
+    /// `OK   name  subject: detail`, and an indented `fix:` line for a failure. Subject,
+    /// detail and fix carry outside text (an account's name, a server's answer, a path) and
+    /// are printed escaped.
     var lines: [String] {
-        let head = "\(ok ? "OK  " : "FAIL")  \(name)  \(subject): \(detail)"
-        return fix.map { [head, "      fix: \($0)"] } ?? [head]
+        let head = "\(ok ? "OK  " : "FAIL")  \(name)  \(escaped: subject): \(escaped: detail)"
+        return fix.map { [head, "      fix: \(escaped: $0)"] } ?? [head]
     }
 }

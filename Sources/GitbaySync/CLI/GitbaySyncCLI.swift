@@ -65,11 +65,16 @@ public enum GitbaySyncCLI {
 
     /// Prints an error to stderr as `Error: …` (with the usage for a usage error) and returns
     /// its exit code.
+    ///
+    /// A message is one line of our words around outside values (a server's `error`, a name,
+    /// a payload field, a curl or SQLite message), none of which we write with a control
+    /// character or a backslash: escaping it whole is escaping those values, wherever in the
+    /// message they travelled. So a message keeps its values raw until it is printed.
     static func report(_ error: Error, context: CLIContext) -> ExitCode {
         let err = context.console.err
         switch error {
         case let usage as UsageError:
-            err("Error: \(usage.message)")
+            err("Error: \(escaped: usage.message)")
             if let words = usage.commandWords, let line = HelpText.usage(words) {
                 err("Usage: \(line)")
                 err("See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
@@ -79,13 +84,13 @@ public enum GitbaySyncCLI {
             }
             return .usage
         case let failure as CommandFailure:
-            err("Error: \(failure.message)")
+            err("Error: \(escaped: failure.message)")
             return failure.exitCode
         case let store as StoreError:
-            err("Error: \(store)")
+            err("Error: \(escaped: store.description)")
             return .stateError
         case let gitbay as GitbayError:
-            err("Error: \(gitbay)")
+            err("Error: \(escaped: gitbay.description)")
             switch gitbay.kind {
             case .authFailed, .readOnlyToken, .denied: return .denied
             default: return .unavailable
@@ -94,7 +99,7 @@ public enum GitbaySyncCLI {
             err("Error: interrupted")
             return .unavailable
         default:
-            err("Error: \(error)")
+            err("Error: \(escaped: String(describing: error))")
             return .partialFailure
         }
     }

@@ -28,19 +28,19 @@ struct JournalText: Sendable {
             // Errors name their account already; the line names it once, first.
             var reason = outcome.error ?? outcome.condition.rawValue
             if reason.hasPrefix(outcome.account + ": ") { reason.removeFirst(outcome.account.count + 2) }
-            return line(.warning, "\(outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(reason)\(retry) \(cost)")
+            return line(.warning, "\(escaped: outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(escaped: reason)\(retry) \(cost)")
         }
         switch outcome.action {
         case .unchanged, .shadowed:
             guard verbose else { return nil }
-            let holder = outcome.shadowedBy.map { " by \($0)" } ?? ""
-            return line(.info, "\(outcome.account): \(outcome.action.rawValue)\(holder) (\(outcome.condition.rawValue)) \(cost)")
+            let holder = outcome.shadowedBy.map { " by \(escaped: $0)" } ?? ""
+            return line(.info, "\(escaped: outcome.account): \(outcome.action.rawValue)\(holder) (\(outcome.condition.rawValue)) \(cost)")
         case .skipped:
             guard verbose else { return nil }
-            return line(.info, "\(outcome.account): skipped, waiting out a backoff (\(outcome.condition.rawValue))\(retry)")
+            return line(.info, "\(escaped: outcome.account): skipped, waiting out a backoff (\(outcome.condition.rawValue))\(retry)")
         case .added, .reAdded, .rotated, .adopted, .removed, .failed:
             let device = outcome.deviceID.map { ", device \($0)" } ?? ""
-            return line(.notice, "\(outcome.account): \(outcome.action.rawValue)\(device) (\(outcome.condition.rawValue)) \(cost)")
+            return line(.notice, "\(escaped: outcome.account): \(outcome.action.rawValue)\(device) (\(outcome.condition.rawValue)) \(cost)")
         }
     }
 

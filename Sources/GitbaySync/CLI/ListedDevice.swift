@@ -23,14 +23,20 @@ struct ListedDevice {
         ])
     }
 
+    /// The label for text output: escaped as the server's text, `(no label)` when empty.
+    var shownLabel: String { row.label.isEmpty ? "(no label)" : TerminalText.escaped(row.label) }
+
+    /// The token for text output, escaped as the server's text.
+    var shownToken: String { TerminalText.escaped(token) }
+
     /// `  12  laptop [gbs-abc123]  c0ffee00…  added 2026-09-20T14:03:07.123Z  (this device)`,
     /// the label padded to `labelWidth` and the id to `idWidth`.
     func text(idWidth: Int, labelWidth: Int) -> String {
         let id = String(row.id)
-        let label = row.label.isEmpty ? "(no label)" : row.label
+        let label = shownLabel
         var line = "  " + String(repeating: " ", count: max(0, idWidth - id.count)) + id
             + "  " + label + String(repeating: " ", count: max(0, labelWidth - label.count))
-            + "  " + token + "  added " + row.added
+            + "  " + shownToken + "  added " + TerminalText.escaped(row.added)
         switch kind {
         case .current: line += "  (this device)"
         case .oldToken: line += "  (this device, old token)"

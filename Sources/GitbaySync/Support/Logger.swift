@@ -61,11 +61,12 @@ public struct Logger: Sendable {
     public func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
     public func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
 
-    /// Renders a record as one line: `level message key=value ...`, keys sorted.
+    /// Renders a record as one line: `level message key=value ...`, keys sorted, the values
+    /// (an account's name, say) escaped as outside text.
     public static func format(_ record: Record) -> String {
         var line = "\(record.level) \(record.message)"
         for key in record.metadata.keys.sorted() {
-            line += " \(key)=\(record.metadata[key]!)"
+            line += " \(key)=\(escaped: record.metadata[key]!)"
         }
         return line
     }

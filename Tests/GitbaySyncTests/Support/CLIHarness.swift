@@ -7,6 +7,8 @@ struct CLIResult: Sendable {
     let code: Int32
     let out: String
     let err: String
+    /// The confirmation questions asked, in order, as the terminal would show them.
+    var questions: [String] = []
 
     /// stdout parsed as JSON.
     func json() throws -> [String: Any] {
@@ -42,7 +44,8 @@ final class CLIHarness: Sendable {
     )
 
     /// Runs `arguments`; `stdin` is what standard input holds (nil: nothing), `terminal` makes
-    /// stdin look like a terminal, `confirm` answers a confirmation question.
+    /// stdin look like a terminal, `confirm` answers every confirmation question (each is kept
+    /// in the result's `questions`).
     func run(
         _ arguments: [String], stdin: String? = nil, terminal: Bool = false, confirm: Bool = false,
         hookTimeout: Duration = .seconds(5),
@@ -51,9 +54,14 @@ final class CLIHarness: Sendable {
     ) async -> CLIResult {
         let out = Lines()
         let err = Lines()
+        let questions = Lines()
         let console = Console(
             readInput: { stdin }, inputIsTerminal: terminal, readSecret: { _ in terminal ? stdin : nil },
-            confirm: { _ in confirm }, out: { out.append($0) }, err: { err.append($0) }
+            confirm: { question in
+                questions.append(question)
+                return confirm
+            },
+            out: { out.append($0) }, err: { err.append($0) }
         )
         var context = CLIContext(
             environment: environment.merging(extraEnvironment) { $1 }, console: console, client: client,
@@ -61,7 +69,7 @@ final class CLIHarness: Sendable {
         )
         adjust(&context)
         let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
-        return CLIResult(code: code, out: out.text, err: err.text)
+        return CLIResult(code: code, out: out.text, err: err.text, questions: questions.all)
     }
 
     /// Signs in `user` on `server` with a fresh full-scope token; returns the account name.
@@ -86,7 +94,8 @@ final class Lines: Sendable {
     private let lines = LockedBox<[String]>([])
 
     func append(_ line: String) { lines.mutate { $0.append(line) } }
-    var text: String { lines.value.joined(separator: "\n") }
+    var all: [String] { lines.value }
+    var text: String { all.joined(separator: "\n") }
 }
 
 /// A value guarded by a lock.
