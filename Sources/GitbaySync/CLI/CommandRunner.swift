@@ -57,9 +57,11 @@ struct CommandRunner {
         try await StateStore.open(location, now: context.now())
     }
 
-    /// Takes the lock beside the database for a command that changes state.
+    /// Takes the lock beside the database for a command that changes state. Files the store
+    /// would refuse are refused first, so such a command leaves no new lock file behind.
     func lock() async throws -> RunLock {
         try location.prepareDirectory()
+        try location.checkDatabaseFiles()
         return try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
     }
 

@@ -17,11 +17,25 @@ public final class RunLock: Sendable {
         self.path = path
     }
 
-    /// Takes the lock, polling until `wait` has passed; throws `StoreError.locked` then.
+    /// Takes the lock (creating its file 0600 when missing), polling until `wait` has passed;
+    /// throws `StoreError.locked` then. A lock file another user owns or can write is refused.
     public static func acquire(path: String, wait: Duration) async throws -> RunLock {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError.notWritable(path: path, detail: StateLocation.errnoText())
+        }
+        // Checked on the open descriptor, so the file judged is the file locked.
+        var info = stat()
+        let problem: StoreError? = if fstat(descriptor, &info) != 0 {
+            .notWritable(path: path, detail: StateLocation.errnoText())
+        } else if (info.st_mode & S_IFMT) != S_IFREG {
+            .notWritable(path: path, detail: "not a regular file")
+        } else {
+            StateLocation.ownershipProblem(info, path: path)
+        }
+        if let problem {
+            close(descriptor)
+            throw problem
         }
         let clock = ContinuousClock()
         let deadline = clock.now + wait

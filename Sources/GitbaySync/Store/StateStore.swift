@@ -21,7 +21,8 @@ public actor StateStore {
     /// Opens (creating when missing) and migrates the database at `location`.
     ///
     /// A database that is not SQLite, was written by a newer binary, records a changed
-    /// migration, or belongs to another user is refused and left unchanged.
+    /// migration, belongs to another user or that other users can write is refused and left
+    /// unchanged.
     public static func open(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
         let executor = QueueExecutor(label: "gitbay-sync.state")
         let opened = try await executor.run { OpenedDatabase(try openDatabase(location, now: now)) }
@@ -30,7 +31,7 @@ public actor StateStore {
 
     private static func openDatabase(_ location: StateLocation, now: Date) throws -> Database {
         try location.prepareDirectory()
-        try location.checkDatabaseFile()
+        try location.checkDatabaseFiles()
         try location.createDatabaseFileIfMissing()
         let path = location.databasePath
         let database: Database

@@ -8,6 +8,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case changedMigration(path: String, version: Int, name: String)
     /// The state directory or database belongs to another user.
     case foreignOwner(path: String, owner: UInt32)
+    /// Other users can write the database or a file beside it (-wal, -shm, the lock).
+    case writableByOthers(path: String, mode: UInt32)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
     /// Another gitbay-sync process holds the lock past the wait.
@@ -25,6 +27,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it, or pass another --db"
         case .foreignOwner(let path, let owner):
             "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
+        case .writableByOthers(let path, let mode):
+            "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
         case .locked(let path, let waited):
