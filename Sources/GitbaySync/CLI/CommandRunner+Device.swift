@@ -39,7 +39,7 @@ extension CommandRunner {
 
     /// `device show`.
     func showDevice() async throws -> ExitCode {
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let device = try await store.device()
         if global.json {
             printJSON(.object([("device", deviceJSON(device))]))

@@ -34,7 +34,7 @@ extension CommandRunner {
         }
         let store: StateStore
         do {
-            store = try await openStore()
+            store = try await openExistingStore()
         } catch {
             checks.append(.fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
             // A database refused for who owns or can write it fails its own check too.
@@ -100,6 +100,10 @@ extension CommandRunner {
     }
 
     private func lockCheck() async -> DoctorCheck {
+        // No lock file yet: nobody holds the lock, and doctor creates none.
+        guard FileManager.default.fileExists(atPath: location.lockPath) else {
+            return .pass("database.lock", location.lockPath, "free (no lock file yet)")
+        }
         do {
             let lock = try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
             lock.release()

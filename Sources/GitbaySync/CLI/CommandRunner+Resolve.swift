@@ -13,7 +13,7 @@ extension CommandRunner {
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let accounts = try await store.accounts()
         guard let account = payload.account(among: accounts) else {
             let signedIn = accounts.filter { $0.state != .removing }.map(\.name)

@@ -53,15 +53,21 @@ struct CommandRunner {
 
     // MARK: Shared steps
 
+    /// Opens the database, creating it when missing, for a command that changes state.
     func openStore() async throws -> StateStore {
         try await StateStore.open(location, now: context.now())
+    }
+
+    /// Opens the database for a command that only reads it; creates nothing when there is none.
+    func openExistingStore() async throws -> StateStore {
+        try await StateStore.openExisting(location, now: context.now())
     }
 
     /// Takes the lock beside the database for a command that changes state. Files the store
     /// would refuse are refused first, so such a command leaves no new lock file behind.
     func lock() async throws -> RunLock {
-        try location.prepareDirectory()
-        try location.checkDatabaseFiles()
+        try location.prepareDirectory(creating: true)
+        try location.checkDatabaseFiles(creating: true)
         return try await RunLock.acquire(path: location.lockPath, wait: context.lockWait)
     }
 

@@ -86,8 +86,11 @@ public enum GitbaySyncCLI {
             return failure.exitCode
         case let store as StoreError:
             err("Error: \(store)")
-            if case .locked = store { return .busy }
-            return .stateError
+            switch store {
+            case .locked: return .busy
+            case .noDatabase: return .noDatabase
+            default: return .stateError
+            }
         case let gitbay as GitbayError:
             err("Error: \(gitbay)")
             switch gitbay.kind {

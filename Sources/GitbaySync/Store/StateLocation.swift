@@ -43,13 +43,15 @@ public struct StateLocation: Sendable, Equatable {
     /// Whether the database file exists yet.
     public var databaseExists: Bool { FileManager.default.fileExists(atPath: databasePath) }
 
-    /// Checks the folder, creating it (and any missing parent) 0700 when missing; refuses one
-    /// owned by another user or not writable. A folder that was there keeps its mode: it may
-    /// be shared (`/tmp`, a group folder), and its sticky and setgid bits matter to others.
-    func prepareDirectory() throws(StoreError) {
+    /// Checks the folder, creating it (and any missing parent) 0700 when `creating` allows;
+    /// refuses one owned by another user or not writable. A folder that was there keeps its
+    /// mode: it may be shared (`/tmp`, a group folder), and its sticky and setgid bits matter
+    /// to others. Without `creating`, a missing folder means there is no database.
+    func prepareDirectory(creating: Bool) throws(StoreError) {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard errno == ENOENT else { throw .notWritable(path: directory, detail: Self.errnoText()) }
+            guard creating else { throw .noDatabase(path: databasePath) }
             try Self.createFolders(directory)
             guard stat(directory, &info) == 0 else { throw .notWritable(path: directory, detail: Self.errnoText()) }
         }
@@ -85,11 +87,13 @@ public struct StateLocation: Sendable, Equatable {
     }
 
     /// Refuses a database that is not a regular file, and any of `databaseFiles` that belongs
-    /// to another user or that other users can write.
-    func checkDatabaseFiles() throws(StoreError) {
+    /// to another user or that other users can write. Without `creating`, a missing database
+    /// is refused as `noDatabase`.
+    func checkDatabaseFiles(creating: Bool) throws(StoreError) {
         var info = stat()
         guard stat(databasePath, &info) == 0 else {
             guard errno == ENOENT else { throw .notWritable(path: databasePath, detail: Self.errnoText()) }
+            guard creating else { throw .noDatabase(path: databasePath) }
             // No database yet: leftover -wal, -shm or lock files must still be sound.
             try Self.checkOwnership(of: databaseFiles.dropFirst())
             return

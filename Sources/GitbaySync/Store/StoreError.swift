@@ -10,6 +10,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignOwner(path: String, owner: UInt32)
     /// Other users can write the database or a file beside it (-wal, -shm, the lock).
     case writableByOthers(path: String, mode: UInt32)
+    /// There is no database at the path, and the command only reads one.
+    case noDatabase(path: String)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
     /// Another gitbay-sync process holds the lock past the wait.
@@ -29,6 +31,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
         case .writableByOthers(let path, let mode):
             "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
+        case .noDatabase(let path):
+            "no state database at \(path); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
         case .locked(let path, let waited):

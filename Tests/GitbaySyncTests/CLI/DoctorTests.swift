@@ -128,7 +128,7 @@ struct DoctorTests {
     @Test("no device token and no account: both fail with their fixes")
     func nothingSet() async throws {
         let cli = try CLIHarness()
-        #expect(await cli.run(["status"]).code == 0)
+        _ = try await cli.store()
         let result = await cli.run(["doctor", "--json"])
         #expect(result.code == 1)
         let checks = try Self.checks(result)
@@ -141,7 +141,7 @@ struct DoctorTests {
     @Test("a lock held by another gitbay-sync fails the lock check")
     func lockHeld() async throws {
         let cli = try CLIHarness()
-        #expect(await cli.run(["status"]).code == 0)
+        _ = try await cli.store()
         let lock = try await RunLock.acquire(path: cli.databasePath + ".lock", wait: .zero)
         defer { lock.release() }
         let result = await cli.run(["doctor", "--json"], lockWait: .milliseconds(100))

@@ -112,4 +112,42 @@ struct StateFilesTests {
         }
         #expect(folderSnapshot(cli.folder.path) == before, "doctor changed nothing")
     }
+
+    /// A command that only reads the state database.
+    struct ReadOnlyCommand: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        var stdin: String? = nil
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let readOnlyCommands = [
+        ReadOnlyCommand(arguments: ["status"]), ReadOnlyCommand(arguments: ["accounts"]),
+        ReadOnlyCommand(arguments: ["device", "show"]), ReadOnlyCommand(arguments: ["devices"]),
+        ReadOnlyCommand(arguments: ["push", "show"]), ReadOnlyCommand(arguments: ["status", "--json"]),
+        ReadOnlyCommand(arguments: ["resolve"], stdin: ResolveCommandTests.payload(instance: "https://gitbay.org", user: "bob")),
+        ReadOnlyCommand(arguments: ["doctor"]),
+    ]
+
+    @Test("a read-only command with no database exits 66, says how to start, and creates nothing",
+          arguments: readOnlyCommands, [true, false])
+    func readOnlyCreatesNothing(_ command: ReadOnlyCommand, folderExists: Bool) async throws {
+        let cli = try CLIHarness()
+        let folder = cli.folder.file(folderExists ? "present" : "missing/deeper")
+        if folderExists { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) }
+        let database = folder + "/state.db"
+        let before = folderSnapshot(cli.folder.path)
+
+        let result = await cli.run(command.arguments + ["--db", database], stdin: command.stdin)
+        if command.arguments == ["doctor"] {
+            // doctor reports a missing database as its failed first check, and exits 1 as for any failed check.
+            #expect(result.code == ExitCode.partialFailure.rawValue)
+            #expect(result.out.hasPrefix("FAIL  database  \(database): no state database here"))
+            #expect(result.out.contains("gitbay-sync login <instance-url>"))
+        } else {
+            #expect(result.code == ExitCode.noDatabase.rawValue, "\(result.err)")
+            #expect(result.out.isEmpty)
+            #expect(result.err == "Error: no state database at \(database); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use")
+        }
+        #expect(folderSnapshot(cli.folder.path) == before)
+    }
 }

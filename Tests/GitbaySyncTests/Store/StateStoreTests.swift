@@ -34,6 +34,17 @@ struct StateStoreTests {
         #expect(fileBytes(location.databasePath) == bytes)
     }
 
+    @Test("opening an existing database only: a missing one is refused and nothing is created")
+    func openExisting() async throws {
+        let folder = try TemporaryDirectory()
+        let location = folder.location
+        let error = await #expect(throws: StoreError.self) { try await StateStore.openExisting(location) }
+        #expect(error == .noDatabase(path: location.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: location.directory))
+        _ = try await StateStore.open(location)
+        _ = try await StateStore.openExisting(location)
+    }
+
     @Test("a database owned by another user is refused")
     func foreignOwner() async throws {
         guard geteuid() == 0 else { return }  // only root can hand a file to someone else

@@ -117,7 +117,7 @@ struct FailureIsolationTests {
     ])
     func lockHeld(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
-        #expect(await cli.run(["status"]).code == 0)
+        _ = try await cli.store()
         let lock = try await RunLock.acquire(path: cli.databasePath + ".lock", wait: .zero)
         defer { lock.release() }
         let result = await cli.run(arguments, stdin: "c0ffee00aaaabbbb", lockWait: .milliseconds(200))
