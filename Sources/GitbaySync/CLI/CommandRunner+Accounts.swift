@@ -83,7 +83,7 @@ extension CommandRunner {
 
     /// `accounts`.
     func accounts() async throws -> ExitCode {
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let rows = try await accountRows(store)
         if global.json {
             printJSON(.object([("accounts", .array(rows.map(\.json)))]))

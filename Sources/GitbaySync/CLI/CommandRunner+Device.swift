@@ -37,7 +37,7 @@ extension CommandRunner {
 
     /// `device show`.
     func showDevice() async throws -> ExitCode {
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let device = try await store.device()
         if global.json {
             printJSON(.object([("device", deviceJSON(device))]))

@@ -4,7 +4,7 @@ extension CommandRunner {
     /// `devices [<account>]`: every account's server device list (or one's), asked concurrently,
     /// with this device's rows marked.
     func devices(_ name: String?) async throws -> ExitCode {
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let accounts = if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
         let device = try await store.device()
         var records: [Int64: [RegistrationRecord]] = [:]

@@ -26,7 +26,7 @@ extension CommandRunner {
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }
 
-    /// The database: present, opens (schema known), intact, private, and its lock free.
+    /// The database: present, opens (schema known), intact, private, and no run stuck in it.
     private func databaseChecks(_ path: String, into checks: inout [DoctorCheck]) async -> StateStore? {
         guard location.databaseExists else {
             checks.append(.fail("database", path, "no state database here", fix: "sign in with `gitbay-sync login <instance-url>`, or pass the --db you use"))
@@ -34,9 +34,12 @@ extension CommandRunner {
         }
         let store: StateStore
         do {
-            store = try await openStore()
+            store = try await openExistingStore()
         } catch {
             checks.append(.fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
+            // A database refused for who owns or can write it fails its own check too.
+            let permissions = permissionsCheck(path)
+            if !permissions.ok { checks.append(permissions) }
             return nil
         }
         do {
@@ -59,23 +62,41 @@ extension CommandRunner {
         return store
     }
 
+    /// The rule the store enforces: the folder is yours (its mode is yours to choose); the
+    /// database, -wal and -shm files are yours and no other user can write them; and no
+    /// other user can read the database files, which hold API tokens.
     private func permissionsCheck(_ path: String) -> DoctorCheck {
         var problems: [String] = []
-        let owner = geteuid()
+        var loose: [String] = []
+        var foreign = false
         var info = stat()
-        if stat(location.directory, &info) == 0 {
-            if info.st_uid != owner { problems.append("\(location.directory) belongs to user id \(info.st_uid)") }
-            if info.st_mode & 0o077 != 0 { problems.append("\(location.directory) has mode \(String(info.st_mode & 0o777, radix: 8))") }
+        if stat(location.directory, &info) == 0, info.st_uid != geteuid() {
+            problems.append("\(location.directory) belongs to user id \(info.st_uid)")
+            foreign = true
         }
-        for file in [path, path + "-wal", path + "-shm"] where stat(file, &info) == 0 {
-            if info.st_uid != owner { problems.append("\(file) belongs to user id \(info.st_uid)") }
-            if info.st_mode & 0o077 != 0 { problems.append("\(file) has mode \(String(info.st_mode & 0o777, radix: 8))") }
+        for file in location.databaseFiles where stat(file, &info) == 0 {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            switch StateLocation.ownershipProblem(info, path: file) {
+            case .foreignOwner(_, let owner)?:
+                problems.append("\(file) belongs to user id \(owner)")
+                foreign = true
+            case .some:
+                problems.append("\(file) can be written by other users (mode \(mode))")
+                loose.append(file)
+            case nil where info.st_mode & 0o077 != 0:
+                problems.append("\(file) can be read by other users (mode \(mode))")
+                loose.append(file)
+            case nil:
+                break
+            }
         }
         guard problems.isEmpty else {
-            return .fail("database.permissions", path, problems.joined(separator: "; "),
-                         fix: "chmod 700 \(location.directory) && chmod 600 \(path)*, as the user who runs gitbay-sync")
+            var fixes: [String] = []
+            if !loose.isEmpty { fixes.append("`chmod 600 \(loose.joined(separator: " "))`") }
+            if foreign { fixes.append("run gitbay-sync as the user who owns them, or pass a --db of your own") }
+            return .fail("database.permissions", path, problems.joined(separator: "; "), fix: fixes.joined(separator: "; "))
         }
-        return .pass("database.permissions", path, "folder 0700 and files 0600, yours")
+        return .pass("database.permissions", path, "the folder and files are yours; no other user can read or write the files")
     }
 
     /// Runs in progress, from the accounts' leases. A run that has held an account for longer

@@ -3,7 +3,9 @@ import FoundationEssentials
 extension CommandRunner {
     /// `push on|off <account>` and `push show [<account>]`: the account's server-side push switch.
     func push(_ action: Command.PushAction, account name: String?) async throws -> ExitCode {
-        let store = try await openStore()
+        // push on|off changes a server setting, not the state database: it needs an account
+        // signed in here, so it creates no database either.
+        let store = try await openExistingStore()
         switch action {
         case .on, .off:
             guard let name else { preconditionFailure("the parser requires an account for push on|off") }

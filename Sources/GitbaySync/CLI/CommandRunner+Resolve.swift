@@ -2,7 +2,7 @@ import FoundationEssentials
 
 extension CommandRunner {
     /// `resolve`: which signed-in account a push payload (on stdin) belongs to, and the screen
-    /// it points at. Reads the state database only: no network, no lock.
+    /// it points at. Reads the state database only: no network.
     func resolve() async throws -> ExitCode {
         if context.console.inputIsTerminal {
             context.console.err("Reading a push payload on stdin (end it with Ctrl-D)…")
@@ -13,7 +13,7 @@ extension CommandRunner {
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let accounts = try await store.accounts()
         guard let account = payload.account(among: accounts) else {
             let signedIn = accounts.filter { $0.state != .removing }.map(\.name)

@@ -49,7 +49,7 @@ extension CommandRunner {
 
     /// `status`.
     func status() async throws -> ExitCode {
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let device = try await store.device()
         let rows = try await accountRows(store)
         if global.json {

@@ -56,8 +56,14 @@ struct CommandRunner {
 
     // MARK: Shared steps
 
+    /// Opens the database, creating it when missing, for a command that changes state.
     func openStore() async throws -> StateStore {
         try await StateStore.open(location, now: context.now())
+    }
+
+    /// Opens the database for a command that only reads it; creates nothing when there is none.
+    func openExistingStore() async throws -> StateStore {
+        try await StateStore.openExisting(location, now: context.now())
     }
 
     func account(named name: String, in store: StateStore) async throws -> AccountRecord {

@@ -103,7 +103,7 @@ enum CommandTable {
         CommandSpec(
             words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
             discussion: """
-                Checks the state database (integrity, schema, permissions, lock), the device token, and
+                Checks the state database (integrity, schema, permissions, runs in progress), the device token, and
                 for each account: the instance answers, the token is valid, push is on for the account and
                 was not refused by the instance in the last run, and this device's row is on the server.
                 Only reads from servers. Prints each check with OK or FAIL and the fix; exits 1 when any

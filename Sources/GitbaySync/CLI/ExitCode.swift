@@ -9,6 +9,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case usage = 64
     /// Input data is wrong: a malformed URL, device token or push payload.
     case dataError = 65
+    /// There is no state database at the path, and the command only reads one, so it created
+    /// nothing.
+    case noDatabase = 66
     /// The named account is not signed in.
     case noSuchAccount = 67
     /// A server could not be reached or refused the request for a reason that may pass.

@@ -88,7 +88,10 @@ public enum GitbaySyncCLI {
             return failure.exitCode
         case let store as StoreError:
             err("Error: \(escaped: store.description)")
-            return .stateError
+            switch store {
+            case .noDatabase: return .noDatabase
+            default: return .stateError
+            }
         case let gitbay as GitbayError:
             err("Error: \(escaped: gitbay.description)")
             switch gitbay.kind {

@@ -5,8 +5,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the state database lives, and the file-system rules around it: the directory is
-/// 0700, the database 0600, both owned by the user running gitbay-sync.
+/// Where the state database lives, and the file-system rules around it: a folder gitbay-sync
+/// creates is 0700, and a folder that was there is left as it is but must be yours; the
+/// database is created 0600; the database and its -wal and -shm files are yours and writable
+/// by no one else.
 public struct StateLocation: Sendable, Equatable {
     /// The database file.
     public let databasePath: String
@@ -30,52 +32,92 @@ public struct StateLocation: Sendable, Equatable {
     }
 
     /// The folder holding the database.
-    public var directory: String {
-        guard let slash = databasePath.lastIndex(of: "/") else { return "." }
-        let parent = String(databasePath[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
+    public var directory: String { Self.parent(of: databasePath) }
 
-    /// The lock file beside the database.
-    public var lockPath: String { databasePath + ".lock" }
+    /// The database and the files SQLite keeps beside it, -wal and -shm.
+    var databaseFiles: [String] { [databasePath, databasePath + "-wal", databasePath + "-shm"] }
 
     /// Whether the database file exists yet.
     public var databaseExists: Bool { FileManager.default.fileExists(atPath: databasePath) }
 
-    /// Creates the directory (0700) when missing, refuses one owned by another user or not
-    /// writable, and tightens a looser mode. Creates nothing else.
-    func prepareDirectory() throws(StoreError) {
+    /// Checks the folder, creating it (and any missing parent) 0700 when `creating` allows;
+    /// refuses one owned by another user or not writable. A folder that was there keeps its
+    /// mode: it may be shared (`/tmp`, a group folder), and its sticky and setgid bits matter
+    /// to others. Without `creating`, a missing folder means there is no database.
+    func prepareDirectory(creating: Bool) throws(StoreError) {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard errno == ENOENT else { throw .notWritable(path: directory, detail: Self.errnoText()) }
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw .notWritable(path: directory, detail: "could not create the folder")
-            }
+            guard creating else { throw .noDatabase(path: databasePath) }
+            try Self.createFolders(directory)
             guard stat(directory, &info) == 0 else { throw .notWritable(path: directory, detail: Self.errnoText()) }
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .notWritable(path: directory, detail: "not a folder") }
         guard info.st_uid == geteuid() else { throw .foreignOwner(path: directory, owner: UInt32(info.st_uid)) }
         guard access(directory, W_OK | X_OK) == 0 else { throw .notWritable(path: directory, detail: Self.errnoText()) }
-        if info.st_mode & 0o077 != 0 {
-            guard chmod(directory, 0o700) == 0 else { throw .notWritable(path: directory, detail: Self.errnoText()) }
+    }
+
+    /// Creates `path` and each missing folder above it with mode 0700 (whatever the umask);
+    /// folders that are there are left as they are.
+    private static func createFolders(_ path: String) throws(StoreError) {
+        var missing: [String] = []
+        var current = path
+        var info = stat()
+        while current != "/", current != ".", stat(current, &info) != 0, errno == ENOENT {
+            missing.append(current)
+            current = parent(of: current)
+        }
+        for folder in missing.reversed() {
+            if mkdir(folder, 0o700) == 0 {
+                guard chmod(folder, 0o700) == 0 else { throw .notWritable(path: folder, detail: errnoText()) }
+            } else if errno != EEXIST {
+                throw .notWritable(path: folder, detail: "could not create the folder: \(errnoText())")
+            }
         }
     }
 
-    /// Refuses a database file owned by another user, or one that is not a regular file.
-    func checkDatabaseFile() throws(StoreError) {
+    /// The folder holding `path`: "." for a bare name, "/" for a name at the root.
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    /// Refuses a database that is not a regular file, and any of `databaseFiles` that belongs
+    /// to another user or that other users can write. Without `creating`, a missing database
+    /// is refused as `noDatabase`.
+    func checkDatabaseFiles(creating: Bool) throws(StoreError) {
         var info = stat()
-        guard stat(databasePath, &info) == 0 else { return }
+        guard stat(databasePath, &info) == 0 else {
+            guard errno == ENOENT else { throw .notWritable(path: databasePath, detail: Self.errnoText()) }
+            guard creating else { throw .noDatabase(path: databasePath) }
+            // No database yet: leftover -wal or -shm files must still be sound.
+            try Self.checkOwnership(of: databaseFiles.dropFirst())
+            return
+        }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw .notADatabase(path: databasePath, detail: "not a regular file")
         }
-        guard info.st_uid == geteuid() else { throw .foreignOwner(path: databasePath, owner: UInt32(info.st_uid)) }
+        try Self.checkOwnership(of: databaseFiles)
         guard access(databasePath, R_OK | W_OK) == 0 else {
             throw .notWritable(path: databasePath, detail: Self.errnoText())
         }
+    }
+
+    private static func checkOwnership(of paths: some Sequence<String>) throws(StoreError) {
+        var info = stat()
+        for path in paths where stat(path, &info) == 0 {
+            if let problem = ownershipProblem(info, path: path) { throw problem }
+        }
+    }
+
+    /// Why one of `databaseFiles` may not be used: another user owns it, or other users can
+    /// write it (and so change the accounts, tokens and records). Nil when
+    /// neither.
+    static func ownershipProblem(_ info: stat, path: String) -> StoreError? {
+        if info.st_uid != geteuid() { return .foreignOwner(path: path, owner: UInt32(info.st_uid)) }
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 { return .writableByOthers(path: path, mode: UInt32(info.st_mode & 0o7777)) }
+        return nil
     }
 
     /// Creates an empty database file with mode 0600 when none exists, so SQLite (which gives
@@ -83,13 +125,16 @@ public struct StateLocation: Sendable, Equatable {
     func createDatabaseFileIfMissing() throws(StoreError) {
         let descriptor = open(databasePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
+            // The umask could only have taken bits away; make it exactly 0600.
+            fchmod(descriptor, 0o600)
             close(descriptor)
         } else if errno != EEXIST {
             throw .notWritable(path: databasePath, detail: Self.errnoText())
         }
     }
 
-    /// Sets the database and its companion files to 0600 when they are looser.
+    /// Takes read permission away from group and others on the database and its -wal and
+    /// -shm files, which hold API tokens. Write permission for others is refused before this.
     func tightenFileModes() {
         for path in [databasePath, databasePath + "-wal", databasePath + "-shm"] {
             var info = stat()

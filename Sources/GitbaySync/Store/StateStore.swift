@@ -18,20 +18,33 @@ public actor StateStore {
         self.location = location
     }
 
-    /// Opens (creating when missing) and migrates the database at `location`.
+    /// Opens (creating when missing) and migrates the database at `location`, for a command
+    /// that changes the state.
     ///
     /// A database that is not SQLite, was written by a newer binary, records a changed
-    /// migration, or belongs to another user is refused and left unchanged.
+    /// migration, belongs to another user or that other users can write is refused and left
+    /// unchanged.
     public static func open(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
+        try await open(location, creating: true, now: now)
+    }
+
+    /// Opens and migrates the database at `location` only when it exists, for a command that
+    /// reads the state: throws `StoreError.noDatabase` and creates nothing (no folder, no
+    /// file) when it does not. Refuses what `open` refuses.
+    public static func openExisting(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
+        try await open(location, creating: false, now: now)
+    }
+
+    private static func open(_ location: StateLocation, creating: Bool, now: Date) async throws -> StateStore {
         let executor = QueueExecutor(label: "gitbay-sync.state")
-        let opened = try await executor.run { OpenedDatabase(try openDatabase(location, now: now)) }
+        let opened = try await executor.run { OpenedDatabase(try openDatabase(location, creating: creating, now: now)) }
         return StateStore(executor: executor, database: opened.database, location: location)
     }
 
-    private static func openDatabase(_ location: StateLocation, now: Date) throws -> Database {
-        try location.prepareDirectory()
-        try location.checkDatabaseFile()
-        try location.createDatabaseFileIfMissing()
+    private static func openDatabase(_ location: StateLocation, creating: Bool, now: Date) throws -> Database {
+        try location.prepareDirectory(creating: creating)
+        try location.checkDatabaseFiles(creating: creating)
+        if creating { try location.createDatabaseFileIfMissing() }
         let path = location.databasePath
         let database: Database
         do {

@@ -8,6 +8,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case changedMigration(path: String, version: Int, name: String)
     /// The state directory or database belongs to another user.
     case foreignOwner(path: String, owner: UInt32)
+    /// Other users can write the database or a file beside it (-wal, -shm).
+    case writableByOthers(path: String, mode: UInt32)
+    /// There is no database at the path, and the command only reads one.
+    case noDatabase(path: String)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
     /// Any other SQLite failure.
@@ -23,6 +27,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it, or pass another --db"
         case .foreignOwner(let path, let owner):
             "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
+        case .writableByOthers(let path, let mode):
+            "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
+        case .noDatabase(let path):
+            "no state database at \(path); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
         case .sqlite(let error, let path):

@@ -128,7 +128,7 @@ struct DoctorTests {
     @Test("no device token and no account: both fail with their fixes")
     func nothingSet() async throws {
         let cli = try CLIHarness()
-        #expect(await cli.run(["status"]).code == 0)
+        _ = try await cli.store()
         let result = await cli.run(["doctor", "--json"])
         #expect(result.code == 1)
         let checks = try Self.checks(result)

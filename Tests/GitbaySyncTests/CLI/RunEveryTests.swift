@@ -92,7 +92,7 @@ struct RunEveryTests {
         #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         let result = await Self.runTimer(cli, cycles: 2) { sleep in
             guard sleep == 1 else { return }
-            // Both take the run lock: the timer must not hold it while it sleeps.
+            // Local changes between cycles count from the next cycle.
             #expect(await cli.run(["device", "set-token"], stdin: "beef0000aaaabbbbccccdddd").code == 0)
             #expect(await cli.run(["remove-account", carol]).code == 0)
         }

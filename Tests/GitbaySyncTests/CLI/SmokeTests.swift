@@ -5,14 +5,14 @@ import Testing
 
 @Suite("Command line, end to end in process")
 struct SmokeTests {
-    @Test("status on a fresh machine creates the database and reports nothing signed in")
+    @Test("status on a fresh machine says there is no database and how to start, and creates none")
     func freshStatus() async throws {
         let cli = try CLIHarness()
         let result = await cli.run(["status"])
-        #expect(result.code == 0)
-        #expect(result.out.contains("token not set"))
-        #expect(result.out.contains("accounts: none"))
-        #expect(FileManager.default.fileExists(atPath: cli.databasePath))
+        #expect(result.code == ExitCode.noDatabase.rawValue)
+        #expect(result.err.contains("no state database at \(cli.databasePath)"))
+        #expect(result.err.contains("gitbay-sync login <instance-url>"))
+        #expect(!FileManager.default.fileExists(atPath: cli.folder.path + "/state"))
     }
 
     @Test("login, set a token, run: the account is registered once, then steady")

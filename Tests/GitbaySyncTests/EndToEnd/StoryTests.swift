@@ -129,7 +129,7 @@ struct StoryTests {
         "last_attempt_at", "last_success_at", "last_error", "next_retry_at", "failures",
     ]
 
-    @Test("a copy of the binary away from the build folder runs --version, --help and status")
+    @Test("a copy of the binary away from the build folder runs --version, --help and status (no database: exit 66, nothing created)")
     func installedCopy() async throws {
         let folder = try TemporaryDirectory()
         let copy = folder.file("bin/gitbay-sync")
@@ -142,10 +142,17 @@ struct StoryTests {
         let help = try await binary.run(["--help"])
         #expect(help.code == 0 && help.out.contains("Usage: gitbay-sync <command> [options]") && help.err.isEmpty)
         let status = try await binary.run(["status"])
-        #expect(status.code == 0, "\(status.err)")
-        #expect(status.out.contains("accounts: none"))
-        #expect(status.err.isEmpty)
-        #expect(FileManager.default.fileExists(atPath: binary.databasePath))
+        #expect(status.code == ExitCode.noDatabase.rawValue, "\(status.err)")
+        #expect(status.out.isEmpty)
+        #expect(status.err == "Error: \(StoreError.noDatabase(path: binary.databasePath))")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("state")))
+        #expect(try await binary.run(["device", "set-token"], stdin: Self.firstToken).code == 0)
+        let created = try await binary.run(["status"])
+        #expect(created.code == 0, "\(created.err)")
+        #expect(created.out.contains("accounts: none"))
+        #expect(created.err.isEmpty)
+        #expect(modeBits(folder.file("state")) == 0o700)
+        #expect(modeBits(binary.databasePath) == 0o600)
         let usage = try await binary.run(["stauts"])
         #expect(usage.code == ExitCode.usage.rawValue && usage.out.isEmpty)
         #expect(usage.err == "Error: unknown command 'stauts'. Did you mean 'status'?\nUsage: gitbay-sync <command> [options]\nSee 'gitbay-sync --help'.")

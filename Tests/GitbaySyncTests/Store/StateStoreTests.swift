@@ -4,7 +4,7 @@ import Testing
 
 @Suite("State store")
 struct StateStoreTests {
-    @Test("the folder is 0700 and the database 0600, tightened when looser")
+    @Test("a created folder is 0700 and the database 0600; a folder that was there keeps its mode, a readable database is tightened")
     func permissions() async throws {
         let folder = try TemporaryDirectory()
         let location = folder.location
@@ -15,9 +15,34 @@ struct StateStoreTests {
         chmod(location.databasePath, 0o644)
         let store = try await StateStore.open(location)
         _ = try await store.device()
-        #expect(fileMode(location.directory) == 0o700)
+        #expect(fileMode(location.directory) == 0o755)
         #expect(fileMode(location.databasePath) == 0o600)
         #expect(fileMode(location.databasePath + "-wal") == 0o600)
+    }
+
+    @Test("a database other users can write is refused, naming the fix, and left as it was")
+    func writableByOthers() async throws {
+        let folder = try TemporaryDirectory()
+        let location = folder.location
+        _ = try await StateStore.open(location)
+        chmod(location.databasePath, 0o664)
+        let bytes = fileBytes(location.databasePath)
+        let error = await #expect(throws: StoreError.self) { try await StateStore.open(location) }
+        #expect(error == .writableByOthers(path: location.databasePath, mode: 0o664))
+        #expect(error?.description.contains("chmod 600 \(location.databasePath)") == true)
+        #expect(fileMode(location.databasePath) == 0o664)
+        #expect(fileBytes(location.databasePath) == bytes)
+    }
+
+    @Test("opening an existing database only: a missing one is refused and nothing is created")
+    func openExisting() async throws {
+        let folder = try TemporaryDirectory()
+        let location = folder.location
+        let error = await #expect(throws: StoreError.self) { try await StateStore.openExisting(location) }
+        #expect(error == .noDatabase(path: location.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: location.directory))
+        _ = try await StateStore.open(location)
+        _ = try await StateStore.openExisting(location)
     }
 
     @Test("a database owned by another user is refused")

@@ -32,3 +32,23 @@ func fileMode(_ path: String) -> Int {
     let attributes = try? FileManager.default.attributesOfItem(atPath: path)
     return (attributes?[.posixPermissions] as? NSNumber)?.intValue ?? -1
 }
+
+/// A file's mode bits with the setuid, setgid and sticky bits, read without following a
+/// symbolic link; nil when nothing is there.
+func modeBits(_ path: String) -> Int? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    return Int(info.st_mode & 0o7777)
+}
+
+/// Every file and folder under `folder` with its mode bits and bytes, to show that nothing
+/// was created, removed or changed.
+func folderSnapshot(_ folder: String) -> [String: String] {
+    var entries: [String: String] = [:]
+    for name in (try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? [] {
+        let path = folder + "/" + name
+        let bytes = fileBytes(path)?.base64EncodedString() ?? "folder"
+        entries[name] = "\(String(modeBits(path) ?? -1, radix: 8)) \(bytes)"
+    }
+    return entries
+}
