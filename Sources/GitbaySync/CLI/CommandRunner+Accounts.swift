@@ -102,6 +102,9 @@ extension CommandRunner {
                 context.console.err("Warning: \(account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
             }
             return .success
+        case .interrupted(let outcome, let reason):
+            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
+            throw CommandFailure("\(account.name) is not removed yet: \(reason). It stays `removing` with its API token, is no longer counted as signed in, and the next `gitbay-sync run` (or `remove-account`) retries the removal.", exitCode: .unavailable)
         case .kept(let outcome, let reason):
             if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
             let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
