@@ -7,9 +7,13 @@ import Darwin
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let context = CLIContext(environment: ProcessInfo.processInfo.environment, console: .standard)
-// SIGTERM and SIGINT reach `run --every` as stop requests; other commands end on them as before.
-let signalSources = context.shutdown.trapTerminationSignals()
+let shutdown = ShutdownSignal()
+var context = CLIContext(environment: ProcessInfo.processInfo.environment, console: .standard(shutdown: shutdown))
+context.shutdown = shutdown
+// SIGTERM and SIGINT reach `run --every` and a running pre-remove hook as stop requests; other
+// commands end on them as before, after turning echo back on at a hidden prompt or stopping a
+// hook, as SIGHUP and SIGQUIT do.
+let signalSources = shutdown.trapTerminationSignals()
 let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
 signalSources.forEach { $0.cancel() }
 exit(code)

@@ -119,6 +119,9 @@ extension CommandRunner {
         case .busy(let outcome, let pid):
             if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
             throw CommandFailure("\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that run finishes the removal, or the next one does. It is no longer counted as signed in.", exitCode: .busy)
+        case .interrupted(let outcome, let reason):
+            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
+            throw CommandFailure("\(account.name) is not removed yet: \(reason). It stays `removing` with its API token, is no longer counted as signed in, and the next `gitbay-sync run` (or `remove-account`) retries the removal.", exitCode: .unavailable)
         case .kept(let outcome, let reason):
             if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
             let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason

@@ -14,7 +14,14 @@ extension CommandRunner {
         } else if outcomes.isEmpty {
             context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
         }
-        return report(outcomes)
+        let code = report(outcomes)
+        // Only a running pre-remove hook takes a stop request: the removals it left wait for
+        // the next run.
+        guard context.shutdown.phase == .running else {
+            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` and the next run retries them.")
+            return .unavailable
+        }
+        return code
     }
 
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
@@ -41,6 +48,10 @@ extension CommandRunner {
             case .kept(var kept, let reason):
                 kept.action = .failed
                 kept.error = "\(account.name): removal not finished: \(reason)"
+                outcomes[index] = kept
+            case .interrupted(var kept, let reason):
+                kept.action = .failed
+                kept.error = "\(account.name): removal not finished: \(reason); it stays `removing` with its API token and the next run retries"
                 outcomes[index] = kept
             }
         }

@@ -97,8 +97,11 @@ struct CommandRunner {
     func removal(_ store: StateStore) -> AccountRemoval {
         AccountRemoval(
             reconciler: reconciler(store),
-            hook: PreRemovalHook(path: PreRemovalHook.path(environment: context.environment), timeout: context.hookTimeout),
-            environment: context.environment
+            hook: PreRemovalHook(
+                path: PreRemovalHook.path(environment: context.environment), timeout: context.hookTimeout, stopGrace: context.hookStopGrace
+            ),
+            environment: context.environment,
+            shutdown: context.shutdown
         )
     }
 

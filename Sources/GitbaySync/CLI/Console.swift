@@ -31,8 +31,9 @@ public struct Console: Sendable {
         self.err = err
     }
 
-    /// The real standard streams.
-    public static var standard: Console {
+    /// The real standard streams. A hidden prompt registers its cleanup with `shutdown`, so a
+    /// signal that ends the process there turns echo back on first.
+    public static func standard(shutdown: ShutdownSignal) -> Console {
         Console(
             readInput: {
                 String(decoding: StandardStreams.readAll(STDIN_FILENO), as: UTF8.self)
@@ -43,14 +44,20 @@ public struct Console: Sendable {
                 StandardStreams.send(prompt, to: STDERR_FILENO)
                 var settings = termios()
                 tcgetattr(STDIN_FILENO, &settings)
-                var silent = settings
-                silent.c_lflag &= ~tcflag_t(ECHO)
-                tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
-                defer {
+                let restore: @Sendable () -> Void = { [settings] in
+                    // Flushing drops what was typed but not read: a half-typed secret never
+                    // reaches whatever reads the terminal next.
+                    var settings = settings
                     tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
                     StandardStreams.send("\n", to: STDERR_FILENO)
                 }
-                return readLine(strippingNewline: true)
+                return shutdown.withCleanup(onSignal: restore) {
+                    var silent = settings
+                    silent.c_lflag &= ~tcflag_t(ECHO)
+                    tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+                    defer { restore() }
+                    return readLine(strippingNewline: true)
+                }
             },
             confirm: { question in
                 guard isatty(STDIN_FILENO) == 1 else { return false }

@@ -8,8 +8,11 @@ public struct CLIContext: Sendable {
     public var client: ClientConfiguration
     /// How long the user's pre-remove hook may run.
     public var hookTimeout: Duration
+    /// How long a hook being stopped has after SIGTERM before its process group gets SIGKILL.
+    public var hookStopGrace = PreRemovalHook.defaultStopGrace
     public var now: @Sendable () -> Date
-    /// Stop and cancel requests from the process (SIGTERM, SIGINT), for `run --every`.
+    /// Stop and cancel requests from the process (SIGTERM, SIGINT), for `run --every` and a
+    /// running pre-remove hook, and the cleanups a signal ending the process runs first.
     public var shutdown = ShutdownSignal()
     /// How long `run --every` lets requests in flight finish after the first stop request.
     public var shutdownGrace: Duration = .seconds(10)

@@ -12,7 +12,9 @@ import Darwin
 ///
 /// The executable turns SIGTERM and SIGINT into `request()`; tests call `request()` directly.
 /// A command that cannot stop gracefully never `claim()`s it, and then a request means the
-/// caller should end the process the ordinary way.
+/// caller should end the process the ordinary way, except while a step that can stop cleanly
+/// runs (`handlingRequests`). Whatever ends the process on a signal first runs the cleanups of
+/// the steps in progress (`withCleanup`), such as turning echo back on.
 public final class ShutdownSignal: Sendable {
     /// How far the shutdown has gone.
     public enum Phase: Int, Sendable, Comparable {
@@ -32,11 +34,18 @@ public final class ShutdownSignal: Sendable {
     private struct State {
         var phase = Phase.running
         var claimed = false
+        /// Steps running that handle a request themselves.
+        var handlers = 0
         var nextWaiter = 0
         var waiters: [Int: (phase: Phase, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextCleanup = 0
+        var cleanups: [Int: @Sendable () -> Void] = [:]
     }
 
     private let state = Mutex(State())
+    /// Held while the process runs its cleanups and ends, so that a second signal meanwhile
+    /// waits for them instead of ending the process half-way through.
+    private let ending = Mutex(())
 
     public init() {}
 
@@ -52,7 +61,7 @@ public final class ShutdownSignal: Sendable {
     @discardableResult
     public func request() -> Response {
         let (response, woken) = state.withLock { state -> (Response, [CheckedContinuation<Void, Never>]) in
-            guard state.claimed else { return (.unhandled, []) }
+            guard state.claimed || state.handlers > 0 else { return (.unhandled, []) }
             state.phase = state.phase == .running ? .stopping : .cancelling
             let phase = state.phase
             let due = state.waiters.filter { $0.value.phase <= phase }
@@ -84,33 +93,80 @@ public final class ShutdownSignal: Sendable {
         }
     }
 
-    /// Routes SIGTERM and SIGINT to `request()`: the default action is turned off and each
-    /// signal is read from a dispatch source instead. When no command handles shutdown, the
-    /// signal's default action is restored and the signal raised again, so a plain command
-    /// ends as it always did. Keep the sources it returns for as long as the signals should
-    /// be handled.
+    /// Runs `body`, a step that stops cleanly when asked, with requests delivered to it (it
+    /// watches `phase`) rather than ending the process, even when no command claimed them.
+    public func handlingRequests<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        state.withLock { $0.handlers += 1 }
+        defer { state.withLock { $0.handlers -= 1 } }
+        return try await body()
+    }
+
+    /// Runs `body` with `cleanup` to be run first should a signal end the process meanwhile.
+    /// Cleanups run on the thread that reads the signal, the latest first.
+    public func withCleanup<T>(onSignal cleanup: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
+        let key = addCleanup(cleanup)
+        defer { state.withLock { _ = $0.cleanups.removeValue(forKey: key) } }
+        return try body()
+    }
+
+    /// `withCleanup` for an asynchronous step.
+    public func withCleanup<T>(
+        onSignal cleanup: @escaping @Sendable () -> Void, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
+    ) async rethrows -> T {
+        let key = addCleanup(cleanup)
+        defer { state.withLock { _ = $0.cleanups.removeValue(forKey: key) } }
+        return try await body()
+    }
+
+    private func addCleanup(_ cleanup: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            state.nextCleanup += 1
+            state.cleanups[state.nextCleanup] = cleanup
+            return state.nextCleanup
+        }
+    }
+
+    /// Routes SIGTERM and SIGINT to `request()`, and makes SIGHUP and SIGQUIT run the cleanups
+    /// before they end the process: the default action is turned off and each signal is read
+    /// from a dispatch source instead. When no command or step handles a request, the cleanups
+    /// run, then the signal's default action is restored and the signal raised again, so a
+    /// plain command ends as it always did. SIGHUP and SIGQUIT ignored from the start (`nohup`)
+    /// stay ignored. Keep the sources it returns for as long as the signals should be handled.
     public func trapTerminationSignals() -> [any DispatchSourceSignal] {
-        [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
+        [SIGTERM, SIGINT, SIGHUP, SIGQUIT].compactMap { number in
+            let previous = signal(number, SIG_IGN)
+            let stops = number == SIGTERM || number == SIGINT
+            if !stops && unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { return nil }
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                if request() == .unhandled { Self.endProcess(by: number) }
+                if !stops || request() == .unhandled { endProcess(by: number) }
             }
             source.resume()
             return source
         }
     }
 
-    /// Ends the process as the signal's default action would. The dispatch source may keep
-    /// the signal blocked, so it is unblocked on this thread before it is raised again; the
-    /// exit status a shell gives a death by signal follows in case it is still not delivered.
-    private static func endProcess(by number: Int32) -> Never {
-        signal(number, SIG_DFL)
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, number)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        raise(number)
-        exit(128 + number)
+    /// Runs the cleanups, then ends the process as the signal's default action would. The
+    /// dispatch source may keep the signal blocked, so it is unblocked on this thread before it
+    /// is raised again; the exit status a shell gives a death by signal follows in case it is
+    /// still not delivered.
+    private func endProcess(by number: Int32) -> Never {
+        ending.withLock { _ -> Never in
+            let cleanups = state.withLock { state in
+                defer { state.cleanups = [:] }
+                return state.cleanups.sorted { $0.key > $1.key }.map(\.value)
+            }
+            cleanups.forEach { $0() }
+            signal(number, SIG_DFL)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, number)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            raise(number)
+            exit(128 + number)
+        }
     }
 }

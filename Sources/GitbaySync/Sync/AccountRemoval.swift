@@ -6,11 +6,14 @@ public struct AccountRemoval: Sendable {
     let reconciler: Reconciler
     let hook: PreRemovalHook
     let environment: [String: String]
+    /// Stop requests, which stop the hook and leave the removal to a later run.
+    let shutdown: ShutdownSignal
 
-    public init(reconciler: Reconciler, hook: PreRemovalHook, environment: [String: String]) {
+    public init(reconciler: Reconciler, hook: PreRemovalHook, environment: [String: String], shutdown: ShutdownSignal) {
         self.reconciler = reconciler
         self.hook = hook
         self.environment = environment
+        self.shutdown = shutdown
     }
 
     /// How a removal ended.
@@ -24,6 +27,9 @@ public struct AccountRemoval: Sendable {
         /// Left as `removing`: another process is reconciling the account and finishes it, or
         /// the next run does.
         case busy(AccountOutcome, pid: Int32)
+        /// Kept as `removing` with its token: a stop request came while the hook ran (or before
+        /// it started). `--force` does not override this: the user asked to stop.
+        case interrupted(AccountOutcome, reason: String)
     }
 
     /// Removes an account already marked `removing`. Holds the account's lease from the
@@ -55,17 +61,23 @@ public struct AccountRemoval: Sendable {
         let store = reconciler.store
         var outcome = outcome
         var reason: String?
+        var interrupted = false
         if outcome.isFailure || outcome.action == .skipped {
             reason = outcome.error ?? outcome.reason ?? "the server could not be reached"
         } else {
             do {
-                try await hook.run(for: account, baseEnvironment: environment)
+                try await hook.run(for: account, baseEnvironment: environment, shutdown: shutdown)
             } catch {
                 reason = String(describing: error)
+                interrupted = error is PreRemovalHook.Interrupted
                 try? await store.saveStatus(
                     AccountStatusRecord(condition: .removing, lastAttemptAt: Date(), lastError: reason), ofAccount: account.id
                 )
             }
+        }
+        if let reason, interrupted {
+            outcome.condition = .removing
+            return .interrupted(outcome, reason: reason)
         }
         if let reason, !force {
             outcome.condition = .removing

@@ -51,6 +51,15 @@ struct BuiltBinary: Sendable {
     /// Runs the binary with `arguments`, writing `stdin` (or nothing) to its standard input;
     /// kills it if it has not finished after `timeout`.
     func run(_ arguments: [String], stdin: String? = nil, timeout: Duration = .seconds(60)) async throws -> CLIResult {
+        let finished = try await start(arguments, stdin: stdin).finish(timeout: timeout)
+        return CLIResult(code: finished.status, out: finished.out, err: finished.err)
+    }
+
+    /// Starts the binary with `arguments` and leaves it running. Its standard streams are the
+    /// `terminal` descriptor when one is given (a pseudo-terminal's follower side); otherwise
+    /// stdin is a pipe holding `stdin` and the output goes to files. `launcher` runs first,
+    /// given the binary and its arguments (e.g. a shell that sets a limit and `exec`s it).
+    func start(_ arguments: [String], stdin: String? = nil, terminal: Int32? = nil, launcher: [String] = []) throws -> RunningBinary {
         let id = UUID().uuidString
         let outPath = scratch + "/\(id).out", errPath = scratch + "/\(id).err"
         for path in [outPath, errPath] where !FileManager.default.createFile(atPath: path, contents: nil) {
@@ -61,38 +70,82 @@ struct BuiltBinary: Sendable {
         let input = Pipe()
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
         process.environment = environment
-        process.standardInput = input
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let (exits, exited) = AsyncStream<Int32>.makeStream()
+        if let terminal {
+            let handle = FileHandle(fileDescriptor: terminal, closeOnDealloc: false)
+            process.standardInput = handle
+            process.standardOutput = handle
+            process.standardError = handle
+        } else {
+            process.standardInput = input
+            process.standardOutput = outHandle
+            process.standardError = errHandle
+        }
+        let (exits, exited) = AsyncStream<RunningBinary.Ending>.makeStream()
         process.terminationHandler = { finished in
-            exited.yield(finished.terminationStatus)
+            exited.yield(.init(bySignal: finished.terminationReason == .uncaughtSignal, status: finished.terminationStatus))
             exited.finish()
         }
         try process.run()
         try outHandle.close()
         try errHandle.close()
-        input.fileHandleForWriting.write(Data((stdin ?? "").utf8))
-        try input.fileHandleForWriting.close()
-
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
+        if terminal == nil {
+            input.fileHandleForWriting.write(Data((stdin ?? "").utf8))
+            try input.fileHandleForWriting.close()
         }
-        var code: Int32 = -1
-        for await status in exits { code = status }
-        watchdog.cancel()
-        return CLIResult(code: code, out: Self.text(outPath), err: Self.text(errPath))
+        return RunningBinary(pid: process.processIdentifier, exits: exits, outPath: outPath, errPath: errPath)
     }
 
     /// A file's text without its final line break, as `CLIResult` holds output.
-    private static func text(_ path: String) -> String {
+    static func text(_ path: String) -> String {
         var text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
         return text
+    }
+}
+
+/// The built binary started by `BuiltBinary.start` and still running: signal it, then wait.
+struct RunningBinary: Sendable {
+    /// How the process ended.
+    struct Ending: Sendable {
+        /// True when a signal ended it; `status` is then the signal's number.
+        let bySignal: Bool
+        let status: Int32
+    }
+
+    /// What the process did.
+    struct Finished: Sendable {
+        let ending: Ending
+        let out: String
+        let err: String
+
+        /// The exit status, or the number of the signal that ended the process.
+        var status: Int32 { ending.status }
+        /// The exit status; nil when a signal ended the process.
+        var code: Int32? { ending.bySignal ? nil : ending.status }
+    }
+
+    let pid: pid_t
+    let exits: AsyncStream<Ending>
+    let outPath: String
+    let errPath: String
+
+    /// Sends `number` to the process.
+    func send(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    /// Waits for the process to end, killing it if it has not after `timeout`.
+    func finish(timeout: Duration = .seconds(60)) async -> Finished {
+        let watchdog = Task { [pid] in
+            try await Task.sleep(for: timeout)
+            kill(pid, SIGKILL)
+        }
+        var ending = Ending(bySignal: true, status: SIGKILL)
+        for await value in exits { ending = value }
+        watchdog.cancel()
+        return Finished(ending: ending, out: BuiltBinary.text(outPath), err: BuiltBinary.text(errPath))
     }
 }

@@ -114,6 +114,16 @@ struct PeriodicRunTests {
         #expect(shutdown.phase == .running)
     }
 
+    @Test("a step that handles requests gets them while it runs, claimed or not; after it they are unhandled again")
+    func handledDuringStep() async {
+        let shutdown = ShutdownSignal()
+        let during = await shutdown.handlingRequests { shutdown.request() }
+        #expect(during == .delivered(.stopping))
+        #expect(shutdown.phase == .stopping)
+        #expect(shutdown.request() == .unhandled)
+        #expect(shutdown.phase == .stopping)
+    }
+
     @Test("waiting for a phase already reached returns at once; a cancelled wait returns too")
     func waiting() async {
         let shutdown = ShutdownSignal()
