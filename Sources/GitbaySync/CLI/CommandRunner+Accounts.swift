@@ -10,9 +10,12 @@ extension CommandRunner {
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
-        let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", what: "API token")
+        let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", limit: .apiToken)
         guard !tokenText.contains(where: \.isWhitespace) else {
             throw CommandFailure("the API token contains spaces; paste the token alone (it looks like gb_…)", exitCode: .dataError)
+        }
+        guard tokenText.utf8.count <= InputLimit.apiToken.maximumBytes else {
+            throw InputLimit.apiToken.tooLong(bytes: tokenText.utf8.count)
         }
         let apiToken = Secret(tokenText)
         let lock = try await lock()

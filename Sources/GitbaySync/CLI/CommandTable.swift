@@ -148,7 +148,10 @@ enum CommandTable {
         ),
         CommandSpec(
             words: ["resolve"], arguments: [], options: [], summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
-            discussion: "Matches the payload's instance and user to a signed-in account and prints the web URL to open.",
+            discussion: """
+                Matches the payload's instance and user to a signed-in account and prints the web URL
+                to open. The payload is read on stdin, at most 4096 bytes (what APNs delivers).
+                """,
             build: { _ throws(UsageError) in .resolve }
         ),
         CommandSpec(

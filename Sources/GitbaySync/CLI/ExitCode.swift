@@ -7,7 +7,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case partialFailure = 1
     /// The command line is wrong (unknown command or option, missing argument, bad value).
     case usage = 64
-    /// Input data is wrong: a malformed URL, device token or push payload.
+    /// Input data is wrong: a malformed URL, API token, device token or push payload, or more
+    /// on stdin than the command reads.
     case dataError = 65
     /// The named account is not signed in.
     case noSuchAccount = 67

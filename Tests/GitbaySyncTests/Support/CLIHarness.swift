@@ -51,8 +51,13 @@ final class CLIHarness: Sendable {
     ) async -> CLIResult {
         let out = Lines()
         let err = Lines()
+        // Bounded like the real streams: more than the limit is `.tooLong`.
+        let bounded: @Sendable (Int) -> BoundedInput = { limit in
+            let text = stdin ?? ""
+            return text.utf8.count > limit ? .tooLong : .complete(text)
+        }
         let console = Console(
-            readInput: { stdin }, inputIsTerminal: terminal, readSecret: { _ in terminal ? stdin : nil },
+            readInput: bounded, inputIsTerminal: terminal, readSecret: { _, limit in terminal ? bounded(limit) : nil },
             confirm: { _ in confirm }, out: { out.append($0) }, err: { err.append($0) }
         )
         var context = CLIContext(
