@@ -11,12 +11,7 @@ extension CommandRunner {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
         let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", limit: .apiToken)
-        guard !tokenText.contains(where: \.isWhitespace) else {
-            throw CommandFailure("the API token contains spaces; paste the token alone (it looks like gb_…)", exitCode: .dataError)
-        }
-        guard tokenText.utf8.count <= InputLimit.apiToken.maximumBytes else {
-            throw InputLimit.apiToken.tooLong(bytes: tokenText.utf8.count)
-        }
+        try Self.checkAPIToken(tokenText)
         let apiToken = Secret(tokenText)
         let lock = try await lock()
         defer { lock.release() }
@@ -52,6 +47,26 @@ extension CommandRunner {
             }
         }
         return outcomes.isEmpty ? .success : report(outcomes)
+    }
+
+    /// Refuses an API token that cannot be one, before any request carries it: a header
+    /// cannot hold a control character, and a token is printable ASCII.
+    static func checkAPIToken(_ text: String) throws {
+        let limit = InputLimit.apiToken
+        let problem: String? =
+            if text.contains(where: \.isWhitespace) {
+                "contains spaces"
+            } else if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                "contains a control character (a NUL, an escape or the like)"
+            } else if !text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+                "contains characters outside printable ASCII"
+            } else {
+                nil
+            }
+        if let problem {
+            throw CommandFailure("the API token \(problem); \(limit.advice)", exitCode: .dataError)
+        }
+        guard text.utf8.count <= limit.maximumBytes else { throw limit.tooLong(bytes: text.utf8.count) }
     }
 
     private func loginFailure(_ error: Error, instance: InstanceURL) -> Error {

@@ -8,10 +8,11 @@ enum CommandTable {
             words: ["login"], arguments: [.init(name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")],
             options: [], summary: "Sign in to an account with an API token.",
             discussion: """
-                Reads a full-scope API token on stdin (or asks for it without echo on a terminal),
-                checks it with `whoami`, and stores the account as user@host. Mint a token with
-                `token create --name gitbay-sync --scope full` on the instance. When a device token
-                is set, the new account is registered at once. A failed sign-in stores nothing.
+                Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
+                most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as
+                user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
+                instance. When a device token is set, the new account is registered at once. A failed
+                sign-in stores nothing.
                 """,
             build: { parsed throws(UsageError) in .login(instance: parsed.argument(0)!) }
         ),
