@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,11 +19,14 @@ public struct Console: Sendable {
     public var confirm: @Sendable (_ question: String) -> Bool
     public var out: @Sendable (String) -> Void
     public var err: @Sendable (String) -> Void
+    /// The first write to `out` or `err` that did not go through, if any.
+    public var outputFailure: @Sendable () -> OutputFailure?
 
     public init(
         readInput: @escaping @Sendable (Int) -> BoundedInput, inputIsTerminal: Bool,
         readSecret: @escaping @Sendable (String, Int) -> BoundedInput?, confirm: @escaping @Sendable (String) -> Bool,
-        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+        outputFailure: @escaping @Sendable () -> OutputFailure? = { nil }
     ) {
         self.readInput = readInput
         self.inputIsTerminal = inputIsTerminal
@@ -30,6 +34,7 @@ public struct Console: Sendable {
         self.confirm = confirm
         self.out = out
         self.err = err
+        self.outputFailure = outputFailure
     }
 
     /// The longest answer to a yes/no question that is read; a longer one is a no.
@@ -37,7 +42,8 @@ public struct Console: Sendable {
 
     /// The real standard streams.
     public static var standard: Console {
-        Console(
+        let streams = WrittenStreams()
+        return Console(
             readInput: { limit in BoundedInput(StandardStreams.readAll(STDIN_FILENO, limit: limit)) },
             inputIsTerminal: isatty(STDIN_FILENO) == 1,
             readSecret: { prompt, limit in
@@ -52,14 +58,14 @@ public struct Console: Sendable {
                     // TCSAFLUSH also discards what was typed past the limit, so the shell
                     // does not take the rest of a long paste as a command.
                     if canSilence { tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings) }
-                    StandardStreams.send("\n", to: STDERR_FILENO)
+                    streams.err("\n")
                 }
-                StandardStreams.send(prompt, to: STDERR_FILENO)
+                streams.err(prompt)
                 return BoundedInput(StandardStreams.readLine(STDIN_FILENO, limit: limit))
             },
             confirm: { question in
                 guard isatty(STDIN_FILENO) == 1 else { return false }
-                StandardStreams.send(question + " [y/N] ", to: STDERR_FILENO)
+                streams.err(question + " [y/N] ")
                 guard let line = StandardStreams.readLine(STDIN_FILENO, limit: answerLimit) else {
                     tcflush(STDIN_FILENO, TCIFLUSH)
                     return false
@@ -67,8 +73,24 @@ public struct Console: Sendable {
                 let answer = String(decoding: line, as: UTF8.self).lowercased()
                 return answer == "y" || answer == "yes"
             },
-            out: { line in StandardStreams.send(line + "\n", to: STDOUT_FILENO) },
-            err: { line in StandardStreams.send(line + "\n", to: STDERR_FILENO) }
+            out: { line in streams.out(line + "\n") },
+            err: { line in streams.err(line + "\n") },
+            outputFailure: { streams.firstFailure.withLock { $0 } }
         )
+    }
+}
+
+/// Writes to the real stdout and stderr, keeping the first failure for the exit code.
+private final class WrittenStreams: Sendable {
+    let firstFailure = Mutex<OutputFailure?>(nil)
+
+    func out(_ text: String) { send(text, to: STDOUT_FILENO, stream: "standard output") }
+    func err(_ text: String) { send(text, to: STDERR_FILENO, stream: "standard error") }
+
+    private func send(_ text: String, to descriptor: Int32, stream: String) {
+        guard let reason = StandardStreams.send(text, to: descriptor) else { return }
+        firstFailure.withLock { first in
+            if first == nil { first = OutputFailure(stream: stream, reason: reason) }
+        }
     }
 }

@@ -14,6 +14,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case noSuchAccount = 67
     /// A server could not be reached or refused the request for a reason that may pass.
     case unavailable = 69
+    /// Standard output or standard error could not be written (a full disk, a closed pipe):
+    /// the command's report is incomplete. sysexits' EX_CANTCREAT ("an output file cannot be
+    /// created"); EX_IOERR, 74, already means the state database.
+    case outputFailed = 73
     /// The state database cannot be used (not a database, newer schema, permissions).
     case stateError = 74
     /// Another gitbay-sync holds the lock.

@@ -6,8 +6,10 @@ import Darwin
 
 /// The process's standard streams, through their file descriptors.
 enum StandardStreams {
-    /// Writes all of `text` to `descriptor`, going on after short writes and interruptions.
-    static func send(_ text: String, to descriptor: Int32) {
+    /// Writes all of `text` to `descriptor`, going on after short writes and interruptions;
+    /// returns the reason when the rest cannot be written (a full disk, a closed pipe).
+    @discardableResult
+    static func send(_ text: String, to descriptor: Int32) -> String? {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -17,9 +19,10 @@ enum StandardStreams {
             } else if written < 0 && errno == EINTR {
                 continue
             } else {
-                return
+                return written < 0 ? "\(String(cString: strerror(errno))) (errno \(errno))" : "nothing was written"
             }
         }
+        return nil
     }
 
     /// Reads `descriptor` to its end, or returns nil as soon as it has read more than `limit`
