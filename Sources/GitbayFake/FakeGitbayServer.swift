@@ -62,6 +62,12 @@ public final class FakeGitbayServer: Sendable {
         return token
     }
 
+    /// Accepts `token`, whatever its form, as `username`'s (creating the account if needed):
+    /// for tokens a real server may mint longer than `gb_<40 hex>`.
+    public func addToken(_ token: String, for username: String, scope: TokenScope = .full) {
+        state.withLock { $0.addToken(token, for: username, scope: scope) }
+    }
+
     /// Revokes a token: it then answers 401 `invalid or expired token`.
     public func revokeToken(_ token: String) {
         state.withLock { $0.revokeToken(token) }

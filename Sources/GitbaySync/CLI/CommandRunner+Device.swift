@@ -13,7 +13,7 @@ extension CommandRunner {
                 throw CommandFailure("--label must be 1 to 100 characters on one line, without control characters, [ or ] (they mark this install's rows)", exitCode: .dataError)
             }
         }
-        let text = try readSecret(prompt: "Device push token (input hidden): ", what: "device token")
+        let text = try readSecret(prompt: "Device push token (input hidden): ", limit: .deviceToken)
         // APNs, FCM and UnifiedPush tokens are printable ASCII. Anything else is a paste gone
         // wrong, and a server would show it cut in the middle of a character.
         guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {

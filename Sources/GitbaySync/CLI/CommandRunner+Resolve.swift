@@ -7,9 +7,10 @@ extension CommandRunner {
         if context.console.inputIsTerminal {
             context.console.err("Reading a push payload on stdin (end it with Ctrl-D)…")
         }
+        let text = try readInput(limit: .pushPayload)
         let payload: PushPayload
         do {
-            payload = try PushPayload(decoding: context.console.readInput() ?? "")
+            payload = try PushPayload(decoding: text)
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }

@@ -105,14 +105,33 @@ struct CommandRunner {
         )
     }
 
-    /// Reads a secret from stdin, or asks for it without echo on a terminal.
-    func readSecret(prompt: String, what: String) throws -> String {
-        let raw = context.console.inputIsTerminal ? context.console.readSecret(prompt) : context.console.readInput()
-        let value = (raw ?? "").trimmingWhitespace()
+    /// Reads a secret from stdin, or asks for it without echo on a terminal, refusing more
+    /// than `limit` allows; returns it without the whitespace around it.
+    func readSecret(prompt: String, limit: InputLimit) throws -> String {
+        let input = context.console.inputIsTerminal
+            ? context.console.readSecret(prompt, limit.readLimit) : context.console.readInput(limit.readLimit)
+        let value: String
+        switch input {
+        case .tooLong: throw limit.tooLong()
+        case .complete(let text): value = text.trimmingWhitespace()
+        case nil: value = ""
+        }
         guard !value.isEmpty else {
-            throw CommandFailure("no \(what) on stdin; pipe it in, e.g. `printf %s \"$TOKEN\" | gitbay-sync ...`", exitCode: .dataError)
+            throw CommandFailure("no \(limit.name) on stdin; pipe it in, e.g. `printf %s \"$TOKEN\" | gitbay-sync ...`", exitCode: .dataError)
         }
         return value
+    }
+
+    /// Reads stdin to its end, refusing more than `limit` allows; returns it without the
+    /// whitespace around it.
+    func readInput(limit: InputLimit) throws -> String {
+        switch context.console.readInput(limit.readLimit) {
+        case .tooLong: throw limit.tooLong()
+        case .complete(let text):
+            let value = text.trimmingWhitespace()
+            guard value.utf8.count <= limit.maximumBytes else { throw limit.tooLong(bytes: value.utf8.count) }
+            return value
+        }
     }
 
     func printJSON(_ value: JSONValue) {

@@ -8,10 +8,11 @@ enum CommandTable {
             words: ["login"], arguments: [.init(name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")],
             options: [], summary: "Sign in to an account with an API token.",
             discussion: """
-                Reads a full-scope API token on stdin (or asks for it without echo on a terminal),
-                checks it with `whoami`, and stores the account as user@host. Mint a token with
-                `token create --name gitbay-sync --scope full` on the instance. When a device token
-                is set, the new account is registered at once. A failed sign-in stores nothing.
+                Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
+                most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as
+                user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
+                instance. When a device token is set, the new account is registered at once. A failed
+                sign-in stores nothing.
                 """,
             build: { parsed throws(UsageError) in .login(instance: parsed.argument(0)!) }
         ),
@@ -148,7 +149,10 @@ enum CommandTable {
         ),
         CommandSpec(
             words: ["resolve"], arguments: [], options: [], summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
-            discussion: "Matches the payload's instance and user to a signed-in account and prints the web URL to open.",
+            discussion: """
+                Matches the payload's instance and user to a signed-in account and prints the web URL
+                to open. The payload is read on stdin, at most 4096 bytes (what APNs delivers).
+                """,
             build: { _ throws(UsageError) in .resolve }
         ),
         CommandSpec(

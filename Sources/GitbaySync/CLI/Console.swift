@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,21 +8,25 @@ import Darwin
 
 /// The process's standard streams, as the commands see them; tests substitute their own.
 public struct Console: Sendable {
-    /// Reads all of standard input (nil when there is none).
-    public var readInput: @Sendable () -> String?
+    /// Reads standard input to its end, stopping as soon as it holds more than `limit` bytes.
+    public var readInput: @Sendable (_ limit: Int) -> BoundedInput
     /// Whether standard input is a terminal (a person typing).
     public var inputIsTerminal: Bool
-    /// Asks on the terminal without echo; nil when there is no terminal.
-    public var readSecret: @Sendable (_ prompt: String) -> String?
+    /// Asks on the terminal without echo and reads one line of at most `limit` bytes; nil
+    /// when there is no terminal.
+    public var readSecret: @Sendable (_ prompt: String, _ limit: Int) -> BoundedInput?
     /// Asks a yes/no question on the terminal.
     public var confirm: @Sendable (_ question: String) -> Bool
     public var out: @Sendable (String) -> Void
     public var err: @Sendable (String) -> Void
+    /// The first write to `out` or `err` that did not go through, if any.
+    public var outputFailure: @Sendable () -> OutputFailure?
 
     public init(
-        readInput: @escaping @Sendable () -> String?, inputIsTerminal: Bool,
-        readSecret: @escaping @Sendable (String) -> String?, confirm: @escaping @Sendable (String) -> Bool,
-        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void
+        readInput: @escaping @Sendable (Int) -> BoundedInput, inputIsTerminal: Bool,
+        readSecret: @escaping @Sendable (String, Int) -> BoundedInput?, confirm: @escaping @Sendable (String) -> Bool,
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+        outputFailure: @escaping @Sendable () -> OutputFailure? = { nil }
     ) {
         self.readInput = readInput
         self.inputIsTerminal = inputIsTerminal
@@ -29,44 +34,68 @@ public struct Console: Sendable {
         self.confirm = confirm
         self.out = out
         self.err = err
+        self.outputFailure = outputFailure
     }
+
+    /// The longest answer to a yes/no question that is read; a longer one is a no.
+    static let answerLimit = 64
 
     /// The real standard streams. A hidden prompt registers its cleanup with `shutdown`, so a
     /// signal that ends the process there turns echo back on first.
     public static func standard(shutdown: ShutdownSignal) -> Console {
-        Console(
-            readInput: {
-                String(decoding: StandardStreams.readAll(STDIN_FILENO), as: UTF8.self)
-            },
+        let streams = WrittenStreams()
+        return Console(
+            readInput: { limit in BoundedInput(StandardStreams.readAll(STDIN_FILENO, limit: limit)) },
             inputIsTerminal: isatty(STDIN_FILENO) == 1,
-            readSecret: { prompt in
+            readSecret: { prompt, limit in
                 guard isatty(STDIN_FILENO) == 1 else { return nil }
-                StandardStreams.send(prompt, to: STDERR_FILENO)
                 var settings = termios()
-                tcgetattr(STDIN_FILENO, &settings)
+                let canSilence = tcgetattr(STDIN_FILENO, &settings) == 0
                 let restore: @Sendable () -> Void = { [settings] in
-                    // Flushing drops what was typed but not read: a half-typed secret never
-                    // reaches whatever reads the terminal next.
+                    // TCSAFLUSH drops what was typed but not read: a half-typed secret, or the
+                    // rest of a paste past the limit, never reaches whatever reads next.
                     var settings = settings
-                    tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
+                    if canSilence { tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings) }
                     StandardStreams.send("\n", to: STDERR_FILENO)
                 }
                 return shutdown.withCleanup(onSignal: restore) {
                     var silent = settings
                     silent.c_lflag &= ~tcflag_t(ECHO)
-                    tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+                    // Echo goes off before the prompt shows, so nothing typed after it is echoed.
+                    if canSilence { tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) }
                     defer { restore() }
-                    return readLine(strippingNewline: true)
+                    streams.err(prompt)
+                    return BoundedInput(StandardStreams.readLine(STDIN_FILENO, limit: limit))
                 }
             },
             confirm: { question in
                 guard isatty(STDIN_FILENO) == 1 else { return false }
-                StandardStreams.send(question + " [y/N] ", to: STDERR_FILENO)
-                let answer = readLine(strippingNewline: true)?.lowercased() ?? ""
+                streams.err(question + " [y/N] ")
+                guard let line = StandardStreams.readLine(STDIN_FILENO, limit: answerLimit) else {
+                    tcflush(STDIN_FILENO, TCIFLUSH)
+                    return false
+                }
+                let answer = String(decoding: line, as: UTF8.self).lowercased()
                 return answer == "y" || answer == "yes"
             },
-            out: { line in StandardStreams.send(line + "\n", to: STDOUT_FILENO) },
-            err: { line in StandardStreams.send(line + "\n", to: STDERR_FILENO) }
+            out: { line in streams.out(line + "\n") },
+            err: { line in streams.err(line + "\n") },
+            outputFailure: { streams.firstFailure.withLock { $0 } }
         )
+    }
+}
+
+/// Writes to the real stdout and stderr, keeping the first failure for the exit code.
+private final class WrittenStreams: Sendable {
+    let firstFailure = Mutex<OutputFailure?>(nil)
+
+    func out(_ text: String) { send(text, to: STDOUT_FILENO, stream: "standard output") }
+    func err(_ text: String) { send(text, to: STDERR_FILENO, stream: "standard error") }
+
+    private func send(_ text: String, to descriptor: Int32, stream: String) {
+        guard let reason = StandardStreams.send(text, to: descriptor) else { return }
+        firstFailure.withLock { first in
+            if first == nil { first = OutputFailure(stream: stream, reason: reason) }
+        }
     }
 }

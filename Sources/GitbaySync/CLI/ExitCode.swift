@@ -7,7 +7,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case partialFailure = 1
     /// The command line is wrong (unknown command or option, missing argument, bad value).
     case usage = 64
-    /// Input data is wrong: a malformed URL, device token or push payload.
+    /// Input data is wrong: a malformed URL, API token, device token or push payload, or more
+    /// on stdin than the command reads.
     case dataError = 65
     /// There is no state database at the path, and the command only reads one, so it created
     /// nothing.
@@ -16,6 +17,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case noSuchAccount = 67
     /// A server could not be reached or refused the request for a reason that may pass.
     case unavailable = 69
+    /// Standard output or standard error could not be written (a full disk, a closed pipe):
+    /// the command's report is incomplete. sysexits' EX_CANTCREAT ("an output file cannot be
+    /// created"); EX_IOERR, 74, already means the state database.
+    case outputFailed = 73
     /// The state database cannot be used (not a database, newer schema, permissions).
     case stateError = 74
     /// Another gitbay-sync is reconciling the account; it (or the next run) finishes the job.

@@ -52,18 +52,23 @@ struct CommandFailure: Error, CustomStringConvertible {
 public enum GitbaySyncCLI {
     /// Runs one command line and returns the process exit code.
     public static func run(arguments: [String], context: CLIContext) async -> Int32 {
-        let invocation: Invocation
+        let code: ExitCode
         do {
-            invocation = try CommandLineParser.parse(arguments)
+            let invocation = try CommandLineParser.parse(arguments)
+            code = try await CommandRunner(global: invocation.global, context: context).execute(invocation.command)
         } catch {
-            return report(error, context: context).rawValue
+            code = report(error, context: context)
         }
-        let runner = CommandRunner(global: invocation.global, context: context)
-        do {
-            return try await runner.execute(invocation.command).rawValue
-        } catch {
-            return report(error, context: context).rawValue
-        }
+        return checkOutput(code, context: context).rawValue
+    }
+
+    /// `code`, unless a write to stdout or stderr failed: then a run that would say it did
+    /// everything (0) or named its failures (1) exits 73, as its report is incomplete. A
+    /// command that failed otherwise keeps its own code.
+    static func checkOutput(_ code: ExitCode, context: CLIContext) -> ExitCode {
+        guard let failure = context.console.outputFailure() else { return code }
+        context.console.err("Error: could not write to \(failure.stream): \(failure.reason); the command's output is incomplete.")
+        return code == .success || code == .partialFailure ? .outputFailed : code
     }
 
     /// Prints an error to stderr as `Error: …` (with the usage for a usage error) and returns

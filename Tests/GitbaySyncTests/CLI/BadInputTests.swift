@@ -129,6 +129,22 @@ struct BadInputTests {
         #expect(scene.server.requests().isEmpty)
     }
 
+    @Test("login refuses an API token with a control character, a character outside printable ASCII or over 1 KiB, before any request", arguments: [
+        TokenCase(name: "a NUL inside", token: "gb_abc\u{0}def", says: "contains a control character"),
+        TokenCase(name: "a NUL at the end", token: "gb_abcdef\u{0}\n", says: "contains a control character"),
+        TokenCase(name: "a control character first", token: "\u{1}gb_abcdef", says: "contains a control character"),
+        TokenCase(name: "an escape sequence inside", token: "gb_\u{1B}[31mabc", says: "contains a control character"),
+        TokenCase(name: "a DEL", token: "gb_abc\u{7F}def", says: "contains a control character"),
+        TokenCase(name: "a letter outside ASCII", token: "gb_abcdéf", says: "contains characters outside printable ASCII"),
+        TokenCase(name: "1025 bytes", token: "gb_" + String(repeating: "0", count: 1022), says: "the API token is 1025 bytes: an API token is at most 1024 bytes (1 KiB)"),
+    ])
+    func badAPIToken(_ test: TokenCase) async throws {
+        let scene = try await Scene.make()
+        let result = await scene.refuses(["login", scene.server.baseURL], stdin: test.token, code: .dataError, says: [test.says, "paste the token alone"])
+        #expect(scene.server.requests().isEmpty)
+        #expect(!result.err.contains("gb_abc"))
+    }
+
     struct AccountCase: Sendable, CustomTestStringConvertible {
         let arguments: [String]
         var testDescription: String { arguments.joined(separator: " ") }

@@ -55,8 +55,13 @@ final class CLIHarness: Sendable {
         let out = Lines()
         let err = Lines()
         let questions = Lines()
+        // Bounded like the real streams: more than the limit is `.tooLong`.
+        let bounded: @Sendable (Int) -> BoundedInput = { limit in
+            let text = stdin ?? ""
+            return text.utf8.count > limit ? .tooLong : .complete(text)
+        }
         let console = Console(
-            readInput: { stdin }, inputIsTerminal: terminal, readSecret: { _ in terminal ? stdin : nil },
+            readInput: bounded, inputIsTerminal: terminal, readSecret: { _, limit in terminal ? bounded(limit) : nil },
             confirm: { question in
                 questions.append(question)
                 return confirm
