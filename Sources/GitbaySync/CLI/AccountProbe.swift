@@ -47,7 +47,7 @@ struct AccountProbe: Sendable {
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         checks.append(status.condition == .pushDisabled
             ? .fail("instance.push", name, "the last run was refused: \(account.instance) does not send push notifications",
-                    fix: "ask the instance's admin to set `[push] enabled = true`; the timer retries every few hours")
+                    fix: "ask the instance's admin to set `[push] enabled = true`; then `gitbay-sync run` (or the timer, if installed) registers the device")
             : .pass("instance.push", name, "not reported off by the last run"))
 
         if let row = await rowCheck(client, status: status, device: device) { checks.append(row) }
@@ -115,7 +115,7 @@ struct AccountProbe: Sendable {
             }
             if status.condition == .pushDisabled {
                 return .fail("account.device", name, "no row of this device on the server: the instance takes none while its push is off",
-                             fix: "nothing to do here once the instance sends pushes again (see instance.push): the next run registers it")
+                             fix: "nothing to do here: once the instance sends pushes again (see instance.push), `gitbay-sync run` (or the timer, if installed) registers it")
             }
             return .fail("account.device", name, "no row of this device on the server", fix: run)
         } catch {

@@ -41,7 +41,8 @@ struct AccountRow {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
-        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at))") }
+        // Only `run --every` waits for it; a `gitbay-sync run` tries at once.
+        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at)) (under `run --every`; `gitbay-sync run` tries at once)") }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines
     }

@@ -18,7 +18,7 @@ extension CommandRunner {
         // Only a running pre-remove hook takes a stop request: the removals it left wait for
         // the next run.
         guard context.shutdown.phase == .running else {
-            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` and the next run retries them.")
+            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and `gitbay-sync run` retries their removal (so does the timer, if installed).")
             return .unavailable
         }
         return code
@@ -43,7 +43,7 @@ extension CommandRunner {
                 outcomes[index] = done
             case .busy(var kept, _):
                 kept.action = .skipped
-                kept.reason = "another gitbay-sync is reconciling it; its removal finishes there or on the next run"
+                kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
                 outcomes[index] = kept
             case .kept(var kept, let reason):
                 kept.action = .failed
@@ -51,7 +51,7 @@ extension CommandRunner {
                 outcomes[index] = kept
             case .interrupted(var kept, let reason):
                 kept.action = .failed
-                kept.error = "\(account.name): removal not finished: \(reason); it stays `removing` with its API token and the next run retries"
+                kept.error = "\(account.name): removal not finished: \(reason); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal"
                 outcomes[index] = kept
             }
         }
