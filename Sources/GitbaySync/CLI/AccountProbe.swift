@@ -14,8 +14,15 @@ struct AccountProbe: Sendable {
 
     func checks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
+            let force = "`gitbay-sync remove-account \(name) --force` deletes it now"
+            let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+            if let detail = status.detail {
+                // Deregistered; what is left is the pre-remove hook.
+                return [.fail("account.state", name, "being signed out: \(detail)" + (status.lastError.map { " (\($0))" } ?? ""),
+                              fix: "fix the pre-remove hook, then `gitbay-sync run` runs it again and deletes the token; \(force)")]
+            }
             return [.fail("account.state", name, "being signed out, but this device's rows are not all removed yet",
-                          fix: "`gitbay-sync run` retries; `gitbay-sync remove-account \(name) --force` deletes it now")]
+                          fix: "`gitbay-sync run` retries the removal (so does the timer, if installed); \(force)")]
         }
         guard let apiToken = try? await store.apiToken(ofAccount: account.id) else {
             return [.fail("account.token", name, "no API token is stored", fix: signIn)]

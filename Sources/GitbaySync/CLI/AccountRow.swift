@@ -26,8 +26,9 @@ struct AccountRow {
 
     var text: String {
         if account.state == .removing {
-            // A signed-out account whose rows may still be on its server: say so plainly.
-            return "\(escaped: account.name)  removing: this device is not deregistered yet; every run retries (`gitbay-sync status` shows the last error)"
+            // A signed-out account: say plainly whether its rows may still be on its server.
+            let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
+            return "\(escaped: account.name)  removing: \(what); `gitbay-sync run` retries the removal (so does the timer, if installed), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now (`gitbay-sync status` shows the last error)"
         }
         var line = "\(escaped: account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }

@@ -95,48 +95,93 @@ extension CommandRunner {
         return .success
     }
 
-    /// `remove-account <account> [--force]`.
+    /// `remove-account <account> [--force]`. When the device was deregistered,
+    /// the instance's other accounts are reconciled at once, so that one of them takes over the
+    /// device token if the removed account held it.
     func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         try await store.setState(.removing, ofAccount: account.id)
         let removing = try await store.account(id: account.id) ?? account
         let result = try await removal(store).finish(removing, force: force)
+        let shown = TerminalText.escaped(account.name)
+        let retry = "`gitbay-sync run` retries the removal (so does the timer, if installed)"
+        // What to say, the JSON `result`, the rows left on the server, and the error that
+        // ends the command, if any.
+        let (said, word, left, failure): (String?, String, [Int], CommandFailure?)
+        var handOver = false
         switch result {
-        case .removed(let outcome):
-            if global.json { printJSON(removalJSON(outcome, result: "removed", rowsLeft: [])) } else {
-                context.console.out("Removed \(escaped: account.name): this device is deregistered and the API token is deleted.")
+        case .removed:
+            (said, word, left, failure) = ("Removed \(shown): this device is deregistered and the API token is deleted.", "removed", [], nil)
+            handOver = true
+        case .forced(let outcome, let rows, let deregistered):
+            let why = Self.sentence(outcome.error ?? "the removal did not complete")
+            let what = deregistered ? "this device is deregistered, but the pre-remove hook did not pass" : "this device could not be deregistered"
+            (said, word, left, failure) = ("Removed \(shown) by force: the API token is deleted, although \(what): \(TerminalText.escaped(why)).", "forced", rows, nil)
+            handOver = deregistered
+        case .busy(_, let pid):
+            (said, word, left) = (nil, "kept", [])
+            failure = CommandFailure("\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does). It is no longer counted as signed in.", exitCode: .busy)
+        case .interrupted(_, let reason):
+            (said, word, left) = (nil, "kept", [])
+            failure = CommandFailure("\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).", exitCode: .unavailable)
+        case .kept(_, let reason, let deregistered):
+            (said, word, left) = (nil, "kept", [])
+            let why = Self.sentence(reason)
+            failure = deregistered
+                ? CommandFailure("\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.", exitCode: .unavailable)
+                : CommandFailure("\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.", exitCode: .unavailable)
+            handOver = deregistered
+        }
+        // Another account of the instance may now hold the device token: hand it over now
+        // rather than at the next run.
+        var outcomes: [AccountOutcome] = []
+        if handOver {
+            let siblings = try await store.accounts().filter { $0.instance == account.instance && $0.state == .active }.map(\.id)
+            if !siblings.isEmpty { outcomes = try await reconciler(store).reconcile(only: Set(siblings)) }
+        }
+        if global.json {
+            printJSON(.object([
+                ("account", .string(account.name)),
+                ("result", .string(word)),
+                ("rows_left", .array(left.map(JSONValue.int))),
+                ("requests", .int(Self.removalRequests(result))),
+                ("error", .optional(failure?.message ?? Self.removalError(result))),
+                ("accounts", .array(outcomes.map(\.json))),
+            ]))
+        } else {
+            if let said { context.console.out(said) }
+            let taking: Set<AccountOutcome.Action> = [.added, .reAdded, .rotated, .adopted]
+            for outcome in outcomes where outcome.condition == .registered && taking.contains(outcome.action) {
+                context.console.out("\(escaped: outcome.account) takes over this device's token on \(account.instance).")
             }
-            return .success
-        case .forced(let outcome, let left):
-            if global.json { printJSON(removalJSON(outcome, result: "forced", rowsLeft: left)) } else {
-                context.console.out("Removed \(escaped: account.name) by force: the API token is deleted.")
-            }
-            if !left.isEmpty {
-                context.console.err("Warning: \(escaped: account.name) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
-            }
-            return .success
-        case .busy(let outcome, let pid):
-            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
-            throw CommandFailure("\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that run finishes the removal, or the next one does. It is no longer counted as signed in.", exitCode: .busy)
-        case .interrupted(let outcome, let reason):
-            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
-            throw CommandFailure("\(account.name) is not removed yet: \(reason). It stays `removing` with its API token, is no longer counted as signed in, and the next `gitbay-sync run` (or `remove-account`) retries the removal.", exitCode: .unavailable)
-        case .kept(let outcome, let reason):
-            if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
-            let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-            throw CommandFailure("\(account.name) is not removed yet: \(said). It stays `removing` with its token, is no longer counted as signed in, and every run retries; use --force to delete it now.", exitCode: .unavailable)
+        }
+        if !left.isEmpty {
+            context.console.err("Warning: \(shown) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
+        }
+        if let failure {
+            context.console.err("Error: \(escaped: failure.message)")
+        }
+        let handedOver = report(outcomes)
+        return failure?.exitCode ?? handedOver
+    }
+
+    /// A reason as the middle of a sentence: without the full stop it may end with.
+    static func sentence(_ reason: String) -> String {
+        reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+    }
+
+    private static func removalRequests(_ result: AccountRemoval.Result) -> Int {
+        switch result {
+        case .removed(let outcome), .forced(let outcome, _, _), .busy(let outcome, _), .interrupted(let outcome, _), .kept(let outcome, _, _):
+            outcome.requests
         }
     }
 
-    private func removalJSON(_ outcome: AccountOutcome, result: String, rowsLeft: [Int]) -> JSONValue {
-        .object([
-            ("account", .string(outcome.account)),
-            ("result", .string(result)),
-            ("rows_left", .array(rowsLeft.map(JSONValue.int))),
-            ("requests", .int(outcome.requests)),
-            ("error", .optional(outcome.error)),
-        ])
+    /// What went wrong in a removal that still ended with the token deleted (`--force`).
+    private static func removalError(_ result: AccountRemoval.Result) -> String? {
+        if case .forced(let outcome, _, _) = result { return outcome.error }
+        return nil
     }
 
     /// `pause` / `resume`: change what the account wants, then reconcile it.

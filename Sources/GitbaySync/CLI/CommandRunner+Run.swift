@@ -39,15 +39,16 @@ extension CommandRunner {
                   !outcome.isFailure, outcome.action != .skipped
             else { continue }
             switch try await removal.complete(account, after: outcome, force: false) {
-            case .removed(let done), .forced(let done, _):
+            case .removed(let done), .forced(let done, _, _):
                 outcomes[index] = done
             case .busy(var kept, _):
                 kept.action = .skipped
                 kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
                 outcomes[index] = kept
-            case .kept(var kept, let reason):
+            case .kept(var kept, let reason, _):
+                // Only the hook can fail here: the deregistration went through.
                 kept.action = .failed
-                kept.error = "\(account.name): removal not finished: \(reason)"
+                kept.error = "\(account.name): removal not finished: this device is deregistered, but \(Self.sentence(reason)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(account.name) --force` deletes the token now"
                 outcomes[index] = kept
             case .interrupted(var kept, let reason):
                 kept.action = .failed

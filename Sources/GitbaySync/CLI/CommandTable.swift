@@ -27,8 +27,10 @@ enum CommandTable {
             discussion: """
                 Runs the pre-removal hook: deregisters every row this device holds for the account,
                 then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, and only
-                then deletes the API token and the records. If the server cannot be reached the
-                account stays `removing` with its token and every later run retries.
+                then deletes the API token and the records. If the account held the device token on
+                its instance, another account there takes it over at once. If the server cannot be
+                reached, or the hook fails, the account stays `removing` with its token (exit 69), and
+                `gitbay-sync run` retries the removal (so does the timer, if installed).
                 """,
             build: { parsed throws(UsageError) in .removeAccount(account: parsed.argument(0)!, force: parsed.flags.contains("--force")) }
         ),

@@ -9,6 +9,116 @@ import Testing
 struct MessageTruthTests {
     static let token = ReconcilerTests.token
 
+    /// Two accounts on one server (alice and bob unless named), the device registered: the
+    /// first signed in holds it.
+    static func twoOnOneServer(users: (String, String) = ("alice", "bob")) async throws -> (CLIHarness, FakeGitbayServer, alice: String, bob: String) {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, users.0)
+        let bob = try await cli.login(server, users.1)
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        #expect(server.devices(of: users.0).count == 1)
+        return (cli, server, alice, bob)
+    }
+
+    static func row(_ result: CLIResult, _ name: String) throws -> [String: Any] {
+        let list = try #require(try result.json()["accounts"] as? [[String: Any]])
+        return try #require(list.first { $0["account"] as? String == name })
+    }
+
+    // MARK: remove-account and a failing hook
+
+    @Test("after a failing hook, remove-account --json names the hook's failure in error")
+    func hookFailureInJSON() async throws {
+        let server = try FakeGitbayServer()
+        let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
+        _ = try RemovalTests.installHook(cli, "echo 'backup first' >&2; exit 3")
+        let result = await cli.run(["remove-account", name, "--json"])
+        #expect(result.code == ExitCode.unavailable.rawValue)
+        let json = try result.json()
+        #expect(json["result"] as? String == "kept")
+        let error = try #require(json["error"] as? String, "error is null: \(result.out)")
+        #expect(error.contains("exited with status 3"))
+        #expect(error.contains("backup first"))
+    }
+
+    @Test("remove-account --force after a failing hook says the hook failed, in text and in --json")
+    func forcedPastHook() async throws {
+        let server = try FakeGitbayServer()
+        let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
+        _ = try RemovalTests.installHook(cli, "echo 'backup first' >&2; exit 3")
+        let text = await cli.run(["remove-account", name, "--force"])
+        #expect(text.code == 0, "\(text.err)")
+        let said = text.out + "\n" + text.err
+        #expect(said.contains("exited with status 3"), "\(said)")
+        #expect(said.contains("backup first"))
+
+        let second = try FakeGitbayServer()
+        let (cli2, name2) = try await RemovalTests.registeredAlice(on: second, apiToken: second.mintToken(for: "alice"))
+        _ = try RemovalTests.installHook(cli2, "exit 4")
+        let json = await cli2.run(["remove-account", name2, "--force", "--json"])
+        #expect(json.code == 0, "\(json.err)")
+        #expect(try json.json()["result"] as? String == "forced")
+        #expect((try json.json()["error"] as? String)?.contains("exited with status 4") == true, "\(json.out)")
+    }
+
+    @Test("after a failing hook, accounts, status and doctor say the device is deregistered and the hook failed")
+    func hookFailureShown() async throws {
+        let server = try FakeGitbayServer()
+        let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
+        _ = try RemovalTests.installHook(cli, "echo 'backup first' >&2; exit 3")
+        #expect(await cli.run(["remove-account", name]).code == ExitCode.unavailable.rawValue)
+        #expect(server.devices(of: "alice").isEmpty)
+
+        let accounts = await cli.run(["accounts"])
+        #expect(!accounts.out.contains("not deregistered"), "\(accounts.out)")
+        #expect(accounts.out.contains("deregistered"))
+        #expect(accounts.out.contains("hook failed"))
+
+        let status = await cli.run(["status", "--json"])
+        let row = try Self.row(status, name)
+        #expect(row["state"] as? String == "removing")
+        #expect((row["detail"] as? String)?.contains("this device is deregistered") == true, "\(row)")
+        #expect((row["last_error"] as? String)?.contains("backup first") == true)
+        let statusText = await cli.run(["status"])
+        #expect(!statusText.out.contains("not deregistered"), "\(statusText.out)")
+
+        let doctor = await cli.run(["doctor", "--json"])
+        let checks = try #require(try doctor.json()["checks"] as? [[String: Any]])
+        let state = try #require(checks.first { $0["name"] as? String == "account.state" })
+        let detail = try #require(state["detail"] as? String)
+        #expect(!detail.contains("not all removed"), "\(detail)")
+        #expect(detail.contains("deregistered"))
+        #expect((state["fix"] as? String)?.contains("hook") == true)
+    }
+
+    // MARK: prefer and the holder's removal
+
+    @Test("removing the holder hands the device token to the other account of the instance at once")
+    func removingTheHolderHandsOver() async throws {
+        let (cli, server, alice, bob) = try await Self.twoOnOneServer()
+        let result = await cli.run(["remove-account", alice, "--json"])
+        #expect(result.code == 0, "\(result.err)")
+        #expect(try result.json()["result"] as? String == "removed")
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(server.devices(of: "bob").count == 1, "bob holds the token without waiting for a run")
+        let handedOver = try #require(try result.json()["accounts"] as? [[String: Any]])
+        #expect(handedOver.map { $0["account"] as? String } == [bob])
+        #expect(handedOver.first?["condition"] as? String == "registered")
+        let accounts = await cli.run(["accounts", "--json"])
+        let row = try Self.row(accounts, bob)
+        #expect(row["condition"] as? String == "registered", "\(row)")
+        #expect(!(accounts.out.contains("held by \(alice)")))
+
+        // In text, the removal says who takes the token over.
+        let (other, otherServer, carol, dave) = try await Self.twoOnOneServer(users: ("carol", "dave"))
+        let text = await other.run(["remove-account", carol])
+        #expect(text.code == 0, "\(text.err)")
+        #expect(text.out.contains("\(dave) takes over this device's token"), "\(text.out)")
+        #expect(otherServer.devices(of: "dave").count == 1)
+    }
+
     // MARK: what retries a failure
 
     @Test("a failed run says what retries it, and no message promises a retry by itself")
