@@ -51,6 +51,7 @@ extension CommandRunner {
                 ("instance", .string(instance.description)),
                 ("username", .string(account.username)),
                 ("accounts", .array(outcomes.map(\.json))),
+                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
             ]))
         } else {
             context.console.out("Signed in as \(escaped: account.name).")
@@ -184,7 +185,8 @@ extension CommandRunner {
         return nil
     }
 
-    /// `pause` / `resume`: change what the account wants, then reconcile it.
+    /// `pause` / `resume`: change what the account wants, then reconcile it (and the other
+    /// accounts of its instance, which may take the device token over or give it back).
     func changeState(_ name: String, to state: AccountState) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
@@ -194,28 +196,101 @@ extension CommandRunner {
         try await store.setState(state, ofAccount: account.id)
         let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
         let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        let own = outcomes.first { $0.account == account.name }
         if global.json {
-            printJSON(.object([("account", .string(account.name)), ("state", .string(state.rawValue)), ("accounts", .array(outcomes.map(\.json)))]))
+            printJSON(.object([
+                ("account", .string(account.name)), ("state", .string(state.rawValue)), ("accounts", .array(outcomes.map(\.json))),
+                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
+            ]))
         } else {
-            context.console.out(state == .paused
-                ? "Paused \(escaped: account.name): this device is not registered for it until `gitbay-sync resume \(escaped: account.name)`."
-                : "Resumed \(escaped: account.name).")
+            context.console.out(state == .paused ? pausedText(account, own) : resumedText(account, own))
         }
         return report(outcomes)
     }
+
+    /// What `pause` did: the account is paused here in any case; whether its row left the
+    /// server depends on the server.
+    private func pausedText(_ account: AccountRecord, _ outcome: AccountOutcome?) -> String {
+        let name = TerminalText.escaped(account.name)
+        let until = "until `gitbay-sync resume \(name)`"
+        guard let outcome, outcome.action != .failed else {
+            return "Paused \(name) here, but this device could not be deregistered on \(account.instance) (the error is below): it may get the account's pushes \(Self.untilRun)."
+        }
+        if outcome.action == .skipped {
+            return "Paused \(name) here; \(outcome.reason ?? "it was not reconciled"), so this device is deregistered on \(account.instance) by that run \(Self.orNextRun). It stays paused \(until)."
+        }
+        return "Paused \(name): this device is deregistered on \(account.instance) and stays so \(until)."
+    }
+
+    private func resumedText(_ account: AccountRecord, _ outcome: AccountOutcome?) -> String {
+        let name = TerminalText.escaped(account.name)
+        guard let outcome, outcome.action != .failed else {
+            return "Resumed \(name) here, but this device could not be registered on \(account.instance) (the error is below): it gets no pushes for the account \(Self.untilRun)."
+        }
+        switch outcome.condition {
+        case .registered:
+            return "Resumed \(name): this device is registered for it" + (outcome.deviceID.map { " (device \($0))" } ?? "") + "."
+        case .shadowed:
+            return "Resumed \(name): \(outcome.shadowedBy.map(TerminalText.escaped) ?? "another account") holds this device's token on \(account.instance), so \(name) is shadowed (`gitbay-sync prefer \(name)` moves the token to it)."
+        case .noDeviceToken:
+            return "Resumed \(name): no device token is set yet; `gitbay-sync device set-token` and then `gitbay-sync run` register it."
+        default:
+            return "Resumed \(name) (\(outcome.condition.rawValue))."
+        }
+    }
+
+    /// How long what failed stays so, and what ends it.
+    static let untilRun = "until `gitbay-sync run` gets through to the server (the timer runs it, if installed)"
+    static let orNextRun = "(or by the next `gitbay-sync run`)"
 
     /// `prefer <account>`: make it the holder of the device token on its instance.
     func prefer(_ name: String) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
+        guard account.state != .removing else {
+            throw CommandFailure("\(account.name) is being removed, so it cannot hold this device's token; finish with `gitbay-sync remove-account \(account.name)`", exitCode: .dataError)
+        }
         try await store.prefer(accountID: account.id, on: account.instance)
         let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
         let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
         if global.json {
-            printJSON(.object([("account", .string(account.name)), ("accounts", .array(outcomes.map(\.json)))]))
+            printJSON(.object([
+                ("account", .string(account.name)), ("accounts", .array(outcomes.map(\.json))),
+                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
+            ]))
         } else {
-            context.console.out("\(escaped: account.name) now holds this device's token on \(account.instance).")
+            context.console.out(preferredText(account, outcomes))
         }
         return report(outcomes)
+    }
+
+    /// What `prefer` did: the choice is stored in any case; whether the account holds the
+    /// token now depends on its state and its server.
+    private func preferredText(_ account: AccountRecord, _ outcomes: [AccountOutcome]) -> String {
+        let name = TerminalText.escaped(account.name)
+        let own = outcomes.first { $0.account == account.name }
+        let holder = outcomes.first { $0.account != account.name && $0.condition == .registered }.map { TerminalText.escaped($0.account) }
+        let preferred = "\(name) is now the preferred account on \(account.instance)"
+        if own?.condition == .registered {
+            return "\(name) now holds this device's token on \(account.instance)."
+        }
+        if account.state == .paused {
+            let now = holder.map { "\($0) holds it meanwhile" } ?? "no account holds it meanwhile"
+            return "\(preferred), but it is paused, so it cannot hold this device's token: \(now). `gitbay-sync resume \(name)` registers the device for it and moves the token to it."
+        }
+        guard let own else {
+            return "\(preferred); it holds this device's token from the next `gitbay-sync run`."
+        }
+        switch own.condition {
+        case .authFailed:
+            return "\(preferred), but its API token was refused, so it cannot hold this device's token until you sign in again with `gitbay-sync login \(account.instance)`."
+        case .noDeviceToken:
+            return "\(preferred); no device token is set yet: it holds the token once one is set (`gitbay-sync device set-token`) and `gitbay-sync run` registers it."
+        default:
+            if own.action == .skipped {
+                return "\(preferred); \(own.reason ?? "it was not reconciled"), and it holds this device's token after that run \(Self.orNextRun)."
+            }
+            return "\(preferred), but the token could not be moved to it yet (the error is below): it holds the token once `gitbay-sync run` gets through to the server (the timer runs it, if installed)."
+        }
     }
 }

@@ -36,12 +36,20 @@ enum CommandTable {
         ),
         CommandSpec(
             words: ["pause"], arguments: [account], options: [], summary: "Stop pushes to this device for an account, keeping it signed in.",
-            discussion: "Deregisters this device for the account on the next run, and keeps it that way until `resume`.",
+            discussion: """
+                Deregisters this device for the account at once, and keeps it that way until `resume`.
+                If the server cannot be reached, the account is paused all the same, the command exits 1,
+                and `gitbay-sync run` deregisters the device once the server answers.
+                """,
             build: { parsed throws(UsageError) in .pause(account: parsed.argument(0)!) }
         ),
         CommandSpec(
             words: ["resume"], arguments: [account], options: [], summary: "Undo `pause`: register this device for the account again.",
-            discussion: "The next run registers the device for the account.",
+            discussion: """
+                Registers this device for the account again at once (or leaves it shadowed, when another
+                account of the instance holds the device token). If the server cannot be reached, the
+                command exits 1 and `gitbay-sync run` registers the device once the server answers.
+                """,
             build: { parsed throws(UsageError) in .resume(account: parsed.argument(0)!) }
         ),
         CommandSpec(
@@ -50,6 +58,8 @@ enum CommandTable {
             discussion: """
                 A gitbay server gives a device token to one account of an instance at a time. With two
                 accounts on one instance, the earliest signed in holds it unless you prefer another.
+                The token moves at once; a paused account (or one whose API token was refused) cannot
+                hold it, and takes it once resumed (or signed in again).
                 """,
             build: { parsed throws(UsageError) in .prefer(account: parsed.argument(0)!) }
         ),

@@ -93,7 +93,76 @@ struct MessageTruthTests {
         #expect((state["fix"] as? String)?.contains("hook") == true)
     }
 
+    // MARK: device clear and pause against a server that cannot be reached
+
+    @Test("device clear with a server down says which rows were not removed, and exits 1")
+    func deviceClearUnreachable() async throws {
+        let server = try FakeGitbayServer()
+        let down = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        let carol = try await cli.login(down, "carol")
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        down.isDown = true
+        let result = await cli.run(["device", "clear"])
+        #expect(result.code == ExitCode.partialFailure.rawValue)
+        #expect(!result.out.contains("removed from every account"), "\(result.out)")
+        #expect(result.out.contains("not yet from \(carol)"), "\(result.out)")
+        #expect(!result.out.contains("not yet from \(alice)"))
+        #expect(result.err.contains("`gitbay-sync run` tries again"), "\(result.err)")
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(down.devices(of: "carol").count == 1)
+
+        let json = await cli.run(["device", "clear", "--json"])
+        #expect(json.code == ExitCode.partialFailure.rawValue)
+        #expect(try json.json()["ok"] as? Bool == false, "\(json.out)")
+    }
+
+    @Test("pause with the server down says the device may still be registered, and exits 1")
+    func pauseUnreachable() async throws {
+        let server = try FakeGitbayServer()
+        let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
+        server.isDown = true
+        let result = await cli.run(["pause", name])
+        #expect(result.code == ExitCode.partialFailure.rawValue)
+        #expect(!result.out.contains("this device is not registered for it"), "\(result.out)")
+        #expect(result.out.contains("could not be deregistered"), "\(result.out)")
+        #expect(result.out.contains("`gitbay-sync run`"))
+        let store = try await cli.store()
+        #expect(try await store.account(named: name)?.state == .paused, "paused here all the same")
+
+        let json = await cli.run(["pause", name, "--json"])
+        #expect(json.code == ExitCode.partialFailure.rawValue)
+        #expect(try json.json()["ok"] as? Bool == false, "\(json.out)")
+
+        server.isDown = false
+        let done = await cli.run(["pause", name])
+        #expect(done.code == 0, "\(done.err)")
+        #expect(done.out.contains("this device is deregistered"))
+        #expect(server.devices(of: "alice").isEmpty)
+    }
+
     // MARK: prefer and the holder's removal
+
+    @Test("prefer on a paused account does not say it holds the token, and says what resume does")
+    func preferPaused() async throws {
+        let (cli, server, alice, bob) = try await Self.twoOnOneServer()
+        #expect(await cli.run(["pause", bob]).code == 0)
+        let result = await cli.run(["prefer", bob])
+        #expect(result.code == 0, "\(result.err)")
+        #expect(!result.out.contains("now holds"), "\(result.out)")
+        #expect(result.out.contains("paused"))
+        #expect(result.out.contains("`gitbay-sync resume \(bob)`"))
+        #expect(result.out.contains("\(alice) holds it meanwhile"), "\(result.out)")
+        #expect(server.devices(of: "alice").count == 1)
+        #expect(server.devices(of: "bob").isEmpty)
+
+        let resumed = await cli.run(["resume", bob])
+        #expect(resumed.code == 0, "\(resumed.err)")
+        #expect(server.devices(of: "bob").count == 1, "resume moves the token to the preferred account")
+        #expect(server.devices(of: "alice").isEmpty)
+    }
 
     @Test("removing the holder hands the device token to the other account of the instance at once")
     func removingTheHolderHandsOver() async throws {
@@ -152,5 +221,15 @@ struct MessageTruthTests {
         #expect(result.code == ExitCode.unavailable.rawValue)
         #expect(result.err.contains("nothing was stored"))
         #expect(!result.err.contains("retried"), "\(result.err)")
+    }
+
+    @Test("pause and resume --help say they act at once, not on the next run", arguments: ["pause", "resume"])
+    func pauseHelp(_ command: String) async throws {
+        let cli = try CLIHarness()
+        let result = await cli.run([command, "--help"])
+        #expect(result.code == 0)
+        #expect(!result.out.contains("on the next run"), "\(result.out)")
+        #expect(!result.out.contains("The next run"), "\(result.out)")
+        #expect(result.out.contains("at once"))
     }
 }
