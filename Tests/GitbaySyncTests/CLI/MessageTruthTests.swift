@@ -232,4 +232,44 @@ struct MessageTruthTests {
         #expect(!result.out.contains("The next run"), "\(result.out)")
         #expect(result.out.contains("at once"))
     }
+
+    // MARK: ok under run --every
+
+    @Test("run --every --json: ok is false while an account is left failed, whether it waits out a backoff or a new token")
+    func okWhileSkipped() async throws {
+        let server = try FakeGitbayServer()
+        let bobsServer = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        _ = try await cli.login(server, "alice")
+        let bob = try await cli.login(bobsServer, "bob")
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        bobsServer.inject(.rateLimited(retryAfter: 100), command: "notifications device list", user: "bob")
+        let backoff = try RunEveryTests.cycles(await RunEveryTests.runTimer(cli, cycles: 2))
+        #expect(RunEveryTests.actions(backoff[1])[bob] == "skipped")
+        #expect(backoff.map { $0["ok"] as? Bool } == [false, false], "bob waits out a backoff, not in his desired state")
+
+        // The same for an account skipped because its token was refused.
+        let carolsServer = try FakeGitbayServer()
+        let other = try CLIHarness()
+        let carolToken = carolsServer.mintToken(for: "carol")
+        #expect(await other.run(["login", carolsServer.baseURL], stdin: carolToken).code == 0)
+        #expect(await other.run(["device", "set-token"], stdin: Self.token).code == 0)
+        carolsServer.revokeToken(carolToken)
+        let refused = try RunEveryTests.cycles(await RunEveryTests.runTimer(other, cycles: 2))
+        #expect(refused.map { $0["ok"] as? Bool } == [false, false])
+    }
+
+    @Test("run --json: ok and the exit code follow the same rule as under --every")
+    func okOnce() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let token = server.mintToken(for: "alice")
+        #expect(await cli.run(["login", server.baseURL], stdin: token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: Self.token).code == 0)
+        server.revokeToken(token)
+        #expect(await cli.run(["run"]).code == ExitCode.partialFailure.rawValue)
+        let skipped = await cli.run(["run", "--json"])
+        #expect(skipped.code == ExitCode.partialFailure.rawValue)
+        #expect(try skipped.json()["ok"] as? Bool == false)
+    }
 }
