@@ -149,6 +149,9 @@ public enum CommandLineParser {
     /// Finds the command the leading words name; returns it with the words left over.
     static func resolve(_ words: [String]) throws(UsageError) -> (CommandSpec, [String]) {
         let first = words[0]
+        if let aliased = CommandTable.all.first(where: { $0.aliases.contains(first) }) {
+            return (aliased.named(first), Array(words.dropFirst()))
+        }
         let family = CommandTable.all.filter { $0.words[0] == first }
         guard !family.isEmpty else {
             throw UsageError("unknown command '\(first)'" + hint(for: first, among: CommandTable.commandNames))

@@ -96,7 +96,7 @@ extension CommandRunner {
         return .success
     }
 
-    /// `remove-account <account> [--force]`. When the device was deregistered,
+    /// `remove-account <account> [--force]` (or `logout`). When the device was deregistered,
     /// the instance's other accounts are reconciled at once, so that one of them takes over the
     /// device token if the removed account held it.
     func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {

@@ -21,7 +21,7 @@ enum CommandTable {
             build: { _ throws(UsageError) in .accounts }
         ),
         CommandSpec(
-            words: ["remove-account"], arguments: [account],
+            words: ["remove-account"], aliases: ["logout"], arguments: [account],
             options: [.init(name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")],
             summary: "Sign out: deregister this device, then delete the token.",
             discussion: """
@@ -31,6 +31,7 @@ enum CommandTable {
                 its instance, another account there takes it over at once. If the server cannot be
                 reached, or the hook fails, the account stays `removing` with its token (exit 69), and
                 `gitbay-sync run` retries the removal (so does the timer, if installed).
+                `logout` is another name for this command.
                 """,
             build: { parsed throws(UsageError) in .removeAccount(account: parsed.argument(0)!, force: parsed.flags.contains("--force")) }
         ),
@@ -186,10 +187,10 @@ enum CommandTable {
         ),
     ]
 
-    /// The first words of every command, for "unknown command" suggestions.
+    /// The first words of every command and their aliases, for "unknown command" suggestions.
     static var commandNames: [String] {
         var seen: [String] = []
-        for spec in all where !seen.contains(spec.words[0]) { seen.append(spec.words[0]) }
+        for word in all.flatMap({ [$0.words[0]] + $0.aliases }) where !seen.contains(word) { seen.append(word) }
         return seen + ["help"]
     }
 
