@@ -14,8 +14,15 @@ struct AccountProbe: Sendable {
 
     func checks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
+            let force = "`gitbay-sync remove-account \(name) --force` deletes it now"
+            let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+            if let detail = status.detail {
+                // Deregistered; what is left is the pre-remove hook.
+                return [.fail("account.state", name, "being signed out: \(detail)" + (status.lastError.map { " (\($0))" } ?? ""),
+                              fix: "fix the pre-remove hook, then `gitbay-sync run` runs it again and deletes the token; \(force)")]
+            }
             return [.fail("account.state", name, "being signed out, but this device's rows are not all removed yet",
-                          fix: "`gitbay-sync run` retries; `gitbay-sync remove-account \(name) --force` deletes it now")]
+                          fix: "`gitbay-sync run` retries the removal (so does the timer, if installed); \(force)")]
         }
         guard let apiToken = try? await store.apiToken(ofAccount: account.id) else {
             return [.fail("account.token", name, "no API token is stored", fix: signIn)]
@@ -47,7 +54,7 @@ struct AccountProbe: Sendable {
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         checks.append(status.condition == .pushDisabled
             ? .fail("instance.push", name, "the last run was refused: \(account.instance) does not send push notifications",
-                    fix: "ask the instance's admin to set `[push] enabled = true`; the timer retries every few hours")
+                    fix: "ask the instance's admin to set `[push] enabled = true`; then `gitbay-sync run` (or the timer, if installed) registers the device")
             : .pass("instance.push", name, "not reported off by the last run"))
 
         if let row = await rowCheck(client, status: status, device: device) { checks.append(row) }
@@ -115,7 +122,7 @@ struct AccountProbe: Sendable {
             }
             if status.condition == .pushDisabled {
                 return .fail("account.device", name, "no row of this device on the server: the instance takes none while its push is off",
-                             fix: "nothing to do here once the instance sends pushes again (see instance.push): the next run registers it")
+                             fix: "nothing to do here: once the instance sends pushes again (see instance.push), `gitbay-sync run` (or the timer, if installed) registers it")
             }
             return .fail("account.device", name, "no row of this device on the server", fix: run)
         } catch {

@@ -26,8 +26,9 @@ struct AccountRow {
 
     var text: String {
         if account.state == .removing {
-            // A signed-out account whose rows may still be on its server: say so plainly.
-            return "\(escaped: account.name)  removing: this device is not deregistered yet; every run retries (`gitbay-sync status` shows the last error)"
+            // A signed-out account: say plainly whether its rows may still be on its server.
+            let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
+            return "\(escaped: account.name)  removing: \(what); `gitbay-sync run` retries the removal (so does the timer, if installed), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now (`gitbay-sync status` shows the last error)"
         }
         var line = "\(escaped: account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }
@@ -41,7 +42,8 @@ struct AccountRow {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
-        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at))") }
+        // Only `run --every` waits for it; a `gitbay-sync run` tries at once.
+        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at)) (under `run --every`; `gitbay-sync run` tries at once)") }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines
     }

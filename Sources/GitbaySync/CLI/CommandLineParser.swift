@@ -4,77 +4,10 @@
 /// end options, `-v` repeated (or `-vv`), and `-h`.
 public enum CommandLineParser {
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
-        var global = GlobalOptions()
-        var positionals: [String] = []
-        var options: [(name: String, value: String?)] = []
-        var wantsHelp = false
-        var wantsVersion = false
-
-        // A mistake found while tokenising is reported once the command words are known, so
-        // that its message can point at the command's usage.
-        var tokenError: String?
-        var index = 0
-        var optionsEnded = false
-        while index < arguments.count {
-            let token = arguments[index]
-            index += 1
-            if optionsEnded || token == "-" || !token.hasPrefix("-") {
-                positionals.append(token)
-                continue
-            }
-            if token == "--" {
-                optionsEnded = true
-                continue
-            }
-            if !token.hasPrefix("--") {
-                // Short flags: -h, -v, -vv.
-                let flags = token.dropFirst()
-                if let unknown = flags.first(where: { $0 != "h" && $0 != "v" }) {
-                    // `-json` is a long option with one dash too few, not the flags j, s, o, n.
-                    let long = "-" + token
-                    tokenError = tokenError ?? (CommandTable.longOptionNames.contains(long)
-                        ? "unknown option '\(token)'. Did you mean '\(long)'?"
-                        : "unknown option '-\(unknown)'; the short options are -h and -v")
-                    continue
-                }
-                for flag in flags {
-                    if flag == "h" { wantsHelp = true } else { global.verbosity += 1 }
-                }
-                continue
-            }
-            var name = token
-            var value: String?
-            if let equals = token.firstIndex(of: "=") {
-                name = String(token[..<equals])
-                value = String(token[token.index(after: equals)...])
-            }
-            if CommandTable.valueOptions.contains(name), value == nil {
-                guard index < arguments.count else {
-                    tokenError = tokenError ?? "option '\(name)' needs a value"
-                    break
-                }
-                value = arguments[index]
-                index += 1
-            }
-            if value != nil, ["--json", "--verbose", "--help", "--version"].contains(name) {
-                tokenError = tokenError ?? "option '\(name)' takes no value"
-                continue
-            }
-            switch name {
-            case "--json": global.json = true
-            case "--verbose": global.verbosity += 1
-            case "--help": wantsHelp = true
-            case "--version": wantsVersion = true
-            case "--db":
-                guard let value, !value.isEmpty else {
-                    tokenError = tokenError ?? "option '--db' needs a path to the state database"
-                    continue
-                }
-                global.databasePath = value
-            default: options.append((name, value))
-            }
-        }
-        if let tokenError {
+        let tokens = tokenise(arguments)
+        let (global, positionals, options) = (tokens.global, tokens.positionals, tokens.options)
+        let (wantsHelp, wantsVersion) = (tokens.wantsHelp, tokens.wantsVersion)
+        if let tokenError = tokens.error {
             throw UsageError(tokenError, command: knownWords(positionals))
         }
 
@@ -129,9 +62,96 @@ public enum CommandLineParser {
         }
     }
 
+    /// A command line split into global options, command options and positional words.
+    struct Tokens {
+        var global = GlobalOptions()
+        var positionals: [String] = []
+        var options: [(name: String, value: String?)] = []
+        var wantsHelp = false
+        var wantsVersion = false
+        /// The first mistake found; reported once the command words are known, so that its
+        /// message can point at the command's usage.
+        var error: String?
+    }
+
+    /// Whether the command line asks for `--json`, even when it cannot be parsed: the error
+    /// is then printed as JSON too.
+    public static func asksForJSON(_ arguments: [String]) -> Bool {
+        tokenise(arguments).global.json
+    }
+
+    static func tokenise(_ arguments: [String]) -> Tokens {
+        var tokens = Tokens()
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if optionsEnded || token == "-" || !token.hasPrefix("-") {
+                tokens.positionals.append(token)
+                continue
+            }
+            if token == "--" {
+                optionsEnded = true
+                continue
+            }
+            if !token.hasPrefix("--") {
+                // Short flags: -h, -v, -vv.
+                let flags = token.dropFirst()
+                if let unknown = flags.first(where: { $0 != "h" && $0 != "v" }) {
+                    // `-json` is a long option with one dash too few, not the flags j, s, o, n.
+                    let long = "-" + token
+                    tokens.error = tokens.error ?? (CommandTable.longOptionNames.contains(long)
+                        ? "unknown option '\(token)'. Did you mean '\(long)'?"
+                        : "unknown option '-\(unknown)'; the short options are -h and -v")
+                    continue
+                }
+                for flag in flags {
+                    if flag == "h" { tokens.wantsHelp = true } else { tokens.global.verbosity += 1 }
+                }
+                continue
+            }
+            var name = token
+            var value: String?
+            if let equals = token.firstIndex(of: "=") {
+                name = String(token[..<equals])
+                value = String(token[token.index(after: equals)...])
+            }
+            if CommandTable.valueOptions.contains(name), value == nil {
+                guard index < arguments.count else {
+                    tokens.error = tokens.error ?? "option '\(name)' needs a value"
+                    break
+                }
+                value = arguments[index]
+                index += 1
+            }
+            if value != nil, ["--json", "--verbose", "--help", "--version"].contains(name) {
+                tokens.error = tokens.error ?? "option '\(name)' takes no value"
+                continue
+            }
+            switch name {
+            case "--json": tokens.global.json = true
+            case "--verbose": tokens.global.verbosity += 1
+            case "--help": tokens.wantsHelp = true
+            case "--version": tokens.wantsVersion = true
+            case "--db":
+                guard let value, !value.isEmpty else {
+                    tokens.error = tokens.error ?? "option '--db' needs a path to the state database"
+                    continue
+                }
+                tokens.global.databasePath = value
+            default: tokens.options.append((name, value))
+            }
+        }
+        return tokens
+    }
+
     /// Finds the command the leading words name; returns it with the words left over.
     static func resolve(_ words: [String]) throws(UsageError) -> (CommandSpec, [String]) {
         let first = words[0]
+        if let aliased = CommandTable.all.first(where: { $0.aliases.contains(first) }) {
+            return (aliased.named(first), Array(words.dropFirst()))
+        }
         let family = CommandTable.all.filter { $0.words[0] == first }
         guard !family.isEmpty else {
             throw UsageError("unknown command '\(first)'" + hint(for: first, among: CommandTable.commandNames))

@@ -58,9 +58,21 @@ extension CommandRunner {
         try await store.clearDeviceToken(now: context.now())
         let outcomes = try await reconciler(store).reconcile()
         if global.json {
-            printJSON(.object([("device", deviceJSON(try await store.device())), ("accounts", .array(outcomes.map(\.json)))]))
+            printJSON(.object([
+                ("device", deviceJSON(try await store.device())), ("accounts", .array(outcomes.map(\.json))),
+                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
+            ]))
         } else {
-            context.console.out("Device token forgotten; this device's rows are removed from every account.")
+            // Say which servers may still have a row; the lines below say why and what ends it.
+            let left = outcomes.filter { $0.action == .failed || $0.action == .skipped }.map { TerminalText.escaped($0.account) }
+            if left.isEmpty {
+                context.console.out("Device token forgotten; this device's rows are removed from every account.")
+            } else {
+                context.console.out(
+                    "Device token forgotten; this device's rows are removed from \(outcomes.count - left.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), "
+                        + "not yet from \(left.joined(separator: ", ")) (below)."
+                )
+            }
         }
         return report(outcomes)
     }

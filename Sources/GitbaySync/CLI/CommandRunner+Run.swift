@@ -18,7 +18,7 @@ extension CommandRunner {
         // Only a running pre-remove hook takes a stop request: the removals it left wait for
         // the next run.
         guard context.shutdown.phase == .running else {
-            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` and the next run retries them.")
+            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and `gitbay-sync run` retries their removal (so does the timer, if installed).")
             return .unavailable
         }
         return code
@@ -39,19 +39,20 @@ extension CommandRunner {
                   !outcome.isFailure, outcome.action != .skipped
             else { continue }
             switch try await removal.complete(account, after: outcome, force: false) {
-            case .removed(let done), .forced(let done, _):
+            case .removed(let done), .forced(let done, _, _):
                 outcomes[index] = done
             case .busy(var kept, _):
                 kept.action = .skipped
-                kept.reason = "another gitbay-sync is reconciling it; its removal finishes there or on the next run"
+                kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
                 outcomes[index] = kept
-            case .kept(var kept, let reason):
+            case .kept(var kept, let reason, _):
+                // Only the hook can fail here: the deregistration went through.
                 kept.action = .failed
-                kept.error = "\(account.name): removal not finished: \(reason)"
+                kept.error = "\(account.name): removal not finished: this device is deregistered, but \(Self.sentence(reason)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(account.name) --force` deletes the token now"
                 outcomes[index] = kept
             case .interrupted(var kept, let reason):
                 kept.action = .failed
-                kept.error = "\(account.name): removal not finished: \(reason); it stays `removing` with its API token and the next run retries"
+                kept.error = "\(account.name): removal not finished: \(reason); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal"
                 outcomes[index] = kept
             }
         }

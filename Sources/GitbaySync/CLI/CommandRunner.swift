@@ -149,12 +149,22 @@ struct CommandRunner {
         }
         let failed = outcomes.filter(\.isFailure)
         for outcome in failed {
-            context.console.err("Error: \(escaped: outcome.error ?? "\(outcome.account) failed")")
+            context.console.err("Error: \(escaped: outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")")
         }
-        if !failed.isEmpty {
-            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(escaped: failed.map(\.account).joined(separator: ", ")). They are retried on the next run; `gitbay-sync status` shows when.")
+        guard !failed.isEmpty else { return .success }
+        // Say what tries again: nothing does for a refused token until the user signs in.
+        let refused = failed.filter { $0.condition == .authFailed }.map(\.account)
+        let retried = failed.filter { $0.condition != .authFailed }.map(\.account)
+        var summary = "\(failed.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") failed: \(failed.map(\.account).joined(separator: ", "))."
+        if !retried.isEmpty {
+            let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"
+            summary += " `gitbay-sync run` tries again\(which) (the timer runs it, if installed with `gitbay-sync service install`)."
         }
-        return failed.isEmpty ? .success : .partialFailure
+        if !refused.isEmpty {
+            summary += " Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused."
+        }
+        context.console.err("\(escaped: summary) `gitbay-sync status` shows each account's last error.")
+        return .partialFailure
     }
 }
 

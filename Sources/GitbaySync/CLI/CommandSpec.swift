@@ -25,6 +25,8 @@ struct CommandSpec: Sendable {
     }
 
     let words: [String]
+    /// Other first words that name the same command (`logout` for `remove-account`).
+    var aliases: [String] = []
     let arguments: [Argument]
     let options: [Option]
     let summary: String
@@ -32,6 +34,20 @@ struct CommandSpec: Sendable {
     let build: @Sendable (Parsed) throws(UsageError) -> Command
 
     var name: String { words.joined(separator: " ") }
+
+    /// This command as named by one of its aliases, so that usage lines and messages use the
+    /// word that was typed; the others, its own name first, become its aliases.
+    func named(_ alias: String) -> CommandSpec {
+        CommandSpec(
+            words: [alias], aliases: [words[0]] + aliases.filter { $0 != alias }, arguments: arguments, options: options,
+            summary: summary, discussion: discussion, build: build
+        )
+    }
+
+    /// The usage line under another of its names.
+    func usage(as word: String) -> String {
+        named(word).usage
+    }
 
     var usage: String {
         var parts = ["gitbay-sync"] + words

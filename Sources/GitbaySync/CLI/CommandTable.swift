@@ -22,25 +22,36 @@ enum CommandTable {
             build: { _ throws(UsageError) in .accounts }
         ),
         CommandSpec(
-            words: ["remove-account"], arguments: [account],
+            words: ["remove-account"], aliases: ["logout"], arguments: [account],
             options: [.init(name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")],
             summary: "Sign out: deregister this device, then delete the token.",
             discussion: """
                 Runs the pre-removal hook: deregisters every row this device holds for the account,
                 then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, and only
-                then deletes the API token and the records. If the server cannot be reached the
-                account stays `removing` with its token and every later run retries.
+                then deletes the API token and the records. If the account held the device token on
+                its instance, another account there takes it over at once. If the server cannot be
+                reached, or the hook fails, the account stays `removing` with its token (exit 69), and
+                `gitbay-sync run` retries the removal (so does the timer, if installed).
+                `logout` is another name for this command.
                 """,
             build: { parsed throws(UsageError) in .removeAccount(account: parsed.argument(0)!, force: parsed.flags.contains("--force")) }
         ),
         CommandSpec(
             words: ["pause"], arguments: [account], options: [], summary: "Stop pushes to this device for an account, keeping it signed in.",
-            discussion: "Deregisters this device for the account on the next run, and keeps it that way until `resume`.",
+            discussion: """
+                Deregisters this device for the account at once, and keeps it that way until `resume`.
+                If the server cannot be reached, the account is paused all the same, the command exits 1,
+                and `gitbay-sync run` deregisters the device once the server answers.
+                """,
             build: { parsed throws(UsageError) in .pause(account: parsed.argument(0)!) }
         ),
         CommandSpec(
             words: ["resume"], arguments: [account], options: [], summary: "Undo `pause`: register this device for the account again.",
-            discussion: "The next run registers the device for the account.",
+            discussion: """
+                Registers this device for the account again at once (or leaves it shadowed, when another
+                account of the instance holds the device token). If the server cannot be reached, the
+                command exits 1 and `gitbay-sync run` registers the device once the server answers.
+                """,
             build: { parsed throws(UsageError) in .resume(account: parsed.argument(0)!) }
         ),
         CommandSpec(
@@ -49,6 +60,8 @@ enum CommandTable {
             discussion: """
                 A gitbay server gives a device token to one account of an instance at a time. With two
                 accounts on one instance, the earliest signed in holds it unless you prefer another.
+                The token moves at once; a paused account (or one whose API token was refused) cannot
+                hold it, and takes it once resumed (or signed in again).
                 """,
             build: { parsed throws(UsageError) in .prefer(account: parsed.argument(0)!) }
         ),
@@ -178,10 +191,10 @@ enum CommandTable {
         ),
     ]
 
-    /// The first words of every command, for "unknown command" suggestions.
+    /// The first words of every command and their aliases, for "unknown command" suggestions.
     static var commandNames: [String] {
         var seen: [String] = []
-        for spec in all where !seen.contains(spec.words[0]) { seen.append(spec.words[0]) }
+        for word in all.flatMap({ [$0.words[0]] + $0.aliases }) where !seen.contains(word) { seen.append(word) }
         return seen + ["help"]
     }
 

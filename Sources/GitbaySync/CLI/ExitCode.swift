@@ -28,3 +28,22 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// A server refused the API token (invalid, expired or read-only).
     case denied = 77
 }
+
+extension ExitCode {
+    /// The word `--json` errors carry for the code (`"kind"`), stable like the codes.
+    var kind: String {
+        switch self {
+        case .success: "ok"
+        case .partialFailure: "failed"
+        case .usage: "usage"
+        case .dataError: "bad-input"
+        case .noDatabase: "no-database"
+        case .noSuchAccount: "no-such-account"
+        case .unavailable: "unavailable"
+        case .outputFailed: "output-failed"
+        case .stateError: "state-database"
+        case .busy: "busy"
+        case .denied: "denied"
+        }
+    }
+}

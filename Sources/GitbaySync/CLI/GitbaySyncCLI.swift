@@ -55,9 +55,13 @@ public enum GitbaySyncCLI {
         let code: ExitCode
         do {
             let invocation = try CommandLineParser.parse(arguments)
-            code = try await CommandRunner(global: invocation.global, context: context).execute(invocation.command)
+            do {
+                code = try await CommandRunner(global: invocation.global, context: context).execute(invocation.command)
+            } catch {
+                code = report(error, context: context, json: invocation.global.json)
+            }
         } catch {
-            code = report(error, context: context)
+            code = report(error, context: context, json: CommandLineParser.asksForJSON(arguments))
         }
         return checkOutput(code, context: context).rawValue
     }
@@ -72,17 +76,19 @@ public enum GitbaySyncCLI {
     }
 
     /// Prints an error to stderr as `Error: …` (with the usage for a usage error) and returns
-    /// its exit code.
+    /// its exit code. Under `--json` it also prints `{"error": {"message", "exit_code", "kind"}}`
+    /// on stdout, so that a script reading stdout learns why there is no result.
     ///
     /// A message is one line of our words around outside values (a server's `error`, a name,
     /// a payload field, a curl or SQLite message), none of which we write with a control
     /// character or a backslash: escaping it whole is escaping those values, wherever in the
-    /// message they travelled. So a message keeps its values raw until it is printed.
-    static func report(_ error: Error, context: CLIContext) -> ExitCode {
+    /// message they travelled. So a message keeps its values raw until it is printed (and
+    /// JSON carries it raw, as JSON escapes itself).
+    static func report(_ error: Error, context: CLIContext, json: Bool) -> ExitCode {
+        let (code, message, kind) = classify(error)
         let err = context.console.err
-        switch error {
-        case let usage as UsageError:
-            err("Error: \(escaped: usage.message)")
+        err("Error: \(escaped: message)")
+        if let usage = error as? UsageError {
             if let words = usage.commandWords, let line = HelpText.usage(words) {
                 err("Usage: \(line)")
                 err("See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
@@ -90,28 +96,37 @@ public enum GitbaySyncCLI {
                 err("Usage: gitbay-sync <command> [options]")
                 err("See 'gitbay-sync --help'.")
             }
-            return .usage
-        case let failure as CommandFailure:
-            err("Error: \(escaped: failure.message)")
-            return failure.exitCode
+        }
+        if json {
+            context.console.out(JSONValue.object([
+                ("error", .object([
+                    ("message", .string(message)),
+                    ("exit_code", .int(Int(code.rawValue))),
+                    ("kind", .string(kind)),
+                ])),
+            ]).rendered())
+        }
+        return code
+    }
+
+    /// An error's exit code, message and the `kind` its JSON form names.
+    static func classify(_ error: Error) -> (code: ExitCode, message: String, kind: String) {
+        let (code, message): (ExitCode, String) = switch error {
+        case let usage as UsageError: (.usage, usage.message)
+        case let failure as CommandFailure: (failure.exitCode, failure.message)
         case let store as StoreError:
-            err("Error: \(escaped: store.description)")
             switch store {
-            case .noDatabase: return .noDatabase
-            default: return .stateError
+            case .noDatabase: (.noDatabase, store.description)
+            default: (.stateError, store.description)
             }
         case let gitbay as GitbayError:
-            err("Error: \(escaped: gitbay.description)")
             switch gitbay.kind {
-            case .authFailed, .readOnlyToken, .denied: return .denied
-            default: return .unavailable
+            case .authFailed, .readOnlyToken, .denied: (.denied, gitbay.description)
+            default: (.unavailable, gitbay.description)
             }
-        case is CancellationError:
-            err("Error: interrupted")
-            return .unavailable
-        default:
-            err("Error: \(escaped: String(describing: error))")
-            return .partialFailure
+        case is CancellationError: (.unavailable, "interrupted")
+        default: (.partialFailure, String(describing: error))
         }
+        return (code, message, error is CancellationError ? "interrupted" : code.kind)
     }
 }

@@ -13,6 +13,9 @@ enum HelpText {
         let width = CommandTable.all.map(\.name.count).max() ?? 0
         for spec in CommandTable.all {
             lines.append("  " + pad(spec.name, width) + "  " + spec.summary)
+            for alias in spec.aliases {
+                lines.append("  " + pad(alias, width) + "  The same as `\(spec.name)`.")
+            }
         }
         lines += ["", "Options for every command:"]
         lines += optionLines(GlobalOption.all)
@@ -29,7 +32,7 @@ enum HelpText {
     }
 
     static func command(_ spec: CommandSpec) -> String {
-        var lines = ["Usage: \(spec.usage)", "", spec.summary, ""]
+        var lines = ["Usage: \(spec.usage)"] + spec.aliases.map { "   or: \(spec.usage(as: $0))" } + ["", spec.summary, ""]
         lines += spec.discussion.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
         if !spec.arguments.isEmpty {
             lines += ["", "Arguments:"]

@@ -24,7 +24,9 @@ struct JournalText: Sendable {
     func outcomeLine(_ outcome: AccountOutcome, nextRetry: Date?, verbose: Bool) -> String? {
         let cost = "[\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
         let retry = nextRetry.map { " (next try after \(Timestamp.format($0)))" } ?? ""
-        if outcome.isFailure {
+        // A failure in this cycle, or a token still refused, is worth a line every cycle; an
+        // account waiting out a backoff is not (its failure had its line).
+        if outcome.action == .failed || (outcome.action == .skipped && outcome.condition == .authFailed) {
             // Errors name their account already; the line names it once, first.
             var reason = outcome.error ?? outcome.condition.rawValue
             if reason.hasPrefix(outcome.account + ": ") { reason.removeFirst(outcome.account.count + 2) }
@@ -46,11 +48,13 @@ struct JournalText: Sendable {
 
     /// The `-v` line closing a cycle.
     static func summary(_ number: Int, _ outcomes: [AccountOutcome], next: Duration?) -> String {
-        let failed = outcomes.filter(\.isFailure).count
+        let failed = outcomes.filter { $0.action == .failed }.count
+        let waiting = outcomes.filter { $0.action == .skipped && $0.isFailure }.count
         let quiet: Set<AccountOutcome.Action> = [.unchanged, .shadowed, .skipped]
         let changed = outcomes.filter { !$0.isFailure && !quiet.contains($0.action) }.count
         let requests = outcomes.map(\.requests).reduce(0, +)
         let then = next.map { "; next in \(IntervalParser.format(.seconds($0.components.seconds)))" } ?? "; no next cycle"
-        return "cycle \(number): \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), \(changed) changed, \(failed) failed, \(requests) request\(requests == 1 ? "" : "s")\(then)"
+        let stillFailed = waiting == 0 ? "" : ", \(waiting) still failed (skipped)"
+        return "cycle \(number): \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), \(changed) changed, \(failed) failed\(stillFailed), \(requests) request\(requests == 1 ? "" : "s")\(then)"
     }
 }

@@ -79,6 +79,9 @@ public struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Says what failed and what the user can do, never that something will retry it: the
+    /// same error ends a `login` (which nothing retries) and a `run` (which the next run or
+    /// the timer retries); the caller says which.
     public var description: String {
         let commandText = command.isEmpty ? "the request" : "`\(command.joined(separator: " "))`"
         var answer: [String] = []
@@ -93,35 +96,36 @@ public struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .readOnlyToken:
             return "\(head): the API token is read-only\(said). Mint one with `token create --name gitbay-sync --scope full` and sign in again."
         case .writeLimited(let wait):
-            return "\(head): the account's write limit is reached\(said). Nothing to do: it will be retried \(Self.when(wait))."
+            return "\(head): the account's write limit is reached\(said)\(Self.wait(wait, for: "the server takes writes again after"))."
         case .denied:
             return "\(head): the server denied it\(said). Check that the account is enabled and verified."
         case .rateLimited(let wait):
-            return "\(head): the server is rate limiting this account\(said). It will be retried \(Self.when(wait))."
+            return "\(head): the server is rate limiting this account\(said)\(Self.wait(wait, for: "it asks to wait"))."
         case .notFound where exitCode == nil:
             // Refused before dispatch: the server does not know the command at all.
             return "\(head): the server does not know this command\(said); it is older than gitbay's device commands. Ask its admin to upgrade."
         case .notFound:
             return "\(head): not found\(said)."
         case .pushDisabled:
-            return "\(head): this instance does not send push notifications\(said). Ask its admin to enable [push]; retried rarely until then."
+            return "\(head): this instance does not send push notifications\(said). Ask its admin to enable [push]."
         case .usage:
             return "\(head): the server rejected the command line\(said). This is a gitbay-sync bug or a server too old for it; please report it."
         case .serverFailure:
-            return "\(head): the server reported a failure\(said). It will be retried on the next run."
+            return "\(head): the server reported a failure\(said)."
         case .notJSON:
             return "\(head): the answer is not JSON\(said). Check that the URL is a gitbay server with `[api] enabled = true`, and any proxy in front of it."
         case .malformed:
-            return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short; it will be retried on the next run."
+            return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short."
         case .protocolVersion(let version):
             return "\(head): the server speaks API protocol version \(version), this gitbay-sync speaks 1\(said). Update gitbay-sync."
         case .transport(let error):
-            return "\(head): \(error)\(said). Check the network and the instance address; it will be retried on the next run."
+            return "\(head): \(error)\(said). Check the network and the instance address."
         }
     }
 
-    private static func when(_ wait: Duration?) -> String {
-        wait.map { "after \($0.shortDescription)" } ?? "later"
+    /// `; <what> <wait>` when the server named a wait.
+    private static func wait(_ wait: Duration?, for what: String) -> String {
+        wait.map { "; \(what) \($0.shortDescription)" } ?? ""
     }
 
     private static func shortened(_ message: String) -> String {

@@ -131,4 +131,12 @@ public enum AccountCondition: String, Sendable, CaseIterable {
     case error
     /// No device token is set, so there is nothing to register.
     case noDeviceToken = "no-device-token"
+
+    /// A condition an account is in because something failed, not because of what was wanted.
+    public var isFailure: Bool {
+        switch self {
+        case .authFailed, .denied, .pushDisabled, .error: true
+        case .pending, .registered, .shadowed, .paused, .removing, .noDeviceToken: false
+        }
+    }
 }

@@ -73,6 +73,15 @@ extension StateStore {
 
     public func setState(_ state: AccountState, ofAccount id: Int64) throws {
         try write { database in
+            // The detail spoke of the account's former role (who holds the token, a removal's
+            // hook): it goes when the state changes, and stays when asked again for the same.
+            try database.run(
+                """
+                UPDATE account_status SET detail = NULL
+                WHERE account_id = ? AND (SELECT state FROM accounts WHERE id = ?) IS NOT ?
+                """,
+                .integer(id), .integer(id), .text(state.rawValue)
+            )
             try database.run("UPDATE accounts SET state = ? WHERE id = ?", .text(state.rawValue), .integer(id))
             try Self.forgetVerdicts(database, "account_id = ?", .integer(id))
         }

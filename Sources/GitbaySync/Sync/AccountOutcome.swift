@@ -55,8 +55,11 @@ public struct AccountOutcome: Sendable, Equatable {
         self.reason = reason
     }
 
-    /// True when the account is not in its desired state after the run.
-    public var isFailure: Bool { action == .failed || (action == .skipped && condition == .authFailed) }
+    /// True when the account is not in its desired state after the run: it failed now, or it
+    /// is left in a failed condition (`auth-failed`, `denied`, `push-disabled`, `error`), as an
+    /// account skipped while it waits out a backoff or for a new token is. `ok` and the exit
+    /// code follow this, whatever the reason an account was skipped.
+    public var isFailure: Bool { action == .failed || condition.isFailure }
 
     var json: JSONValue {
         .object([

@@ -20,10 +20,12 @@ public struct AccountRemoval: Sendable {
     public enum Result: Sendable, Equatable {
         /// Deregistered, hook passed, token and records deleted.
         case removed(AccountOutcome)
-        /// Kept as `removing` with its token: the deregistration or the hook failed.
-        case kept(AccountOutcome, reason: String)
-        /// Deleted by force; these server rows of ours were left behind.
-        case forced(AccountOutcome, rowsLeft: [Int])
+        /// Kept as `removing` with its token: the deregistration failed, or (`deregistered`)
+        /// it went through and the hook failed.
+        case kept(AccountOutcome, reason: String, deregistered: Bool)
+        /// Deleted by force although the deregistration or (`deregistered`) the hook failed;
+        /// these server rows of ours were left behind.
+        case forced(AccountOutcome, rowsLeft: [Int], deregistered: Bool)
         /// Left as `removing`: another process is reconciling the account and finishes it, or
         /// the next run does.
         case busy(AccountOutcome, pid: Int32)
@@ -31,6 +33,12 @@ public struct AccountRemoval: Sendable {
         /// it started). `--force` does not override this: the user asked to stop.
         case interrupted(AccountOutcome, reason: String)
     }
+
+    /// The status detail of an account whose device is deregistered but whose pre-remove hook
+    /// failed: the token is kept until the hook passes (or `--force`).
+    public static let hookFailedDetail = "this device is deregistered; the API token is kept because the pre-remove hook failed"
+    /// The same, when the hook was interrupted (or a stop came before it started).
+    public static let interruptedDetail = "this device is deregistered; the API token is kept because the removal was interrupted at the pre-remove hook"
 
     /// Removes an account already marked `removing`. Holds the account's lease from the
     /// deregistration to the deletion, so that no run can add a row for it in between; when
@@ -62,7 +70,8 @@ public struct AccountRemoval: Sendable {
         var outcome = outcome
         var reason: String?
         var interrupted = false
-        if outcome.isFailure || outcome.action == .skipped {
+        let deregistered = !(outcome.isFailure || outcome.action == .skipped)
+        if !deregistered {
             reason = outcome.error ?? outcome.reason ?? "the server could not be reached"
         } else {
             do {
@@ -70,23 +79,27 @@ public struct AccountRemoval: Sendable {
             } catch {
                 reason = String(describing: error)
                 interrupted = error is PreRemovalHook.Interrupted
-                try? await store.saveStatus(
-                    AccountStatusRecord(condition: .removing, lastAttemptAt: Date(), lastError: reason), ofAccount: account.id
-                )
+                // The deregistration stands: say so, so that no one reads the account as
+                // still registered.
+                var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+                status.condition = .removing
+                status.detail = interrupted ? Self.interruptedDetail : Self.hookFailedDetail
+                status.lastAttemptAt = reconciler.options.now()
+                status.lastError = reason
+                status.nextRetryAt = nil
+                try? await store.saveStatus(status, ofAccount: account.id)
             }
         }
-        if let reason, interrupted {
+        if let reason {
             outcome.condition = .removing
-            return .interrupted(outcome, reason: reason)
-        }
-        if let reason, !force {
-            outcome.condition = .removing
-            return .kept(outcome, reason: reason)
+            outcome.error = outcome.error ?? reason
+            if interrupted { return .interrupted(outcome, reason: reason) }
+            if !force { return .kept(outcome, reason: reason, deregistered: deregistered) }
         }
         let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
         try await store.deleteAccount(id: account.id)
         outcome.action = .removed
         outcome.rowsLeft = left
-        return reason == nil ? .removed(outcome) : .forced(outcome, rowsLeft: left)
+        return reason == nil ? .removed(outcome) : .forced(outcome, rowsLeft: left, deregistered: deregistered)
     }
 }

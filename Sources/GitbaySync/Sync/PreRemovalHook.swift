@@ -44,7 +44,7 @@ public struct PreRemovalHook: Sendable {
         public var description: String {
             let what = timedOut ? "was killed after its timeout" : "exited with status \(status ?? -1)"
             let said = output.isEmpty ? "" : ": \(output)"
-            return "the pre-remove hook \(path) \(what)\(said); fix the hook, or remove the account with --force"
+            return "the pre-remove hook \(path) \(what)\(said)"
         }
     }
 

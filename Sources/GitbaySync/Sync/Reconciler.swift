@@ -146,7 +146,7 @@ public struct Reconciler: Sendable {
         }
         return AccountOutcome(
             account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
-            reason: "what it should have kept changing during the run; the next run brings it in line"
+            reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line"
         )
     }
 

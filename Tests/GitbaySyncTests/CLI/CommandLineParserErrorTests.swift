@@ -89,12 +89,18 @@ struct CommandLineParserErrorTests {
         #expect(error.commandWords == test.words)
     }
 
-    @Test("rendered on stderr as Error, Usage and See, exit 64, nothing on stdout", arguments: cases)
+    @Test("rendered on stderr as Error, Usage and See, exit 64, nothing on stdout (the error as JSON under --json)", arguments: cases)
     func rendered(_ test: Case) async throws {
         let cli = try CLIHarness()
         let result = await cli.run(test.arguments)
         #expect(result.code == ExitCode.usage.rawValue)
-        #expect(result.out.isEmpty)
+        if test.arguments.contains("--json") {
+            let error = try #require(try result.json()["error"] as? [String: Any])
+            #expect(error["message"] as? String == test.message)
+            #expect(error["exit_code"] as? Int == 64)
+        } else {
+            #expect(result.out.isEmpty)
+        }
         let lines = result.err.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         try #require(lines.count == 3, "\(result.err)")
         #expect(lines[0] == "Error: \(test.message)")

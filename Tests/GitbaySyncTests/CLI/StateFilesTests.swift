@@ -141,9 +141,17 @@ struct StateFilesTests {
             #expect(result.out.hasPrefix("FAIL  database  \(database): no state database here"))
             #expect(result.out.contains("gitbay-sync login <instance-url>"))
         } else {
+            let message = "no state database at \(database); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
             #expect(result.code == ExitCode.noDatabase.rawValue, "\(result.err)")
-            #expect(result.out.isEmpty)
-            #expect(result.err == "Error: no state database at \(database); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use")
+            if command.arguments.contains("--json") {
+                // Under --json the same error is on stdout as JSON.
+                let error = try #require(try result.json()["error"] as? [String: Any])
+                #expect(error["message"] as? String == message)
+                #expect(error["kind"] as? String == "no-database")
+            } else {
+                #expect(result.out.isEmpty)
+            }
+            #expect(result.err == "Error: \(message)")
         }
         #expect(folderSnapshot(cli.folder.path) == before)
     }

@@ -159,7 +159,7 @@ struct FailureIsolationTests {
 
         let removal = await cli.run(["remove-account", alice])
         #expect(removal.code == ExitCode.busy.rawValue)
-        #expect(removal.err.contains("is reconciling it right now: that run finishes the removal, or the next one does"))
+        #expect(removal.err.contains("is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does)"))
         #expect(try await store.account(id: id)?.state == .removing)
         #expect(try await store.apiToken(ofAccount: id) != nil)
         #expect(server.requests().isEmpty)
