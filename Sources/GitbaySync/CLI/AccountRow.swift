@@ -21,13 +21,14 @@ struct AccountRow {
             ("last_error", .optional(status.lastError)),
             ("next_retry_at", .optional(status.nextRetryAt)),
             ("failures", .int(status.failures)),
+            ("next_retry_reason", .optional(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)),
         ])
     }
 
     var text: String {
         if account.state == .removing {
             // A signed-out account whose rows may still be on its server: say so plainly.
-            return "\(escaped: account.name)  removing: this device is not deregistered yet; every run retries (`gitbay-sync status` shows the last error)"
+            return "\(escaped: account.name)  removing: this device is not deregistered yet; runs retry it (`gitbay-sync status` shows the last error and when)"
         }
         var line = "\(escaped: account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }
@@ -36,12 +37,18 @@ struct AccountRow {
         return line
     }
 
-    /// The longer form `status` prints: last success, last error, next retry.
-    var details: [String] {
+    /// The longer form `status` prints: last success, last error, when and why the next
+    /// attempt waits.
+    func details(now: Date) -> [String] {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
-        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at))") }
+        if let at = status.nextRetryAt {
+            let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
+            lines.append(at > now
+                ? "    next attempt: not before \(Timestamp.format(at))\(why); `gitbay-sync run --now` tries it now"
+                : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
+        }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines
     }

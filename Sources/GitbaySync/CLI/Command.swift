@@ -34,7 +34,8 @@ public enum Command: Sendable, Equatable {
     case deviceSetToken(label: String?)
     case deviceShow
     case deviceClear
-    case run(every: Duration?, concurrency: Int?)
+    /// `run`: `now` tries accounts waiting out a backoff too.
+    case run(every: Duration?, concurrency: Int?, now: Bool = false)
     case status
     case doctor
     case devices(account: String?)

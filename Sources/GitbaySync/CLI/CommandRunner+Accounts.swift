@@ -125,7 +125,7 @@ extension CommandRunner {
         case .kept(let outcome, let reason):
             if global.json { printJSON(removalJSON(outcome, result: "kept", rowsLeft: [])) }
             let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-            throw CommandFailure("\(account.name) is not removed yet: \(said). It stays `removing` with its token, is no longer counted as signed in, and every run retries; use --force to delete it now.", exitCode: .unavailable)
+            throw CommandFailure("\(account.name) is not removed yet: \(said). It stays `removing` with its token, is no longer counted as signed in, and runs retry it (after a backoff when the server failed; `gitbay-sync run --now` at once); use --force to delete it now.", exitCode: .unavailable)
         }
     }
 

@@ -47,19 +47,11 @@ extension CommandRunner {
     private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int, journal: JournalText) async throws {
         let startedAt = context.now()
         let shutdown = context.shutdown
-        var outcomes: [AccountOutcome] = []
-        var retries: [String: Date] = [:]
         let store = try await openStore()
-        outcomes = try await reconcileOnce(
+        let outcomes = try await reconcileOnce(
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running }
         )
-        for outcome in outcomes where outcome.isFailure || outcome.action == .skipped {
-            if let account = try await store.account(named: outcome.account),
-               let next = try await store.status(ofAccount: account.id).nextRetryAt {
-                retries[outcome.account] = next
-            }
-        }
         let next: Duration? = shutdown.phase == .running ? nextSleep : nil
         if global.json {
             printJSON(.object([
@@ -74,7 +66,7 @@ extension CommandRunner {
         }
         let err = context.console.err
         for outcome in outcomes {
-            guard let line = journal.outcomeLine(outcome, nextRetry: retries[outcome.account], verbose: global.verbosity > 0) else { continue }
+            guard let line = journal.outcomeLine(outcome, nextRetry: outcome.nextRetryAt, verbose: global.verbosity > 0) else { continue }
             err(line)
         }
         if global.verbosity > 0 {

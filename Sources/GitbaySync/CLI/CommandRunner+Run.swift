@@ -2,10 +2,11 @@ import FoundationEssentials
 
 extension CommandRunner {
     /// `run`: one reconcile of every account, then finish removals that got through.
-    func run(every: Duration?, concurrency: Int?) async throws -> ExitCode {
+    /// Accounts waiting out a backoff are left alone unless `now`.
+    func run(every: Duration?, concurrency: Int?, now: Bool = false) async throws -> ExitCode {
         if let every { return try await runEvery(every, concurrency: concurrency ?? 8) }
         let store = try await openStore()
-        let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: false)
+        let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: !now)
         if global.json {
             printJSON(.object([
                 ("ok", .bool(!outcomes.contains(where: \.isFailure))),
@@ -78,7 +79,7 @@ extension CommandRunner {
         }
         for row in rows {
             context.console.out(row.text)
-            for line in row.details { context.console.out(line) }
+            for line in row.details(now: context.now()) { context.console.out(line) }
         }
         return .success
     }

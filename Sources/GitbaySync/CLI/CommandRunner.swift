@@ -41,7 +41,7 @@ struct CommandRunner {
         case .deviceSetToken(let label): return try await setDeviceToken(label: label)
         case .deviceShow: return try await showDevice()
         case .deviceClear: return try await clearDevice()
-        case .run(let every, let concurrency): return try await run(every: every, concurrency: concurrency)
+        case .run(let every, let concurrency, let now): return try await run(every: every, concurrency: concurrency, now: now)
         case .status: return try await status()
         case .devices(let name): return try await devices(name)
         case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)
@@ -133,7 +133,7 @@ struct CommandRunner {
             context.console.err("Error: \(escaped: outcome.error ?? "\(outcome.account) failed")")
         }
         if !failed.isEmpty {
-            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(escaped: failed.map(\.account).joined(separator: ", ")). They are retried on the next run; `gitbay-sync status` shows when.")
+            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(escaped: failed.map(\.account).joined(separator: ", ")). They are tried again once their backoff is over (`gitbay-sync status` shows when; `gitbay-sync run --now` tries at once).")
         }
         return failed.isEmpty ? .success : .partialFailure
     }

@@ -77,22 +77,34 @@ enum CommandTable {
             options: [
                 every,
                 .init(name: "--concurrency", valueName: "N", help: "How many accounts to reconcile at once (1 to 64, default 8)."),
+                .init(name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once."),
             ],
             summary: "Reconcile every account with its server once (or every DURATION).",
             discussion: """
                 Lists this device's rows on each account's server and adds or removes rows until the
                 server holds exactly what it should: one row with the current token for each active
                 account, none for paused or removed accounts or old tokens. Exits 0 when every account
-                is in its desired state, 1 when any failed (named on stderr).
+                is in its desired state or waits out a backoff, 1 when any failed (named on stderr).
+
+                An account that failed is left alone until its next attempt is due: a server's
+                Retry-After or write-limit wait, else one minute doubling per failure in a row (at most
+                an hour; an hour for a denied or push-disabled account). It is reported `skipped` with
+                that time, and `gitbay-sync status` shows it. To try every account now anyway, run
+                `gitbay-sync run --now`.
 
                 With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
                 per account that changed or failed (-v: every account); a failing account waits out its
                 own backoff (at most DURATION, unless a server asks for longer). The first signal lets
                 requests in flight finish and exits 0; a second cancels them. --json prints one JSON
-                object per cycle (JSON Lines).
+                object per cycle (JSON Lines). --now cannot be combined with --every.
                 """,
             build: { parsed throws(UsageError) in
-                .run(every: try parsed.values["--every"].map(Self.interval), concurrency: try parsed.values["--concurrency"].map(Self.concurrency))
+                let every = try parsed.values["--every"].map(Self.interval)
+                let now = parsed.flags.contains("--now")
+                if every != nil, now {
+                    throw UsageError("--now and --every cannot be combined: every cycle of --every waits out each account's backoff", command: ["run"])
+                }
+                return .run(every: every, concurrency: try parsed.values["--concurrency"].map(Self.concurrency), now: now)
             }
         ),
         CommandSpec(

@@ -104,19 +104,19 @@ public struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound:
             return "\(head): not found\(said)."
         case .pushDisabled:
-            return "\(head): this instance does not send push notifications\(said). Ask its admin to enable [push]; retried rarely until then."
+            return "\(head): this instance does not send push notifications\(said). Ask its admin to enable [push]; retried hourly until then."
         case .usage:
             return "\(head): the server rejected the command line\(said). This is a gitbay-sync bug or a server too old for it; please report it."
         case .serverFailure:
-            return "\(head): the server reported a failure\(said). It will be retried on the next run."
+            return "\(head): the server reported a failure\(said). A later run tries again, after a backoff."
         case .notJSON:
             return "\(head): the answer is not JSON\(said). Check that the URL is a gitbay server with `[api] enabled = true`, and any proxy in front of it."
         case .malformed:
-            return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short; it will be retried on the next run."
+            return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short; a later run tries again, after a backoff."
         case .protocolVersion(let version):
             return "\(head): the server speaks API protocol version \(version), this gitbay-sync speaks 1\(said). Update gitbay-sync."
         case .transport(let error):
-            return "\(head): \(error)\(said). Check the network and the instance address; it will be retried on the next run."
+            return "\(head): \(error)\(said). Check the network and the instance address; a later run tries again, after a backoff."
         }
     }
 

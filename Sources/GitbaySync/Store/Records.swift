@@ -90,14 +90,16 @@ public struct AccountStatusRecord: Sendable, Equatable {
     public var lastSuccessAt: Date?
     public var lastError: String?
     public var nextRetryAt: Date?
+    /// Why the account waits until `nextRetryAt`.
+    public var nextRetryReason: RetryReason?
     public var failures: Int
     public var listETag: String?
     public var etagBasis: String?
 
     public init(
         condition: AccountCondition = .pending, detail: String? = nil, lastAttemptAt: Date? = nil,
-        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, failures: Int = 0,
-        listETag: String? = nil, etagBasis: String? = nil
+        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil,
+        failures: Int = 0, listETag: String? = nil, etagBasis: String? = nil
     ) {
         self.condition = condition
         self.detail = detail
@@ -105,9 +107,35 @@ public struct AccountStatusRecord: Sendable, Equatable {
         self.lastSuccessAt = lastSuccessAt
         self.lastError = lastError
         self.nextRetryAt = nextRetryAt
+        self.nextRetryReason = nextRetryReason
         self.failures = failures
         self.listETag = listETag
         self.etagBasis = etagBasis
+    }
+}
+
+/// Why a failed account waits before its next attempt.
+public enum RetryReason: String, Sendable, CaseIterable {
+    /// An ordinary failure: one minute, doubling per failure in a row, capped.
+    case backoff
+    /// The server asked for the wait (`Retry-After` on a 429 or 503).
+    case retryAfter = "retry-after"
+    /// The server's per-account write limit named the wait.
+    case writeLimit = "write-limit"
+    /// The token may not register devices: retried rarely.
+    case denied
+    /// The instance sends no pushes: retried rarely.
+    case pushDisabled = "push-disabled"
+
+    /// Why, in words, for `status` and `run`.
+    public var explanation: String {
+        switch self {
+        case .backoff: "backing off after failures in a row"
+        case .retryAfter: "the server asked to wait (Retry-After)"
+        case .writeLimit: "the server's write limit named the wait"
+        case .denied: "the token may not register devices; retried rarely"
+        case .pushDisabled: "the instance sends no pushes; retried rarely"
+        }
     }
 }
 

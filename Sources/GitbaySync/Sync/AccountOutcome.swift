@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What a reconcile did for one account: the `run --json` object and the journal line.
 public struct AccountOutcome: Sendable, Equatable {
     /// What changed on the server.
@@ -38,10 +40,16 @@ public struct AccountOutcome: Sendable, Equatable {
     public var error: String?
     /// Why an account was skipped, when it was.
     public var reason: String?
+    /// When a failed or waiting account is tried again (nil: at the next run, or, for a
+    /// refused token, after the next sign-in).
+    public var nextRetryAt: Date?
+    /// Why it waits until `nextRetryAt`.
+    public var nextRetryReason: RetryReason?
 
     public init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
-        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil
+        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil,
+        nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil
     ) {
         self.account = account
         self.action = action
@@ -53,6 +61,8 @@ public struct AccountOutcome: Sendable, Equatable {
         self.rowsLeft = rowsLeft
         self.error = error
         self.reason = reason
+        self.nextRetryAt = nextRetryAt
+        self.nextRetryReason = nextRetryReason
     }
 
     /// True when the account is not in its desired state after the run.
@@ -69,6 +79,8 @@ public struct AccountOutcome: Sendable, Equatable {
             ("shadowed_by", .optional(shadowedBy)),
             ("error", .optional(error)),
             ("reason", .optional(reason)),
+            ("next_retry_at", .optional(nextRetryAt)),
+            ("next_retry_reason", .optional(nextRetryReason?.rawValue)),
         ])
     }
 }

@@ -35,6 +35,7 @@ struct CommandLineParserTests {
         Case(arguments: ["run", "--every=1h30m", "--concurrency=2"], command: .run(every: .seconds(5400), concurrency: 2)),
         Case(arguments: ["--concurrency", "64", "run", "--every", "10s"], command: .run(every: .seconds(10), concurrency: 64)),
         Case(arguments: ["run", "--concurrency", "1", "--every", "7d"], command: .run(every: .seconds(7 * 86400), concurrency: 1)),
+        Case(arguments: ["run", "--now"], command: .run(every: nil, concurrency: nil, now: true)),
         Case(arguments: ["status"], command: .status),
         Case(arguments: ["doctor"], command: .doctor),
         Case(arguments: ["devices"], command: .devices(account: nil)),
