@@ -42,8 +42,10 @@ public enum Command: Sendable, Equatable {
     case devicesRemove(account: String, id: Int, yes: Bool)
     case push(PushAction, account: String?)
     case resolve
-    case serviceInstall(every: Duration?)
-    case serviceUninstall
+    /// `force` replaces unit files that `service install` did not write.
+    case serviceInstall(every: Duration?, force: Bool = false)
+    /// `force` removes unit files that `service install` did not write.
+    case serviceUninstall(force: Bool = false)
     case serviceShow(every: Duration?)
 
     public enum PushAction: String, Sendable, Equatable {

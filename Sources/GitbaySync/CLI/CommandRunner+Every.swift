@@ -6,7 +6,7 @@ extension CommandRunner {
 
     /// `run --every`: reconcile, sleep the period (±10%), repeat, until SIGTERM or SIGINT.
     ///
-    /// Each cycle opens the database afresh (so a login, a token rotation or a removal by
+    /// Each cycle opens the database afresh (never creating it; so a login, a token rotation or a removal by
     /// another process counts from the next cycle, or from the account's next write in this
     /// one), reconciles the accounts not waiting out a backoff and not being reconciled by
     /// another process, and lets go of the database before sleeping.
@@ -47,7 +47,8 @@ extension CommandRunner {
     private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int, journal: JournalText) async throws {
         let startedAt = context.now()
         let shutdown = context.shutdown
-        let store = try await openStore()
+        // Like `run`, never creates the database: a timer pointed at the wrong path stops.
+        let store = try await openExistingStore()
         let outcomes = try await reconcileOnce(
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running }

@@ -2,10 +2,13 @@ import FoundationEssentials
 
 extension CommandRunner {
     /// `run`: one reconcile of every account, then finish removals that got through.
-    /// Accounts waiting out a backoff are left alone unless `now`.
+    ///
+    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
+    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
+    /// keeping an empty database of its own.
     func run(every: Duration?, concurrency: Int?, now: Bool = false) async throws -> ExitCode {
         if let every { return try await runEvery(every, concurrency: concurrency ?? 8) }
-        let store = try await openStore()
+        let store = try await openExistingStore()
         let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: !now)
         if global.json {
             printJSON(.object([

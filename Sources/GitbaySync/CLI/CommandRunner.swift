@@ -48,8 +48,8 @@ struct CommandRunner {
         case .push(let action, let name): return try await push(action, account: name)
         case .resolve: return try await resolve()
         case .doctor: return try await doctor()
-        case .serviceInstall(let every): return try serviceInstall(every: every)
-        case .serviceUninstall: return try serviceUninstall()
+        case .serviceInstall(let every, let force): return try serviceInstall(every: every, force: force)
+        case .serviceUninstall(let force): return try serviceUninstall(force: force)
         case .serviceShow(let every): return try serviceShow(every: every)
         }
     }

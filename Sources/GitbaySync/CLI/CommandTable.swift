@@ -90,7 +90,8 @@ enum CommandTable {
                 Retry-After or write-limit wait, else one minute doubling per failure in a row (at most
                 an hour; an hour for a denied or push-disabled account). It is reported `skipped` with
                 that time, and `gitbay-sync status` shows it. To try every account now anyway, run
-                `gitbay-sync run --now`.
+                `gitbay-sync run --now`. There must be a state database already (exit 66 otherwise):
+                `run` never creates one.
 
                 With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
                 per account that changed or failed (-v: every account); a failing account waits out its
@@ -164,20 +165,28 @@ enum CommandTable {
             build: { _ throws(UsageError) in .resolve }
         ),
         CommandSpec(
-            words: ["service", "install"], arguments: [], options: [every],
+            words: ["service", "install"], arguments: [],
+            options: [every, .init(name: "--force", valueName: nil, help: "Replace unit files of the same name that `service install` did not write.")],
             summary: "Install the login service and periodic timer (systemd user units or a launchd agent).",
             discussion: """
                 Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,
                 default 15m) under $XDG_CONFIG_HOME/systemd/user/ (Linux), or a launchd agent with
-                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They call this binary by
-                its real path, with --db when one is given. Prints the command that enables them.
+                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They run `run` by
+                this binary's real path, with the absolute --db this shell uses and XDG_CONFIG_HOME set
+                to this shell's (where the pre-remove hook is). A file of the same
+                name that `service install` did not write is left alone (exit 73) unless --force.
+                Prints the command that enables them.
                 """,
-            build: { parsed throws(UsageError) in .serviceInstall(every: try parsed.values["--every"].map(Self.interval)) }
+            build: { parsed throws(UsageError) in
+                .serviceInstall(every: try parsed.values["--every"].map(Self.interval), force: parsed.flags.contains("--force"))
+            }
         ),
         CommandSpec(
-            words: ["service", "uninstall"], arguments: [], options: [], summary: "Remove the units `service install` wrote.",
-            discussion: "Removes the service and timer units (or the launchd agent).",
-            build: { _ throws(UsageError) in .serviceUninstall }
+            words: ["service", "uninstall"], arguments: [],
+            options: [.init(name: "--force", valueName: nil, help: "Also remove unit files of those names that `service install` did not write.")],
+            summary: "Remove the units `service install` wrote.",
+            discussion: "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 73, nothing removed) unless --force.",
+            build: { parsed throws(UsageError) in .serviceUninstall(force: parsed.flags.contains("--force")) }
         ),
         CommandSpec(
             words: ["service", "show"], arguments: [], options: [every], summary: "Print the units `service install` would write.",

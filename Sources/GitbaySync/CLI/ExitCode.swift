@@ -9,13 +9,16 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case usage = 64
     /// Input data is wrong: a malformed URL, device token or push payload.
     case dataError = 65
-    /// There is no state database at the path, and the command only reads one, so it created
-    /// nothing.
+    /// There is no state database at the path, and the command only reads one (or is `run`),
+    /// so it created nothing.
     case noDatabase = 66
     /// The named account is not signed in.
     case noSuchAccount = 67
     /// A server could not be reached or refused the request for a reason that may pass.
     case unavailable = 69
+    /// `service install` or `uninstall`: a unit file of that name was not written by
+    /// `service install`, so it was left alone (`--force` replaces or removes it).
+    case foreignFile = 73
     /// The state database cannot be used (not a database, newer schema, permissions).
     case stateError = 74
     /// Another gitbay-sync is reconciling the account; it (or the next run) finishes the job.

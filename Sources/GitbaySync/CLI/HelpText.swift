@@ -19,8 +19,8 @@ enum HelpText {
         lines += [
             "",
             "Exit codes: 0 ok, 1 some accounts failed, 64 usage, 65 bad input data, 66 no state database,",
-            "67 no such account, 69 server unavailable, 74 state database unusable, 75 busy (locked),",
-            "77 token refused.",
+            "67 no such account, 69 server unavailable, 73 unit file not written by gitbay-sync,",
+            "74 state database unusable, 75 busy (locked), 77 token refused.",
             "",
             "See 'gitbay-sync <command> --help' for a command's details.",
         ]

@@ -80,6 +80,7 @@ struct CommandLineParserErrorTests {
         Case(["devices", "remove", "a@h", "0"], "'0' is not a device id; give the number `gitbay-sync devices` shows", ["devices", "remove"]),
         Case(["run", "--every", "15m", "--now"], "--now and --every cannot be combined: every cycle of --every waits out each account's backoff", ["run"]),
         Case(["run", "--now=yes"], "option '--now' takes no value", ["run"]),
+        Case(["service", "show", "--force"], "unknown option '--force' for 'service show'", ["service", "show"]),
         Case(["status", "--db="], "option '--db' needs a path to the state database", ["status"]),
         Case(["--db", "", "accounts"], "option '--db' needs a path to the state database", ["accounts"]),
     ]

@@ -49,7 +49,9 @@ struct CommandLineParserTests {
         Case(arguments: ["resolve"], command: .resolve),
         Case(arguments: ["service", "install"], command: .serviceInstall(every: nil)),
         Case(arguments: ["service", "install", "--every", "30m"], command: .serviceInstall(every: .seconds(1800))),
-        Case(arguments: ["service", "uninstall"], command: .serviceUninstall),
+        Case(arguments: ["service", "install", "--force"], command: .serviceInstall(every: nil, force: true)),
+        Case(arguments: ["service", "uninstall"], command: .serviceUninstall()),
+        Case(arguments: ["service", "uninstall", "--force"], command: .serviceUninstall(force: true)),
         Case(arguments: ["service", "show", "--every=1d"], command: .serviceShow(every: .seconds(86400))),
     ]
 

@@ -178,6 +178,8 @@ struct RunEveryTests {
     @Test("a second signal cancels at once and says so")
     func secondSignal() async throws {
         let cli = try CLIHarness()
+        // A database with no account: the timer needs one, and never creates it.
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         let shutdown = ShutdownSignal()
         let result = await cli.run(["run", "--every", "10m"]) { context in
             context.shutdown = shutdown
