@@ -34,8 +34,9 @@ public enum Command: Sendable, Equatable {
     case deviceSetToken(label: String?)
     case deviceShow
     case deviceClear
-    /// `run`: `now` tries accounts waiting out a backoff too.
-    case run(every: Duration?, concurrency: Int?, now: Bool = false)
+    /// `run`: `now` tries accounts waiting out a backoff too; `unattended` records the run as
+    /// the installed service's.
+    case run(every: Duration?, concurrency: Int?, now: Bool = false, unattended: Bool = false)
     case status
     case doctor
     case devices(account: String?)

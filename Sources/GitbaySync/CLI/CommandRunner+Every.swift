@@ -53,6 +53,9 @@ extension CommandRunner {
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running }
         )
+        try? await store.recordUnattendedRun(unattendedRun(
+            .every, startedAt: startedAt, outcomes, interrupted: shutdown.phase != .running, period: interval
+        ))
         let next: Duration? = shutdown.phase == .running ? nextSleep : nil
         if global.json {
             printJSON(.object([

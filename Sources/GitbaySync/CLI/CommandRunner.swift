@@ -41,7 +41,8 @@ struct CommandRunner {
         case .deviceSetToken(let label): return try await setDeviceToken(label: label)
         case .deviceShow: return try await showDevice()
         case .deviceClear: return try await clearDevice()
-        case .run(let every, let concurrency, let now): return try await run(every: every, concurrency: concurrency, now: now)
+        case .run(let every, let concurrency, let now, let unattended):
+            return try await run(every: every, concurrency: concurrency, now: now, unattended: unattended)
         case .status: return try await status()
         case .devices(let name): return try await devices(name)
         case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)

@@ -78,6 +78,7 @@ enum CommandTable {
                 every,
                 .init(name: "--concurrency", valueName: "N", help: "How many accounts to reconcile at once (1 to 64, default 8)."),
                 .init(name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once."),
+                .init(name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it)."),
             ],
             summary: "Reconcile every account with its server once (or every DURATION).",
             discussion: """
@@ -105,7 +106,10 @@ enum CommandTable {
                 if every != nil, now {
                     throw UsageError("--now and --every cannot be combined: every cycle of --every waits out each account's backoff", command: ["run"])
                 }
-                return .run(every: every, concurrency: try parsed.values["--concurrency"].map(Self.concurrency), now: now)
+                return .run(
+                    every: every, concurrency: try parsed.values["--concurrency"].map(Self.concurrency), now: now,
+                    unattended: parsed.flags.contains("--unattended")
+                )
             }
         ),
         CommandSpec(
@@ -171,9 +175,9 @@ enum CommandTable {
             discussion: """
                 Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,
                 default 15m) under $XDG_CONFIG_HOME/systemd/user/ (Linux), or a launchd agent with
-                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They run `run` by
-                this binary's real path, with the absolute --db this shell uses and XDG_CONFIG_HOME set
-                to this shell's (where the pre-remove hook is). A file of the same
+                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They run
+                `run --unattended` by this binary's real path, with the absolute --db this shell uses and
+                XDG_CONFIG_HOME set to this shell's (where the pre-remove hook is). A file of the same
                 name that `service install` did not write is left alone (exit 73) unless --force.
                 Prints the command that enables them.
                 """,

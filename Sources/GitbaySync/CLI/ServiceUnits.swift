@@ -32,12 +32,13 @@ struct ServiceUnits: Sendable, Equatable {
     let platform: Platform
     let files: [File]
 
-    /// The units calling `executable` (an absolute path) as `run --db databasePath` (absolute
-    /// too), with `XDG_CONFIG_HOME` set to `configHome` so the run finds the pre-remove hook the
-    /// installing shell would, every `interval`. `logPath` is where launchd sends stderr.
+    /// The units calling `executable` (an absolute path) as `run --unattended --db
+    /// databasePath` (absolute too), with `XDG_CONFIG_HOME` set to `configHome` so the run
+    /// finds the pre-remove hook the installing shell would, every `interval`. `logPath` is
+    /// where launchd sends stderr.
     init(platform: Platform, executable: String, databasePath: String, configHome: String, interval: Duration, logPath: String) {
         self.platform = platform
-        let arguments = [executable, "run", "--db", databasePath]
+        let arguments = [executable, "run", "--unattended", "--db", databasePath]
         let environment = [("XDG_CONFIG_HOME", configHome)]
         switch platform {
         case .systemd:
@@ -68,12 +69,14 @@ struct ServiceUnits: Sendable, Equatable {
     }
 
     /// What to run after installing, in a shell.
-    var enableCommand: String {
+    var enableCommand: String { Self.enableCommand(platform) }
+
+    static func enableCommand(_ platform: Platform) -> String {
         switch platform {
         case .systemd:
-            "systemctl --user daemon-reload && systemctl --user enable --now \(Self.timerName) \(Self.serviceName)"
+            "systemctl --user daemon-reload && systemctl --user enable --now \(timerName) \(serviceName)"
         case .launchd:
-            "launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/\(Self.launchdLabel).plist"
+            "launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/\(launchdLabel).plist"
         }
     }
 

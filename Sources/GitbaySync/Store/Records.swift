@@ -139,6 +139,55 @@ public enum RetryReason: String, Sendable, CaseIterable {
     }
 }
 
+/// The latest run nobody typed: the installed service's `run --unattended`, or a cycle of
+/// `run --every`.
+public struct UnattendedRunRecord: Sendable, Equatable {
+    public enum Trigger: String, Sendable, CaseIterable {
+        /// `run --unattended`, as the units `service install` writes call it.
+        case service
+        /// A cycle of `run --every`.
+        case every
+    }
+
+    public enum Result: String, Sendable {
+        /// No account failed (some may wait out a backoff).
+        case ok
+        /// One or more accounts failed.
+        case failed
+        /// A signal stopped the run before it finished.
+        case interrupted
+    }
+
+    public let trigger: Trigger
+    public let startedAt: Date
+    public let finishedAt: Date
+    public let result: Result
+    /// How many accounts the run looked at.
+    public let accounts: Int
+    /// The accounts that failed, in sign-in order.
+    public let failedAccounts: [String]
+    /// How many accounts were left waiting out a backoff.
+    public let waiting: Int
+    /// The period of `run --every`; nil for the service.
+    public let period: Duration?
+    public let pid: Int32
+
+    public init(
+        trigger: Trigger, startedAt: Date, finishedAt: Date, result: Result, accounts: Int, failedAccounts: [String],
+        waiting: Int, period: Duration?, pid: Int32
+    ) {
+        self.trigger = trigger
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.result = result
+        self.accounts = accounts
+        self.failedAccounts = failedAccounts
+        self.waiting = waiting
+        self.period = period
+        self.pid = pid
+    }
+}
+
 /// An account's condition as `status` shows it.
 public enum AccountCondition: String, Sendable, CaseIterable {
     /// Never reconciled yet.

@@ -115,7 +115,7 @@ struct CommandLineParserErrorTests {
     @Test("the usage lines name the command's options and arguments")
     func usageLines() throws {
         let expected: [[String]: String] = [
-            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now]",
+            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now] [--unattended]",
             ["devices", "remove"]: "gitbay-sync devices remove [--yes] <account> <id>",
             ["device", "set-token"]: "gitbay-sync device set-token [--label LABEL]",
             ["push", "show"]: "gitbay-sync push show [<account>]",

@@ -36,6 +36,8 @@ struct CommandLineParserTests {
         Case(arguments: ["--concurrency", "64", "run", "--every", "10s"], command: .run(every: .seconds(10), concurrency: 64)),
         Case(arguments: ["run", "--concurrency", "1", "--every", "7d"], command: .run(every: .seconds(7 * 86400), concurrency: 1)),
         Case(arguments: ["run", "--now"], command: .run(every: nil, concurrency: nil, now: true)),
+        Case(arguments: ["run", "--unattended"], command: .run(every: nil, concurrency: nil, unattended: true)),
+        Case(arguments: ["run", "--every", "1h", "--unattended"], command: .run(every: .seconds(3600), concurrency: nil, unattended: true)),
         Case(arguments: ["status"], command: .status),
         Case(arguments: ["doctor"], command: .doctor),
         Case(arguments: ["devices"], command: .devices(account: nil)),

@@ -75,4 +75,26 @@ struct RunBackoffTests {
         let status = await Self.run(cli, ["status"], at: Self.start.addingTimeInterval(90))
         #expect(status.out.contains("    next attempt: at the next run (it waited until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row)"), "\(status.out)")
     }
+
+    @Test("a run recorded as unattended keeps its time and result; a run without --unattended is not recorded")
+    func unattendedRecord() async throws {
+        let server = try FakeGitbayServer()
+        let down = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        _ = try await cli.login(server, "alice")
+        let bob = try await cli.login(down, "bob")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await Self.run(cli, ["run"], at: Self.start).code == 0)
+        #expect(try await cli.store().lastUnattendedRun(.service) == nil)
+
+        down.isDown = true
+        #expect(await Self.run(cli, ["run", "--unattended"], at: Self.start.addingTimeInterval(60)).code == 1)
+        let record = try #require(try await cli.store().lastUnattendedRun(.service))
+        #expect(record.result == .failed)
+        #expect(record.failedAccounts == [bob])
+        #expect(record.accounts == 2)
+        #expect(record.finishedAt == Self.start.addingTimeInterval(60))
+        #expect(record.period == nil)
+        #expect(try await cli.store().lastUnattendedRun(.every) == nil)
+    }
 }

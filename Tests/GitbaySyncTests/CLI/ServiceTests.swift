@@ -17,7 +17,7 @@ struct ServiceTests {
         Environment="XDG_CONFIG_HOME=/home/a b/$conf 50%%"
         # Exits 1 when an account failed: the journal names it, and a later run retries it.
         # Accounts waiting out a backoff are left alone; a missing database exits 66.
-        ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--db" "/home/a b/100%% \"$$HOME\"\\state.db"
+        ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--unattended" "--db" "/home/a b/100%% \"$$HOME\"\\state.db"
 
         [Install]
         # Runs once at login; gitbay-sync.timer runs it again every period.
@@ -53,6 +53,7 @@ struct ServiceTests {
         \t<array>
         \t\t<string>/opt/gitbay sync/bin/gitbay-sync</string>
         \t\t<string>run</string>
+        \t\t<string>--unattended</string>
         \t\t<string>--db</string>
         \t\t<string>/Users/a&amp;b/&lt;state&gt;.db</string>
         \t</array>
@@ -74,7 +75,7 @@ struct ServiceTests {
 
         """
 
-    @Test("systemd units: a one-shot service at login running `run` with the database and config folder, and a timer with a tenth of jitter, paths quoted")
+    @Test("systemd units: a one-shot service at login running `run --unattended` with the database and config folder, and a timer with a tenth of jitter, paths quoted")
     func systemdGolden() {
         let units = ServiceUnits(
             platform: .systemd, executable: Self.executable, databasePath: #"/home/a b/100% "$HOME"\state.db"#,
@@ -148,7 +149,7 @@ struct ServiceTests {
             #expect(String(decoding: try #require(fileBytes(file["path"]!)), as: UTF8.self) == file["contents"])
             #expect(fileMode(file["path"]!) == 0o644)
         }
-        #expect(files[0]["contents"]?.contains(#"ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--db" "/srv/x.db""#) == true)
+        #expect(files[0]["contents"]?.contains(#"ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--unattended" "--db" "/srv/x.db""#) == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["gitbay-sync.service", "gitbay-sync.timer"])
 
         // What `systemctl --user enable` leaves behind goes too.
@@ -265,8 +266,25 @@ struct ServiceTests {
         #expect(shown.code == 0)
         let database = variables["GITBAY_SYNC_DB"] ?? (variables["XDG_STATE_HOME"] ?? cli.folder.path + "/home/.local/state") + "/gitbay-sync/state.db"
         let config = variables["XDG_CONFIG_HOME"] ?? cli.folder.path + "/home/.config"
-        #expect(shown.out.contains(#""run" "--db" "\#(database)""#), "\(shown.out)")
+        #expect(shown.out.contains(#""run" "--unattended" "--db" "\#(database)""#), "\(shown.out)")
         #expect(shown.out.contains(#"Environment="XDG_CONFIG_HOME=\#(config)""#), "\(shown.out)")
+    }
+
+    @Test("doctor reads back what install wrote: command line, environment and period, awkward paths included", arguments: [ServiceUnits.Platform.systemd, .launchd])
+    func readBack(_ platform: ServiceUnits.Platform) throws {
+        let folder = try TemporaryDirectory()
+        let executable = "/opt/a b/100% $x/gitbay-sync"
+        let database = #"/home/a "b"/it's\ & <state>.db"#
+        let config = "/home/a b/$conf 50% & <x>"
+        let units = ServiceUnits(platform: platform, executable: executable, databasePath: database, configHome: config, interval: .seconds(5400), logPath: "/l")
+        let unitFolder = UnitFolder(path: folder.path)
+        try unitFolder.writeAll(units.files)
+        let installed = InstalledService.read(platform, folder: unitFolder)
+        #expect(installed.isInstalled)
+        #expect(installed.units.allSatisfy { $0.isGenerated })
+        #expect(installed.arguments == [executable, "run", "--unattended", "--db", database])
+        #expect(installed.environment == ["XDG_CONFIG_HOME": config])
+        #expect(installed.period == .seconds(5400))
     }
 
     static let analyzer = "/usr/bin/systemd-analyze"

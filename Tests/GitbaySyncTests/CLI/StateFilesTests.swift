@@ -149,7 +149,7 @@ struct StateFilesTests {
     }
 
     @Test("run never creates a database: with none at the path it exits 66, says how to start, and creates nothing",
-          arguments: [["run"], ["run", "--now", "--json"], ["run", "--every", "10m"]])
+          arguments: [["run"], ["run", "--unattended"], ["run", "--now", "--json"], ["run", "--every", "10m"]])
     func runCreatesNothing(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
         let database = cli.folder.file("missing/state.db")

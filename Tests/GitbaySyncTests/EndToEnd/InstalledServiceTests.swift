@@ -134,6 +134,12 @@ struct InstalledServiceTests {
         #expect(outcome["next_retry_reason"] as? String == "retry-after")
         #expect((outcome["reason"] as? String)?.hasPrefix("waiting out a backoff until \(due)") == true)
 
+        // The service's runs are recorded for doctor; the last one left the account waiting.
+        let lastRun = try #require(try await store.lastUnattendedRun(.service))
+        #expect(lastRun.result == .ok)
+        #expect(lastRun.waiting == 1)
+        #expect(lastRun.accounts == 1)
+
         // A person can still force an attempt.
         let forced = await cli.run(["run", "--now", "--json"])
         #expect(forced.code == 1)
