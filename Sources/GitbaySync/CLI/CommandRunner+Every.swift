@@ -13,7 +13,7 @@ extension CommandRunner {
     func runEvery(_ interval: Duration, concurrency: Int) async throws -> ExitCode {
         let shutdown = context.shutdown
         shutdown.claim()
-        let journal = JournalText(environment: context.environment)
+        let journal = journalErr
         let period = IntervalParser.format(interval)
         context.console.err(journal.line(.info, "gitbay-sync \(HelpText.version): reconciling every \(period) (±10%); stop with SIGTERM or Ctrl-C"))
         let grace = IntervalParser.format(context.shutdownGrace)

@@ -22,7 +22,7 @@ extension CommandRunner {
                 ("accounts", .array(outcomes.map(\.json))),
             ]))
         } else if outcomes.isEmpty {
-            context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
+            context.console.out(journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`."))
         }
         let code = report(outcomes)
         // Only a running pre-remove hook takes a stop request: the removals it left wait for
@@ -32,7 +32,7 @@ extension CommandRunner {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
         }
         guard !interrupted else {
-            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` and the next run retries them.")
+            context.console.err(journalErr.line(.error, "Error: interrupted; the accounts not removed yet stay `removing` and the next run retries them."))
             return .unavailable
         }
         return code

@@ -120,21 +120,29 @@ struct CommandRunner {
         context.console.out(value.rendered())
     }
 
+    /// Lines for stdout: with journal priorities when stdout is the journal's stream.
+    var journalOut: JournalText { JournalText(environment: context.environment, descriptor: 1, identity: context.streamIdentity) }
+    /// Lines for stderr: with journal priorities when stderr is the journal's stream.
+    var journalErr: JournalText { JournalText(environment: context.environment, descriptor: 2, identity: context.streamIdentity) }
+
     /// Prints each outcome (text or not at all under --json) and returns the run's exit code,
-    /// naming the accounts that failed on stderr.
+    /// naming the accounts that failed on stderr. Under systemd each text line carries its
+    /// journal priority.
     func report(_ outcomes: [AccountOutcome]) -> ExitCode {
         if !global.json {
+            let out = journalOut
             let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
             for outcome in outcomes {
-                context.console.out(OutcomeText.line(outcome, width: width))
+                context.console.out(out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width)))
             }
         }
+        let err = journalErr
         let failed = outcomes.filter(\.isFailure)
         for outcome in failed {
-            context.console.err("Error: \(escaped: outcome.error ?? "\(outcome.account) failed")")
+            context.console.err(err.line(.error, "Error: \(escaped: outcome.error ?? "\(outcome.account) failed")"))
         }
         if !failed.isEmpty {
-            context.console.err("\(failed.count) of \(outcomes.count) accounts failed: \(escaped: failed.map(\.account).joined(separator: ", ")). They are tried again once their backoff is over (`gitbay-sync status` shows when; `gitbay-sync run --now` tries at once).")
+            context.console.err(err.line(.error, "\(failed.count) of \(outcomes.count) accounts failed: \(escaped: failed.map(\.account).joined(separator: ", ")). They are tried again once their backoff is over (`gitbay-sync status` shows when; `gitbay-sync run --now` tries at once)."))
         }
         return failed.isEmpty ? .success : .partialFailure
     }

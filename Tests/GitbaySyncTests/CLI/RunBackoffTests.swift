@@ -3,14 +3,15 @@ import GitbayFake
 import Testing
 @testable import GitbaySync
 
-@Suite("run: backoff across runs, --now, status")
+@Suite("run: backoff across runs, --now, status, journal lines")
 struct RunBackoffTests {
     /// A fixed clock, so the waits are exact.
     static let start = Date(timeIntervalSince1970: 2_000_000_000)
 
-    static func run(_ cli: CLIHarness, _ arguments: [String], at date: Date) async -> CLIResult {
-        await cli.run(arguments) { context in
+    static func run(_ cli: CLIHarness, _ arguments: [String], at date: Date, environment: [String: String] = [:], journal: String? = nil) async -> CLIResult {
+        await cli.run(arguments, extraEnvironment: environment) { context in
             context.now = { date }
+            if let journal { context.streamIdentity = { _ in journal } }
         }
     }
 
@@ -74,6 +75,44 @@ struct RunBackoffTests {
         #expect(waiting.out.contains("\(alice)  skipped (error): waiting out a backoff until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row"))
         let status = await Self.run(cli, ["status"], at: Self.start.addingTimeInterval(90))
         #expect(status.out.contains("    next attempt: at the next run (it waited until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row)"), "\(status.out)")
+    }
+
+    @Test("under systemd a plain run's lines carry journal priorities; a variable inherited by a terminal's shell does not")
+    func journalPriorities() async throws {
+        let server = try FakeGitbayServer()
+        let down = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        let bob = try await cli.login(down, "bob")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        down.isDown = true
+        let stream = ["JOURNAL_STREAM": "8:4242"]
+
+        let journaled = await Self.run(cli, ["run"], at: Self.start, environment: stream, journal: "8:4242")
+        #expect(journaled.code == 1)
+        let out = journaled.out.split(separator: "\n").map(String.init)
+        #expect(out.contains { $0.hasPrefix("<5>\(alice)") && $0.contains("added") }, "\(out)")
+        #expect(out.contains { $0.hasPrefix("<4>\(bob)") && $0.contains("failed") }, "\(out)")
+        let err = journaled.err.split(separator: "\n").map(String.init)
+        #expect(!err.isEmpty && err.allSatisfy { $0.hasPrefix("<3>") }, "\(err)")
+
+        let quiet = await Self.run(cli, ["run"], at: Self.start.addingTimeInterval(3600), environment: stream, journal: "8:4242")
+        #expect(quiet.out.split(separator: "\n").contains { $0.hasPrefix("<6>\(alice)") && $0.contains("unchanged") }, "\(quiet.out)")
+
+        // JSON stays JSON.
+        let json = await Self.run(cli, ["run", "--json"], at: Self.start.addingTimeInterval(7200), environment: stream, journal: "8:4242")
+        #expect(json.out.hasPrefix("{"))
+
+        // The stream is not the journal's (a shell in a terminal emulator run as a user service
+        // inherits the variable): no prefixes.
+        let terminal = await Self.run(cli, ["run"], at: Self.start.addingTimeInterval(3 * 3600), environment: stream, journal: "136:7")
+        #expect(!terminal.out.contains("<"), "\(terminal.out)")
+        #expect(!terminal.err.contains("<3>"), "\(terminal.err)")
+
+        // An error that ends the command is an error in the journal too.
+        let missing = await Self.run(cli, ["run", "--db", cli.folder.path + "/nowhere.db"], at: Self.start, environment: stream, journal: "8:4242")
+        #expect(missing.code == 66)
+        #expect(missing.err.hasPrefix("<3>Error: no state database at \(cli.folder.path)/nowhere.db"))
     }
 
     @Test("a run recorded as unattended keeps its time and result; a run without --unattended is not recorded")
