@@ -54,7 +54,7 @@ struct AccountProbe: Sendable {
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         checks.append(status.condition == .pushDisabled
             ? .fail("instance.push", name, "the last run was refused: \(account.instance) does not send push notifications",
-                    fix: "ask the instance's admin to set `[push] enabled = true`; then `gitbay-sync run` (or the timer, if installed) registers the device")
+                    fix: "ask the instance's admin to set `[push] enabled = true`; runs try again hourly, or at once with `gitbay-sync run --now`")
             : .pass("instance.push", name, "not reported off by the last run"))
 
         if let row = await rowCheck(client, status: status, device: device) { checks.append(row) }

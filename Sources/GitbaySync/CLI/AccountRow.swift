@@ -21,6 +21,7 @@ struct AccountRow {
             ("last_error", .optional(status.lastError)),
             ("next_retry_at", .optional(status.nextRetryAt)),
             ("failures", .int(status.failures)),
+            ("next_retry_reason", .optional(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)),
         ])
     }
 
@@ -28,7 +29,7 @@ struct AccountRow {
         if account.state == .removing {
             // A signed-out account: say plainly whether its rows may still be on its server.
             let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
-            return "\(escaped: account.name)  removing: \(what); `gitbay-sync run` retries the removal (so does the timer, if installed), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now (`gitbay-sync status` shows the last error)"
+            return "\(escaped: account.name)  removing: \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now"
         }
         var line = "\(escaped: account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }
@@ -37,13 +38,18 @@ struct AccountRow {
         return line
     }
 
-    /// The longer form `status` prints: last success, last error, next retry.
-    var details: [String] {
+    /// The longer form `status` prints: last success, last error, when and why the next
+    /// attempt waits.
+    func details(now: Date) -> [String] {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
-        // Only `run --every` waits for it; a `gitbay-sync run` tries at once.
-        if let at = status.nextRetryAt { lines.append("    next retry: \(Timestamp.format(at)) (under `run --every`; `gitbay-sync run` tries at once)") }
+        if let at = status.nextRetryAt {
+            let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
+            lines.append(at > now
+                ? "    next attempt: not before \(Timestamp.format(at))\(why); `gitbay-sync run --now` tries it now"
+                : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
+        }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines
     }

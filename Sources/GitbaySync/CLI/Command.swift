@@ -34,15 +34,19 @@ public enum Command: Sendable, Equatable {
     case deviceSetToken(label: String?)
     case deviceShow
     case deviceClear
-    case run(every: Duration?, concurrency: Int?)
+    /// `run`: `now` tries accounts waiting out a backoff too; `unattended` records the run as
+    /// the installed service's.
+    case run(every: Duration?, concurrency: Int?, now: Bool = false, unattended: Bool = false)
     case status
     case doctor
     case devices(account: String?)
     case devicesRemove(account: String, id: Int, yes: Bool)
     case push(PushAction, account: String?)
     case resolve
-    case serviceInstall(every: Duration?)
-    case serviceUninstall
+    /// `force` replaces unit files that `service install` did not write.
+    case serviceInstall(every: Duration?, force: Bool = false)
+    /// `force` removes unit files that `service install` did not write.
+    case serviceUninstall(force: Bool = false)
     case serviceShow(every: Duration?)
 
     public enum PushAction: String, Sendable, Equatable {

@@ -124,7 +124,7 @@ extension CommandRunner {
         let removing = try await store.account(id: account.id) ?? account
         let result = try await removal(store).finish(removing, force: force)
         let shown = TerminalText.escaped(account.name)
-        let retry = "`gitbay-sync run` retries the removal (so does the timer, if installed)"
+        let retry = "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
         // What to say, the JSON `result`, the rows left on the server, and the error that
         // ends the command, if any.
         let (said, word, left, failure): (String?, String, [Int], CommandFailure?)

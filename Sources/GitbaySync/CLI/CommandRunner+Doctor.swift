@@ -6,22 +6,26 @@ import Darwin
 #endif
 
 extension CommandRunner {
-    /// `doctor`: checks the database, the device token and every account, printing each check
-    /// with its fix. Only reads from servers, and changes the database no more than opening
+    /// `doctor`: checks the database, the device token, every account and the service,
+    /// printing each check with its fix. Only reads from servers, and changes the database no more than opening
     /// it does (migrations). Exits 1 when any check fails.
     func doctor() async throws -> ExitCode {
         var checks: [DoctorCheck] = []
         let path = location.databasePath
-        if let store = await databaseChecks(path, into: &checks) {
+        let store = await databaseChecks(path, into: &checks)
+        if let store {
             let device = await deviceCheck(store, into: &checks)
             checks += await accountChecks(store, device: device)
         }
+        checks += await serviceChecks(store)
         if global.json {
             printJSON(.object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]))
         } else {
             for check in checks { check.lines.forEach(context.console.out) }
             let failed = checks.filter { !$0.ok }.count
-            context.console.out(failed == 0 ? "All \(checks.count) checks passed." : "\(failed) of \(checks.count) checks failed.")
+            let warnings = checks.filter { $0.level == .warning }.count
+            let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
+            context.console.out(failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted).")
         }
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }

@@ -6,14 +6,14 @@ extension CommandRunner {
 
     /// `run --every`: reconcile, sleep the period (±10%), repeat, until SIGTERM or SIGINT.
     ///
-    /// Each cycle opens the database afresh (so a login, a token rotation or a removal by
+    /// Each cycle opens the database afresh (never creating it; so a login, a token rotation or a removal by
     /// another process counts from the next cycle, or from the account's next write in this
     /// one), reconciles the accounts not waiting out a backoff and not being reconciled by
     /// another process, and lets go of the database before sleeping.
     func runEvery(_ interval: Duration, concurrency: Int) async throws -> ExitCode {
         let shutdown = context.shutdown
         shutdown.claim()
-        let journal = JournalText(environment: context.environment)
+        let journal = journalErr
         let period = IntervalParser.format(interval)
         context.console.err(journal.line(.info, "gitbay-sync \(HelpText.version): reconciling every \(period) (±10%); stop with SIGTERM or Ctrl-C"))
         let grace = IntervalParser.format(context.shutdownGrace)
@@ -47,19 +47,15 @@ extension CommandRunner {
     private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int, journal: JournalText) async throws {
         let startedAt = context.now()
         let shutdown = context.shutdown
-        var outcomes: [AccountOutcome] = []
-        var retries: [String: Date] = [:]
-        let store = try await openStore()
-        outcomes = try await reconcileOnce(
+        // Like `run`, never creates the database: a timer pointed at the wrong path stops.
+        let store = try await openExistingStore()
+        let outcomes = try await reconcileOnce(
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running }
         )
-        for outcome in outcomes where outcome.isFailure || outcome.action == .skipped {
-            if let account = try await store.account(named: outcome.account),
-               let next = try await store.status(ofAccount: account.id).nextRetryAt {
-                retries[outcome.account] = next
-            }
-        }
+        try? await store.recordUnattendedRun(unattendedRun(
+            .every, startedAt: startedAt, outcomes, interrupted: shutdown.phase != .running, period: interval
+        ))
         let next: Duration? = shutdown.phase == .running ? nextSleep : nil
         if global.json {
             printJSON(.object([
@@ -74,7 +70,7 @@ extension CommandRunner {
         }
         let err = context.console.err
         for outcome in outcomes {
-            guard let line = journal.outcomeLine(outcome, nextRetry: retries[outcome.account], verbose: global.verbosity > 0) else { continue }
+            guard let line = journal.outcomeLine(outcome, nextRetry: outcome.nextRetryAt, verbose: global.verbosity > 0) else { continue }
             err(line)
         }
         if global.verbosity > 0 {

@@ -1,27 +1,54 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension CommandRunner {
     /// `run`: one reconcile of every account, then finish removals that got through.
-    func run(every: Duration?, concurrency: Int?) async throws -> ExitCode {
+    ///
+    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
+    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
+    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
+    func run(every: Duration?, concurrency: Int?, now: Bool = false, unattended: Bool = false) async throws -> ExitCode {
         if let every { return try await runEvery(every, concurrency: concurrency ?? 8) }
-        let store = try await openStore()
-        let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: false)
+        let startedAt = context.now()
+        let store = try await openExistingStore()
+        let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: !now)
         if global.json {
             printJSON(.object([
                 ("ok", .bool(!outcomes.contains(where: \.isFailure))),
                 ("accounts", .array(outcomes.map(\.json))),
             ]))
         } else if outcomes.isEmpty {
-            context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
+            context.console.out(journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`."))
         }
         let code = report(outcomes)
         // Only a running pre-remove hook takes a stop request: the removals it left wait for
         // the next run.
-        guard context.shutdown.phase == .running else {
-            context.console.err("Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and `gitbay-sync run` retries their removal (so does the timer, if installed).")
+        let interrupted = context.shutdown.phase != .running
+        if unattended {
+            try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
+        }
+        guard !interrupted else {
+            context.console.err(journalErr.line(.error, "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."))
             return .unavailable
         }
         return code
+    }
+
+    /// What an unattended run (or a cycle of `run --every`) did, to be recorded for `doctor`.
+    func unattendedRun(
+        _ trigger: UnattendedRunRecord.Trigger, startedAt: Date, _ outcomes: [AccountOutcome], interrupted: Bool, period: Duration?
+    ) -> UnattendedRunRecord {
+        let failed = outcomes.filter(\.isFailure).map(\.account)
+        return UnattendedRunRecord(
+            trigger: trigger, startedAt: startedAt, finishedAt: context.now(),
+            result: interrupted ? .interrupted : failed.isEmpty ? .ok : .failed, accounts: outcomes.count, failedAccounts: failed,
+            waiting: outcomes.filter { $0.action == .skipped && $0.nextRetryAt != nil }.count, period: period,
+            pid: getpid()
+        )
     }
 
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
@@ -79,7 +106,7 @@ extension CommandRunner {
         }
         for row in rows {
             context.console.out(row.text)
-            for line in row.details { context.console.out(line) }
+            for line in row.details(now: context.now()) { context.console.out(line) }
         }
         return .success
     }

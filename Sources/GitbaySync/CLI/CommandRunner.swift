@@ -41,15 +41,16 @@ struct CommandRunner {
         case .deviceSetToken(let label): return try await setDeviceToken(label: label)
         case .deviceShow: return try await showDevice()
         case .deviceClear: return try await clearDevice()
-        case .run(let every, let concurrency): return try await run(every: every, concurrency: concurrency)
+        case .run(let every, let concurrency, let now, let unattended):
+            return try await run(every: every, concurrency: concurrency, now: now, unattended: unattended)
         case .status: return try await status()
         case .devices(let name): return try await devices(name)
         case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)
         case .push(let action, let name): return try await push(action, account: name)
         case .resolve: return try await resolve()
         case .doctor: return try await doctor()
-        case .serviceInstall(let every): return try serviceInstall(every: every)
-        case .serviceUninstall: return try serviceUninstall()
+        case .serviceInstall(let every, let force): return try serviceInstall(every: every, force: force)
+        case .serviceUninstall(let force): return try serviceUninstall(force: force)
         case .serviceShow(let every): return try serviceShow(every: every)
         }
     }
@@ -138,18 +139,26 @@ struct CommandRunner {
         context.console.out(value.rendered())
     }
 
+    /// Lines for stdout: with journal priorities when stdout is the journal's stream.
+    var journalOut: JournalText { JournalText(environment: context.environment, descriptor: 1, identity: context.streamIdentity) }
+    /// Lines for stderr: with journal priorities when stderr is the journal's stream.
+    var journalErr: JournalText { JournalText(environment: context.environment, descriptor: 2, identity: context.streamIdentity) }
+
     /// Prints each outcome (text or not at all under --json) and returns the run's exit code,
-    /// naming the accounts that failed on stderr.
+    /// naming the accounts that failed on stderr. Under systemd each text line carries its
+    /// journal priority.
     func report(_ outcomes: [AccountOutcome]) -> ExitCode {
         if !global.json {
+            let out = journalOut
             let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
             for outcome in outcomes {
-                context.console.out(OutcomeText.line(outcome, width: width))
+                context.console.out(out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width)))
             }
         }
+        let err = journalErr
         let failed = outcomes.filter(\.isFailure)
         for outcome in failed {
-            context.console.err("Error: \(escaped: outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")")
+            context.console.err(err.line(.error, "Error: \(escaped: outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")"))
         }
         guard !failed.isEmpty else { return .success }
         // Say what tries again: nothing does for a refused token until the user signs in.
@@ -158,12 +167,12 @@ struct CommandRunner {
         var summary = "\(failed.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") failed: \(failed.map(\.account).joined(separator: ", "))."
         if !retried.isEmpty {
             let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"
-            summary += " `gitbay-sync run` tries again\(which) (the timer runs it, if installed with `gitbay-sync service install`)."
+            summary += " Runs try again\(which) once the backoff is over (the timer's too, if installed with `gitbay-sync service install`; `gitbay-sync run --now` tries at once)."
         }
         if !refused.isEmpty {
             summary += " Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused."
         }
-        context.console.err("\(escaped: summary) `gitbay-sync status` shows each account's last error.")
+        context.console.err(err.line(.error, "\(escaped: summary) `gitbay-sync status` shows each account's last error and next attempt."))
         return .partialFailure
     }
 }

@@ -91,22 +91,39 @@ enum CommandTable {
             options: [
                 every,
                 .init(name: "--concurrency", valueName: "N", help: "How many accounts to reconcile at once (1 to 64, default 8)."),
+                .init(name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once."),
+                .init(name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it)."),
             ],
             summary: "Reconcile every account with its server once (or every DURATION).",
             discussion: """
                 Lists this device's rows on each account's server and adds or removes rows until the
                 server holds exactly what it should: one row with the current token for each active
                 account, none for paused or removed accounts or old tokens. Exits 0 when every account
-                is in its desired state, 1 when any failed (named on stderr).
+                is in its desired state or waits out a backoff, 1 when any failed (named on stderr).
+
+                An account that failed is left alone until its next attempt is due: a server's
+                Retry-After or write-limit wait, else one minute doubling per failure in a row (at most
+                an hour; an hour for a denied or push-disabled account). It is reported `skipped` with
+                that time, and `gitbay-sync status` shows it. To try every account now anyway, run
+                `gitbay-sync run --now`. There must be a state database already (exit 66 otherwise):
+                `run` never creates one.
 
                 With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
                 per account that changed or failed (-v: every account); a failing account waits out its
                 own backoff (at most DURATION, unless a server asks for longer). The first signal lets
                 requests in flight finish and exits 0; a second cancels them. --json prints one JSON
-                object per cycle (JSON Lines).
+                object per cycle (JSON Lines). --now cannot be combined with --every.
                 """,
             build: { parsed throws(UsageError) in
-                .run(every: try parsed.values["--every"].map(Self.interval), concurrency: try parsed.values["--concurrency"].map(Self.concurrency))
+                let every = try parsed.values["--every"].map(Self.interval)
+                let now = parsed.flags.contains("--now")
+                if every != nil, now {
+                    throw UsageError("--now and --every cannot be combined: every cycle of --every waits out each account's backoff", command: ["run"])
+                }
+                return .run(
+                    every: every, concurrency: try parsed.values["--concurrency"].map(Self.concurrency), now: now,
+                    unattended: parsed.flags.contains("--unattended")
+                )
             }
         ),
         CommandSpec(
@@ -169,20 +186,28 @@ enum CommandTable {
             build: { _ throws(UsageError) in .resolve }
         ),
         CommandSpec(
-            words: ["service", "install"], arguments: [], options: [every],
+            words: ["service", "install"], arguments: [],
+            options: [every, .init(name: "--force", valueName: nil, help: "Replace unit files of the same name that `service install` did not write.")],
             summary: "Install the login service and periodic timer (systemd user units or a launchd agent).",
             discussion: """
                 Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,
                 default 15m) under $XDG_CONFIG_HOME/systemd/user/ (Linux), or a launchd agent with
-                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They call this binary by
-                its real path, with --db when one is given. Prints the command that enables them.
+                RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They run
+                `run --unattended` by this binary's real path, with the absolute --db this shell uses and
+                XDG_CONFIG_HOME set to this shell's (where the pre-remove hook is). A file of the same
+                name that `service install` did not write is left alone (exit 73) unless --force.
+                Prints the command that enables them.
                 """,
-            build: { parsed throws(UsageError) in .serviceInstall(every: try parsed.values["--every"].map(Self.interval)) }
+            build: { parsed throws(UsageError) in
+                .serviceInstall(every: try parsed.values["--every"].map(Self.interval), force: parsed.flags.contains("--force"))
+            }
         ),
         CommandSpec(
-            words: ["service", "uninstall"], arguments: [], options: [], summary: "Remove the units `service install` wrote.",
-            discussion: "Removes the service and timer units (or the launchd agent).",
-            build: { _ throws(UsageError) in .serviceUninstall }
+            words: ["service", "uninstall"], arguments: [],
+            options: [.init(name: "--force", valueName: nil, help: "Also remove unit files of those names that `service install` did not write.")],
+            summary: "Remove the units `service install` wrote.",
+            discussion: "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 73, nothing removed) unless --force.",
+            build: { parsed throws(UsageError) in .serviceUninstall(force: parsed.flags.contains("--force")) }
         ),
         CommandSpec(
             words: ["service", "show"], arguments: [], options: [every], summary: "Print the units `service install` would write.",

@@ -1,20 +1,36 @@
 /// One finding of `doctor`: what was checked, for what, whether it passed, and the fix.
 struct DoctorCheck: Sendable, Equatable {
+    /// How a check came out. A warning passes: it names something worth knowing (a service
+    /// that is not installed, for someone who runs gitbay-sync by hand) and what to do if it
+    /// is not meant.
+    enum Level: String, Sendable {
+        case ok
+        case warning
+        case fail
+    }
+
     /// A stable dotted name, e.g. `database.integrity`, `account.token`.
     let name: String
-    /// What it was checked for: the database path, `device`, or an account's name.
+    /// What it was checked for: the database path, `device`, an account's name, a unit file.
     let subject: String
-    let ok: Bool
+    let level: Level
     let detail: String
-    /// What to do about a failure; nil when the check passed.
+    /// What to do about a failure or a warning; nil when the check passed outright.
     let fix: String?
 
+    /// False only for a failure: a warning passes.
+    var ok: Bool { level != .fail }
+
     static func pass(_ name: String, _ subject: String, _ detail: String) -> DoctorCheck {
-        DoctorCheck(name: name, subject: subject, ok: true, detail: detail, fix: nil)
+        DoctorCheck(name: name, subject: subject, level: .ok, detail: detail, fix: nil)
+    }
+
+    static func warn(_ name: String, _ subject: String, _ detail: String, fix: String) -> DoctorCheck {
+        DoctorCheck(name: name, subject: subject, level: .warning, detail: detail, fix: fix)
     }
 
     static func fail(_ name: String, _ subject: String, _ detail: String, fix: String) -> DoctorCheck {
-        DoctorCheck(name: name, subject: subject, ok: false, detail: detail, fix: fix)
+        DoctorCheck(name: name, subject: subject, level: .fail, detail: detail, fix: fix)
     }
 
     var json: JSONValue {
@@ -24,14 +40,20 @@ struct DoctorCheck: Sendable, Equatable {
             ("ok", .bool(ok)),
             ("detail", .string(detail)),
             ("fix", .optional(fix)),
+            ("level", .string(level.rawValue)),
         ])
     }
 
-    /// `OK   name  subject: detail`, and an indented `fix:` line for a failure. Subject,
-    /// detail and fix carry outside text (an account's name, a server's answer, a path) and
-    /// are printed escaped.
+    /// `OK   name  subject: detail` (`WARN`, `FAIL`), and an indented `fix:` line for a
+    /// warning or a failure. Subject, detail and fix carry outside text (an account's name, a
+    /// server's answer, a path) and are printed escaped.
     var lines: [String] {
-        let head = "\(ok ? "OK  " : "FAIL")  \(name)  \(escaped: subject): \(escaped: detail)"
+        let label = switch level {
+        case .ok: "OK  "
+        case .warning: "WARN"
+        case .fail: "FAIL"
+        }
+        let head = "\(label)  \(name)  \(escaped: subject): \(escaped: detail)"
         return fix.map { [head, "      fix: \(escaped: $0)"] } ?? [head]
     }
 }

@@ -10,8 +10,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Input data is wrong: a malformed URL, API token, device token or push payload, or more
     /// on stdin than the command reads.
     case dataError = 65
-    /// There is no state database at the path, and the command only reads one, so it created
-    /// nothing.
+    /// There is no state database at the path, and the command only reads one (or is `run`),
+    /// so it created nothing.
     case noDatabase = 66
     /// The named account is not signed in.
     case noSuchAccount = 67
@@ -27,6 +27,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case busy = 75
     /// A server refused the API token (invalid, expired or read-only).
     case denied = 77
+    /// `service install` or `uninstall`: a unit file of that name was not written by
+    /// `service install`, so it was left alone (`--force` replaces or removes it).
+    /// sysexits' EX_CONFIG: the service configuration is someone else's.
+    case foreignFile = 78
 }
 
 extension ExitCode {
@@ -44,6 +48,7 @@ extension ExitCode {
         case .stateError: "state-database"
         case .busy: "busy"
         case .denied: "denied"
+        case .foreignFile: "foreign-unit-file"
         }
     }
 }

@@ -22,6 +22,9 @@ public struct CLIContext: Sendable {
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// The real path of the running executable, for the service units (nil when unknown).
     public var executablePath: @Sendable () -> String? = { ExecutablePath.current() }
+    /// The `device:inode` of an open descriptor (1 or 2), compared with `$JOURNAL_STREAM` to
+    /// tell whether the stream is the journal's; tests replace it.
+    public var streamIdentity: @Sendable (Int32) -> String? = { JournalText.identity(of: $0) }
 
     public init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(),
@@ -86,7 +89,11 @@ public enum GitbaySyncCLI {
     /// JSON carries it raw, as JSON escapes itself).
     static func report(_ error: Error, context: CLIContext, json: Bool) -> ExitCode {
         let (code, message, kind) = classify(error)
-        let err = context.console.err
+        let journal = JournalText(environment: context.environment, descriptor: 2, identity: context.streamIdentity)
+        let err: @Sendable (String) -> Void = { [console = context.console] line in
+            // In the journal: the error at error priority, the usage lines after it at info.
+            console.err(line.hasPrefix("Error: ") ? journal.line(.error, line) : journal.line(.info, line))
+        }
         err("Error: \(escaped: message)")
         if let usage = error as? UsageError {
             if let words = usage.commandWords, let line = HelpText.usage(words) {

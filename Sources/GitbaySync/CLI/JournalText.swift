@@ -1,8 +1,16 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// Lines for stderr that read well in the systemd journal: one event a line, no timestamps
-/// (the journal adds its own), the account first. Under systemd (`$JOURNAL_STREAM` set) each
-/// line starts with its syslog priority, `<3>` to `<6>`, which the journal reads and strips.
+/// Lines that read well in the systemd journal: one event a line, no timestamps (the journal
+/// adds its own), the account first. When the stream they go to is the journal's (its
+/// `device:inode` is `$JOURNAL_STREAM`, as systemd sets it for a service) each line starts with
+/// its syslog priority, `<3>` to `<6>`, which the journal reads and strips. The stream itself
+/// is compared, not just the variable's presence: a shell started by a service (a terminal
+/// emulator run as a user unit) inherits the variable but writes to a terminal.
 struct JournalText: Sendable {
     enum Priority: Int, Sendable {
         case error = 3, warning = 4, notice = 5, info = 6
@@ -11,12 +19,36 @@ struct JournalText: Sendable {
     /// Whether lines carry a priority prefix.
     let prefixed: Bool
 
-    init(environment: [String: String]) {
-        prefixed = !(environment["JOURNAL_STREAM"] ?? "").isEmpty
+    init(prefixed: Bool) {
+        self.prefixed = prefixed
+    }
+
+    /// For the stream on `descriptor` (1 or 2), whose `device:inode` `identity` tells.
+    init(environment: [String: String], descriptor: Int32, identity: (Int32) -> String?) {
+        let stream = environment["JOURNAL_STREAM"] ?? ""
+        prefixed = !stream.isEmpty && identity(descriptor) == stream
+    }
+
+    /// The `device:inode` of an open descriptor, in decimal, as systemd writes `$JOURNAL_STREAM`;
+    /// nil when it is not open.
+    static func identity(of descriptor: Int32) -> String? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
     }
 
     func line(_ priority: Priority, _ text: String) -> String {
         prefixed ? "<\(priority.rawValue)>\(text)" : text
+    }
+
+    /// The priority of an account's outcome: a failure is a warning (the next run retries it),
+    /// a change a notice, anything else (unchanged, shadowed, waiting) info.
+    static func priority(of outcome: AccountOutcome) -> Priority {
+        if outcome.isFailure { return .warning }
+        switch outcome.action {
+        case .unchanged, .shadowed, .skipped: return .info
+        case .added, .reAdded, .rotated, .adopted, .removed, .failed: return .notice
+        }
     }
 
     /// The line for one account's outcome in a cycle: one for a change or a failure; for an

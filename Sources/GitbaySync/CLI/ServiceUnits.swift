@@ -26,34 +26,57 @@ struct ServiceUnits: Sendable, Equatable {
     static let timerName = "gitbay-sync.timer"
     static let launchdLabel = "org.gitbay.gitbay-sync"
     static let defaultInterval: Duration = .seconds(15 * 60)
+    /// What every generated file says near its top; a file without it was written by hand.
+    static let header = "Written by `gitbay-sync service install`"
 
     let platform: Platform
     let files: [File]
 
-    /// The units calling `executable` (an absolute path) with `--db databasePath` when one was
-    /// given, every `interval`. `logPath` is where launchd sends stderr.
-    init(platform: Platform, executable: String, databasePath: String?, interval: Duration, logPath: String) {
+    /// The units calling `executable` (an absolute path) as `run --unattended --db
+    /// databasePath` (absolute too), with `XDG_CONFIG_HOME` set to `configHome` so the run
+    /// finds the pre-remove hook the installing shell would, every `interval`. `logPath` is
+    /// where launchd sends stderr.
+    init(platform: Platform, executable: String, databasePath: String, configHome: String, interval: Duration, logPath: String) {
         self.platform = platform
-        var arguments = [executable, "run"]
-        if let databasePath { arguments += ["--db", databasePath] }
+        let arguments = [executable, "run", "--unattended", "--db", databasePath]
+        let environment = [("XDG_CONFIG_HOME", configHome)]
         switch platform {
         case .systemd:
             files = [
-                File(name: Self.serviceName, contents: Self.systemdService(arguments)),
+                File(name: Self.serviceName, contents: Self.systemdService(arguments, environment: environment)),
                 File(name: Self.timerName, contents: Self.systemdTimer(interval)),
             ]
         case .launchd:
-            files = [File(name: Self.launchdLabel + ".plist", contents: Self.launchdAgent(arguments, interval: interval, logPath: logPath))]
+            files = [File(
+                name: Self.launchdLabel + ".plist",
+                contents: Self.launchdAgent(arguments, environment: environment, interval: interval, logPath: logPath)
+            )]
         }
     }
 
+    /// The names of the files for `platform`, and for systemd the target each one's
+    /// `systemctl enable` link goes under.
+    static func fileNames(_ platform: Platform) -> [(name: String, wantedBy: String?)] {
+        switch platform {
+        case .systemd: [(serviceName, "default.target"), (timerName, "timers.target")]
+        case .launchd: [(launchdLabel + ".plist", nil)]
+        }
+    }
+
+    /// Whether `contents` is a file `service install` wrote: it carries the header near its top.
+    static func isGenerated(_ contents: String) -> Bool {
+        contents.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false).prefix(4).contains { $0.contains(header) }
+    }
+
     /// What to run after installing, in a shell.
-    var enableCommand: String {
+    var enableCommand: String { Self.enableCommand(platform) }
+
+    static func enableCommand(_ platform: Platform) -> String {
         switch platform {
         case .systemd:
-            "systemctl --user daemon-reload && systemctl --user enable --now \(Self.timerName) \(Self.serviceName)"
+            "systemctl --user daemon-reload && systemctl --user enable --now \(timerName) \(serviceName)"
         case .launchd:
-            "launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/\(Self.launchdLabel).plist"
+            "launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/\(launchdLabel).plist"
         }
     }
 
@@ -69,22 +92,26 @@ struct ServiceUnits: Sendable, Equatable {
 
     // MARK: systemd
 
-    private static func systemdService(_ arguments: [String]) -> String {
-        """
-        # Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it.
-        [Unit]
-        Description=Keep this device's gitbay push registration true
+    private static func systemdService(_ arguments: [String], environment: [(String, String)]) -> String {
+        let assignments = environment.map { "Environment=" + systemdQuoted("\($0)=\($1)", program: true) }
+        return """
+            # \(header); `gitbay-sync service uninstall` removes it.
+            [Unit]
+            Description=Keep this device's gitbay push registration true
 
-        [Service]
-        Type=oneshot
-        # Exits 1 when an account failed: the journal names it, and the next run retries it.
-        ExecStart=\(arguments.enumerated().map { systemdQuoted($1, program: $0 == 0) }.joined(separator: " "))
+            [Service]
+            Type=oneshot
+            # The installing shell's config folder: the pre-remove hook is in gitbay-sync/hooks/ there.
+            \(assignments.joined(separator: "\n"))
+            # Exits 1 when an account failed: the journal names it, and a later run retries it.
+            # Accounts waiting out a backoff are left alone; a missing database exits 66.
+            ExecStart=\(arguments.enumerated().map { systemdQuoted($1, program: $0 == 0) }.joined(separator: " "))
 
-        [Install]
-        # Runs once at login; gitbay-sync.timer runs it again every period.
-        WantedBy=default.target
+            [Install]
+            # Runs once at login; gitbay-sync.timer runs it again every period.
+            WantedBy=default.target
 
-        """
+            """
     }
 
     private static func systemdTimer(_ interval: Duration) -> String {
@@ -92,7 +119,7 @@ struct ServiceUnits: Sendable, Equatable {
         // A tenth of the period, so devices started together do not call a server in step.
         let spread = IntervalParser.format(.seconds(max(1, interval.components.seconds / 10)))
         return """
-            # Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it.
+            # \(header); `gitbay-sync service uninstall` removes it.
             [Unit]
             Description=Run gitbay-sync every \(period)
 
@@ -132,12 +159,13 @@ struct ServiceUnits: Sendable, Equatable {
 
     // MARK: launchd
 
-    private static func launchdAgent(_ arguments: [String], interval: Duration, logPath: String) -> String {
+    private static func launchdAgent(_ arguments: [String], environment: [(String, String)], interval: Duration, logPath: String) -> String {
         let argumentLines = arguments.map { "\t\t<string>\(xmlEscaped($0))</string>" }.joined(separator: "\n")
+        let environmentLines = environment.map { "\t\t<key>\(xmlEscaped($0))</key>\n\t\t<string>\(xmlEscaped($1))</string>" }.joined(separator: "\n")
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <!-- Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it. -->
+            <!-- \(header); `gitbay-sync service uninstall` removes it. -->
             <plist version="1.0">
             <dict>
             \t<key>Label</key>
@@ -146,6 +174,10 @@ struct ServiceUnits: Sendable, Equatable {
             \t<array>
             \(argumentLines)
             \t</array>
+            \t<key>EnvironmentVariables</key>
+            \t<dict>
+            \(environmentLines)
+            \t</dict>
             \t<key>RunAtLoad</key>
             \t<true/>
             \t<key>StartInterval</key>

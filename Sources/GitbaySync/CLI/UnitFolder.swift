@@ -84,6 +84,22 @@ struct UnitFolder: Sendable {
         return removed
     }
 
+    /// Of the named files, the paths of those present that `service install` did not write
+    /// (no header, or not a regular file): they are left alone unless the user says `--force`.
+    func handWritten(_ names: [String]) -> [String] {
+        names.map(filePath).filter { path in
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return false }
+            guard (info.st_mode & S_IFMT) == S_IFREG, let text = Self.readText(path) else { return true }
+            return !ServiceUnits.isGenerated(text)
+        }
+    }
+
+    /// A file's text; nil when there is no such file or it cannot be read.
+    static func readText(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     private func makeFolder() throws(WriteFailure) {
         var info = stat()
         if stat(path, &info) == 0 {

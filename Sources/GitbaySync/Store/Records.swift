@@ -90,14 +90,16 @@ public struct AccountStatusRecord: Sendable, Equatable {
     public var lastSuccessAt: Date?
     public var lastError: String?
     public var nextRetryAt: Date?
+    /// Why the account waits until `nextRetryAt`.
+    public var nextRetryReason: RetryReason?
     public var failures: Int
     public var listETag: String?
     public var etagBasis: String?
 
     public init(
         condition: AccountCondition = .pending, detail: String? = nil, lastAttemptAt: Date? = nil,
-        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, failures: Int = 0,
-        listETag: String? = nil, etagBasis: String? = nil
+        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil,
+        failures: Int = 0, listETag: String? = nil, etagBasis: String? = nil
     ) {
         self.condition = condition
         self.detail = detail
@@ -105,9 +107,84 @@ public struct AccountStatusRecord: Sendable, Equatable {
         self.lastSuccessAt = lastSuccessAt
         self.lastError = lastError
         self.nextRetryAt = nextRetryAt
+        self.nextRetryReason = nextRetryReason
         self.failures = failures
         self.listETag = listETag
         self.etagBasis = etagBasis
+    }
+}
+
+/// Why a failed account waits before its next attempt.
+public enum RetryReason: String, Sendable, CaseIterable {
+    /// An ordinary failure: one minute, doubling per failure in a row, capped.
+    case backoff
+    /// The server asked for the wait (`Retry-After` on a 429 or 503).
+    case retryAfter = "retry-after"
+    /// The server's per-account write limit named the wait.
+    case writeLimit = "write-limit"
+    /// The token may not register devices: retried rarely.
+    case denied
+    /// The instance sends no pushes: retried rarely.
+    case pushDisabled = "push-disabled"
+
+    /// Why, in words, for `status` and `run`.
+    public var explanation: String {
+        switch self {
+        case .backoff: "backing off after failures in a row"
+        case .retryAfter: "the server asked to wait (Retry-After)"
+        case .writeLimit: "the server's write limit named the wait"
+        case .denied: "the token may not register devices; retried rarely"
+        case .pushDisabled: "the instance sends no pushes; retried rarely"
+        }
+    }
+}
+
+/// The latest run nobody typed: the installed service's `run --unattended`, or a cycle of
+/// `run --every`.
+public struct UnattendedRunRecord: Sendable, Equatable {
+    public enum Trigger: String, Sendable, CaseIterable {
+        /// `run --unattended`, as the units `service install` writes call it.
+        case service
+        /// A cycle of `run --every`.
+        case every
+    }
+
+    public enum Result: String, Sendable {
+        /// No account failed (some may wait out a backoff).
+        case ok
+        /// One or more accounts failed.
+        case failed
+        /// A signal stopped the run before it finished.
+        case interrupted
+    }
+
+    public let trigger: Trigger
+    public let startedAt: Date
+    public let finishedAt: Date
+    public let result: Result
+    /// How many accounts the run looked at.
+    public let accounts: Int
+    /// The accounts that failed, in sign-in order.
+    public let failedAccounts: [String]
+    /// How many accounts were left waiting out a backoff.
+    public let waiting: Int
+    /// The period of `run --every`; nil for the service.
+    public let period: Duration?
+    public let pid: Int32
+
+    public init(
+        trigger: Trigger, startedAt: Date, finishedAt: Date, result: Result, accounts: Int, failedAccounts: [String],
+        waiting: Int, period: Duration?, pid: Int32
+    ) {
+        self.trigger = trigger
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.result = result
+        self.accounts = accounts
+        self.failedAccounts = failedAccounts
+        self.waiting = waiting
+        self.period = period
+        self.pid = pid
     }
 }
 
@@ -132,11 +209,13 @@ public enum AccountCondition: String, Sendable, CaseIterable {
     /// No device token is set, so there is nothing to register.
     case noDeviceToken = "no-device-token"
 
-    /// A condition an account is in because something failed, not because of what was wanted.
-    public var isFailure: Bool {
+    /// A condition that waits for a person, not for time: a new API token (`auth-failed`), a
+    /// full-scope one or an enabled account (`denied`), an instance that sends pushes
+    /// (`push-disabled`). A transient `error` passes on its own, once its backoff is over.
+    public var needsAttention: Bool {
         switch self {
-        case .authFailed, .denied, .pushDisabled, .error: true
-        case .pending, .registered, .shadowed, .paused, .removing, .noDeviceToken: false
+        case .authFailed, .denied, .pushDisabled: true
+        case .error, .pending, .registered, .shadowed, .paused, .removing, .noDeviceToken: false
         }
     }
 }

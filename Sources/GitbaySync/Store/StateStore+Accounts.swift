@@ -63,6 +63,7 @@ extension StateStore {
                 """
                 INSERT INTO account_status (account_id, condition) VALUES (?, 'pending')
                 ON CONFLICT (account_id) DO UPDATE SET condition = 'pending', detail = NULL, next_retry_at = NULL,
+                    next_retry_reason = NULL,
                     failures = 0, list_etag = NULL, etag_basis = NULL
                 """,
                 .integer(id)

@@ -69,7 +69,7 @@ extension StateStore {
             try database.row(
                 """
                 SELECT condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, failures,
-                       list_etag, etag_basis
+                       list_etag, etag_basis, next_retry_reason
                 FROM account_status WHERE account_id = ?
                 """,
                 .integer(id)
@@ -77,7 +77,8 @@ extension StateStore {
                 AccountStatusRecord(
                     condition: AccountCondition(rawValue: row.requiredText(0)) ?? .pending, detail: row.text(1),
                     lastAttemptAt: Timestamp.parse(row.text(2)), lastSuccessAt: Timestamp.parse(row.text(3)),
-                    lastError: row.text(4), nextRetryAt: Timestamp.parse(row.text(5)), failures: Int(row.integer(6)),
+                    lastError: row.text(4), nextRetryAt: Timestamp.parse(row.text(5)),
+                    nextRetryReason: row.text(9).flatMap(RetryReason.init(rawValue:)), failures: Int(row.integer(6)),
                     listETag: row.text(7), etagBasis: row.text(8)
                 )
             } ?? AccountStatusRecord()
@@ -93,14 +94,15 @@ extension StateStore {
             """
             INSERT OR REPLACE INTO account_status
                 (account_id, condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at,
-                 failures, list_etag, etag_basis)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 failures, list_etag, etag_basis, next_retry_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .integer(id), .text(status.condition.rawValue), .optionalText(status.detail),
             .optionalText(status.lastAttemptAt.map(Timestamp.format)),
             .optionalText(status.lastSuccessAt.map(Timestamp.format)), .optionalText(status.lastError),
             .optionalText(status.nextRetryAt.map(Timestamp.format)), .int(status.failures),
-            .optionalText(status.listETag), .optionalText(status.etagBasis)
+            .optionalText(status.listETag), .optionalText(status.etagBasis),
+            .optionalText(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)
         )
     }
 }

@@ -10,7 +10,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignOwner(path: String, owner: UInt32)
     /// Other users can write the database or a file beside it (-wal, -shm).
     case writableByOthers(path: String, mode: UInt32)
-    /// There is no database at the path, and the command only reads one.
+    /// There is no database at the path, and the command does not create one (it only reads
+    /// one, or it is `run`).
     case noDatabase(path: String)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
@@ -30,7 +31,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .writableByOthers(let path, let mode):
             "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
         case .noDatabase(let path):
-            "no state database at \(path); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+            "no state database at \(path); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
         case .sqlite(let error, let path):

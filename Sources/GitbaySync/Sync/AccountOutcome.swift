@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What a reconcile did for one account: the `run --json` object and the journal line.
 public struct AccountOutcome: Sendable, Equatable {
     /// What changed on the server.
@@ -38,10 +40,16 @@ public struct AccountOutcome: Sendable, Equatable {
     public var error: String?
     /// Why an account was skipped, when it was.
     public var reason: String?
+    /// When a failed or waiting account is tried again (nil: at the next run, or, for a
+    /// refused token, after the next sign-in).
+    public var nextRetryAt: Date?
+    /// Why it waits until `nextRetryAt`.
+    public var nextRetryReason: RetryReason?
 
     public init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
-        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil
+        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil,
+        nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil
     ) {
         self.account = account
         self.action = action
@@ -53,13 +61,16 @@ public struct AccountOutcome: Sendable, Equatable {
         self.rowsLeft = rowsLeft
         self.error = error
         self.reason = reason
+        self.nextRetryAt = nextRetryAt
+        self.nextRetryReason = nextRetryReason
     }
 
-    /// True when the account is not in its desired state after the run: it failed now, or it
-    /// is left in a failed condition (`auth-failed`, `denied`, `push-disabled`, `error`), as an
-    /// account skipped while it waits out a backoff or for a new token is. `ok` and the exit
-    /// code follow this, whatever the reason an account was skipped.
-    public var isFailure: Bool { action == .failed || condition.isFailure }
+    /// True when the run should say it did not do its job for the account: it failed now, or
+    /// it is left waiting for a person (`auth-failed`, `denied`, `push-disabled`), whatever
+    /// the reason it was skipped. An account that waits out a server's backoff, or is left to
+    /// another gitbay-sync reconciling it, is not a failure of this run. `ok` and the exit
+    /// code follow this.
+    public var isFailure: Bool { action == .failed || condition.needsAttention }
 
     var json: JSONValue {
         .object([
@@ -72,6 +83,8 @@ public struct AccountOutcome: Sendable, Equatable {
             ("shadowed_by", .optional(shadowedBy)),
             ("error", .optional(error)),
             ("reason", .optional(reason)),
+            ("next_retry_at", .optional(nextRetryAt)),
+            ("next_retry_reason", .optional(nextRetryReason?.rawValue)),
         ])
     }
 }

@@ -73,6 +73,7 @@ struct AccountReconciler {
             status.lastSuccessAt = startedAt
             status.lastError = nil
             status.nextRetryAt = nil
+            status.nextRetryReason = nil
             status.failures = 0
         } catch {
             if error is Superseded { return .superseded(requests: await client.requestCount, writes: writes) }
@@ -90,6 +91,9 @@ struct AccountReconciler {
             status.condition = condition
             status.lastError = String(describing: error)
             status.nextRetryAt = wait.map { startedAt.addingTimeInterval(Double($0.components.seconds)) }
+            status.nextRetryReason = wait == nil ? nil : FailurePolicy.retryReason(error)
+            outcome.nextRetryAt = status.nextRetryAt
+            outcome.nextRetryReason = status.nextRetryReason
             status.listETag = nil
             status.etagBasis = nil
             outcome.condition = condition

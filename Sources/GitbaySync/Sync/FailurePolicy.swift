@@ -28,4 +28,18 @@ enum FailurePolicy {
             return (.error, backoff(failures: failures, ceiling: ceiling))
         }
     }
+
+    /// Why the account waits after `error`: nil when it does not wait for time, but for the
+    /// user (a refused token waits for a new sign-in).
+    static func retryReason(_ error: Error) -> RetryReason? {
+        guard let error = error as? GitbayError else { return .backoff }
+        switch error.kind {
+        case .authFailed: return nil
+        case .readOnlyToken, .denied: return .denied
+        case .pushDisabled: return .pushDisabled
+        case .rateLimited(let wait?): return wait > .zero ? .retryAfter : .backoff
+        case .writeLimited(let wait?): return wait > .zero ? .writeLimit : .backoff
+        default: return .backoff
+        }
+    }
 }

@@ -6,8 +6,8 @@ public struct Reconciler: Sendable {
     public struct Options: Sendable {
         /// How many accounts are reconciled at once.
         public var concurrency: Int
-        /// Skip accounts whose next retry is still ahead (the timer honours backoff; a run a
-        /// person asked for does not).
+        /// Skip accounts whose next retry is still ahead: every `run` does, unless `--now`;
+        /// a command acting on one account at a person's word (`login`, `pause`, …) does not.
         public var honourBackoff: Bool
         /// The longest wait before retrying a failed account.
         public var backoffCeiling: Duration
@@ -64,10 +64,12 @@ public struct Reconciler: Sendable {
         for entry in entries {
             switch entry {
             case .skip(let account, let status):
-                let reason = status.condition == .authFailed
-                    ? "the API token was refused; sign in again with `gitbay-sync login \(account.instance)`"
-                    : "waiting out a backoff" + (status.nextRetryAt.map { " until \(Timestamp.format($0))" } ?? "")
-                outcomes.append(AccountOutcome(account: account.name, action: .skipped, condition: status.condition, error: status.lastError, reason: reason))
+                let waiting = status.condition != .authFailed
+                outcomes.append(AccountOutcome(
+                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
+                    reason: waiting ? Self.waitingReason(status) : "the API token was refused; sign in again with `gitbay-sync login \(account.instance)`",
+                    nextRetryAt: waiting ? status.nextRetryAt : nil, nextRetryReason: waiting ? status.nextRetryReason : nil
+                ))
             case .reconcile(let account, let desire):
                 pending.append((account, desire))
             }
@@ -108,6 +110,13 @@ public struct Reconciler: Sendable {
         try? await store.releaseLeases(pending.map(\.0.id).filter(grant.taken.contains), holder: options.leaseHolder)
         let order = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.name, $0) })
         return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
+    }
+
+    /// Why an account is left alone this run: until when, why, and how to try it anyway.
+    static func waitingReason(_ status: AccountStatusRecord) -> String {
+        let until = status.nextRetryAt.map { " until \(Timestamp.format($0))" } ?? ""
+        let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
+        return "waiting out a backoff\(until)\(why); `gitbay-sync run --now` tries it now"
     }
 
     /// How many times an account is planned again in one run when what it should have keeps

@@ -78,6 +78,9 @@ struct CommandLineParserErrorTests {
         Case(["service", "show", "--every", "1x"], "invalid value for --every: '1x' is not a duration; \(every)", ["service", "show"]),
         Case(["devices", "remove", "a@h", "x"], "'x' is not a device id; give the number `gitbay-sync devices` shows", ["devices", "remove"]),
         Case(["devices", "remove", "a@h", "0"], "'0' is not a device id; give the number `gitbay-sync devices` shows", ["devices", "remove"]),
+        Case(["run", "--every", "15m", "--now"], "--now and --every cannot be combined: every cycle of --every waits out each account's backoff", ["run"]),
+        Case(["run", "--now=yes"], "option '--now' takes no value", ["run"]),
+        Case(["service", "show", "--force"], "unknown option '--force' for 'service show'", ["service", "show"]),
         Case(["status", "--db="], "option '--db' needs a path to the state database", ["status"]),
         Case(["--db", "", "accounts"], "option '--db' needs a path to the state database", ["accounts"]),
     ]
@@ -118,7 +121,7 @@ struct CommandLineParserErrorTests {
     @Test("the usage lines name the command's options and arguments")
     func usageLines() throws {
         let expected: [[String]: String] = [
-            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N]",
+            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now] [--unattended]",
             ["devices", "remove"]: "gitbay-sync devices remove [--yes] <account> <id>",
             ["device", "set-token"]: "gitbay-sync device set-token [--label LABEL]",
             ["push", "show"]: "gitbay-sync push show [<account>]",

@@ -35,6 +35,9 @@ struct CommandLineParserTests {
         Case(arguments: ["run", "--every=1h30m", "--concurrency=2"], command: .run(every: .seconds(5400), concurrency: 2)),
         Case(arguments: ["--concurrency", "64", "run", "--every", "10s"], command: .run(every: .seconds(10), concurrency: 64)),
         Case(arguments: ["run", "--concurrency", "1", "--every", "7d"], command: .run(every: .seconds(7 * 86400), concurrency: 1)),
+        Case(arguments: ["run", "--now"], command: .run(every: nil, concurrency: nil, now: true)),
+        Case(arguments: ["run", "--unattended"], command: .run(every: nil, concurrency: nil, unattended: true)),
+        Case(arguments: ["run", "--every", "1h", "--unattended"], command: .run(every: .seconds(3600), concurrency: nil, unattended: true)),
         Case(arguments: ["status"], command: .status),
         Case(arguments: ["doctor"], command: .doctor),
         Case(arguments: ["devices"], command: .devices(account: nil)),
@@ -48,7 +51,9 @@ struct CommandLineParserTests {
         Case(arguments: ["resolve"], command: .resolve),
         Case(arguments: ["service", "install"], command: .serviceInstall(every: nil)),
         Case(arguments: ["service", "install", "--every", "30m"], command: .serviceInstall(every: .seconds(1800))),
-        Case(arguments: ["service", "uninstall"], command: .serviceUninstall),
+        Case(arguments: ["service", "install", "--force"], command: .serviceInstall(every: nil, force: true)),
+        Case(arguments: ["service", "uninstall"], command: .serviceUninstall()),
+        Case(arguments: ["service", "uninstall", "--force"], command: .serviceUninstall(force: true)),
         Case(arguments: ["service", "show", "--every=1d"], command: .serviceShow(every: .seconds(86400))),
     ]
 

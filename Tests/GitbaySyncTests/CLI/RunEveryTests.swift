@@ -178,6 +178,8 @@ struct RunEveryTests {
     @Test("a second signal cancels at once and says so")
     func secondSignal() async throws {
         let cli = try CLIHarness()
+        // A database with no account: the timer needs one, and never creates it.
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         let shutdown = ShutdownSignal()
         let result = await cli.run(["run", "--every", "10m"]) { context in
             context.shutdown = shutdown
@@ -198,6 +200,8 @@ struct RunEveryTests {
         #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         let shutdown = ShutdownSignal()
         let result = await cli.run(["run", "--every", "15m", "-v"], extraEnvironment: ["JOURNAL_STREAM": "8:12345"]) { context in
+            // stderr is the stream systemd named.
+            context.streamIdentity = { $0 == 2 ? "8:12345" : "1:1" }
             context.shutdown = shutdown
             context.random = { 0.5 }
             context.sleep = { _ in shutdown.request() }

@@ -57,14 +57,14 @@ struct SecretLeakTests {
 
         b.isDown = true
         #expect(await story.run(["run", "-vvv"]).code == ExitCode.partialFailure.rawValue)
-        #expect(await story.run(["run", "--json", "-vvv"]).code == ExitCode.partialFailure.rawValue)
+        #expect(await story.run(["run", "--now", "--json", "-vvv"]).code == ExitCode.partialFailure.rawValue)
         #expect(await story.run(["remove-account", carol, "-vvv"]).code == ExitCode.unavailable.rawValue)
         await story.run(["status", "-vvv"])
         await story.run(["status", "--json"])
         await story.run(["devices", "--json", "-vvv"])
         await story.run(["doctor", "--json"])
         b.isDown = false
-        #expect(await story.run(["run", "-vvv"]).code == 0)
+        #expect(await story.run(["run", "--now", "-vvv"]).code == 0)
         #expect(await story.run(["remove-account", bob, "--json", "-vvv"]).code == 0)
         await story.run(["accounts", "-vvv"])
 

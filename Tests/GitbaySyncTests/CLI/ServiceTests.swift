@@ -13,8 +13,11 @@ struct ServiceTests {
 
         [Service]
         Type=oneshot
-        # Exits 1 when an account failed: the journal names it, and the next run retries it.
-        ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--db" "/home/a b/100%% \"$$HOME\"\\state.db"
+        # The installing shell's config folder: the pre-remove hook is in gitbay-sync/hooks/ there.
+        Environment="XDG_CONFIG_HOME=/home/a b/$conf 50%%"
+        # Exits 1 when an account failed: the journal names it, and a later run retries it.
+        # Accounts waiting out a backoff are left alone; a missing database exits 66.
+        ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--unattended" "--db" "/home/a b/100%% \"$$HOME\"\\state.db"
 
         [Install]
         # Runs once at login; gitbay-sync.timer runs it again every period.
@@ -50,9 +53,15 @@ struct ServiceTests {
         \t<array>
         \t\t<string>/opt/gitbay sync/bin/gitbay-sync</string>
         \t\t<string>run</string>
+        \t\t<string>--unattended</string>
         \t\t<string>--db</string>
         \t\t<string>/Users/a&amp;b/&lt;state&gt;.db</string>
         \t</array>
+        \t<key>EnvironmentVariables</key>
+        \t<dict>
+        \t\t<key>XDG_CONFIG_HOME</key>
+        \t\t<string>/Users/a&amp;b/.config</string>
+        \t</dict>
         \t<key>RunAtLoad</key>
         \t<true/>
         \t<key>StartInterval</key>
@@ -66,31 +75,25 @@ struct ServiceTests {
 
         """
 
-    @Test("systemd units: a one-shot service at login and a timer with a tenth of jitter, paths quoted")
+    @Test("systemd units: a one-shot service at login running `run --unattended` with the database and config folder, and a timer with a tenth of jitter, paths quoted")
     func systemdGolden() {
         let units = ServiceUnits(
             platform: .systemd, executable: Self.executable, databasePath: #"/home/a b/100% "$HOME"\state.db"#,
-            interval: .seconds(5400), logPath: "unused"
+            configHome: "/home/a b/$conf 50%", interval: .seconds(5400), logPath: "unused"
         )
         #expect(units.files.map(\.name) == ["gitbay-sync.service", "gitbay-sync.timer"])
         #expect(units.files[0].contents == Self.expectedService)
         #expect(units.files[1].contents == Self.expectedTimer)
     }
 
-    @Test("launchd agent: RunAtLoad, StartInterval, arguments as XML text")
+    @Test("launchd agent: RunAtLoad, StartInterval, arguments and XDG_CONFIG_HOME as XML text")
     func launchdGolden() {
         let units = ServiceUnits(
             platform: .launchd, executable: Self.executable, databasePath: "/Users/a&b/<state>.db",
-            interval: .seconds(900), logPath: "/Users/a&b/Library/Logs/gitbay-sync.log"
+            configHome: "/Users/a&b/.config", interval: .seconds(900), logPath: "/Users/a&b/Library/Logs/gitbay-sync.log"
         )
         #expect(units.files.map(\.name) == ["org.gitbay.gitbay-sync.plist"])
         #expect(units.files[0].contents == Self.expectedPlist)
-    }
-
-    @Test("without --db the units run with the default database", arguments: [ServiceUnits.Platform.systemd, .launchd])
-    func noDatabase(_ platform: ServiceUnits.Platform) {
-        let units = ServiceUnits(platform: platform, executable: "/usr/bin/gitbay-sync", databasePath: nil, interval: .seconds(900), logPath: "/l")
-        #expect(!units.files[0].contents.contains("--db"))
     }
 
     struct Quoting: Sendable, CustomStringConvertible {
@@ -146,7 +149,7 @@ struct ServiceTests {
             #expect(String(decoding: try #require(fileBytes(file["path"]!)), as: UTF8.self) == file["contents"])
             #expect(fileMode(file["path"]!) == 0o644)
         }
-        #expect(files[0]["contents"]?.contains(#"ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--db" "/srv/x.db""#) == true)
+        #expect(files[0]["contents"]?.contains(#"ExecStart="/opt/gitbay sync/bin/gitbay-sync" "run" "--unattended" "--db" "/srv/x.db""#) == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["gitbay-sync.service", "gitbay-sync.timer"])
 
         // What `systemctl --user enable` leaves behind goes too.
@@ -195,6 +198,93 @@ struct ServiceTests {
         #expect(result.code == 74)
         #expect(result.err.contains("nothing was written"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    static let handWritten = """
+        [Unit]
+        Description=My own gitbay-sync
+
+        [Service]
+        ExecStart=/usr/local/bin/gitbay-sync run --every 5m
+
+        """
+
+    @Test("install refuses to replace a hand-written unit of the same name: exit 78, nothing written; --force replaces it")
+    func installRefusesHandWritten() async throws {
+        let cli = try CLIHarness()
+        let folder = unitFolder(cli)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: folder + "/gitbay-sync.service", contents: Data(Self.handWritten.utf8)))
+        let before = folderSnapshot(folder)
+
+        let refused = await Self.run(cli, ["service", "install"])
+        #expect(refused.code == ExitCode.foreignFile.rawValue)
+        #expect(refused.out.isEmpty)
+        #expect(refused.err.contains("Error: \(folder)/gitbay-sync.service was not written by `gitbay-sync service install`"), "\(refused.err)")
+        #expect(refused.err.contains("nothing was written"))
+        #expect(refused.err.contains("`gitbay-sync service install --force`"))
+        #expect(folderSnapshot(folder) == before, "the hand-written unit is untouched and no timer was written")
+
+        let forced = await Self.run(cli, ["service", "install", "--force"])
+        #expect(forced.code == 0, "\(forced.err)")
+        #expect(fileBytes(folder + "/gitbay-sync.service").map { ServiceUnits.isGenerated(String(decoding: $0, as: UTF8.self)) } == true)
+        // What install wrote itself it replaces without --force.
+        #expect(await Self.run(cli, ["service", "install", "--every", "1h"]).code == 0)
+    }
+
+    @Test("uninstall refuses to remove a hand-written unit of the same name: exit 78, nothing removed; --force removes it")
+    func uninstallRefusesHandWritten() async throws {
+        let cli = try CLIHarness()
+        let folder = unitFolder(cli)
+        #expect(await Self.run(cli, ["service", "install"]).code == 0)
+        // The timer was replaced by hand, and both were enabled.
+        #expect(FileManager.default.createFile(atPath: folder + "/gitbay-sync.timer", contents: Data("[Timer]\nOnCalendar=hourly\n".utf8)))
+        for (target, name) in [("default.target", "gitbay-sync.service"), ("timers.target", "gitbay-sync.timer")] {
+            try FileManager.default.createDirectory(atPath: folder + "/\(target).wants", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/\(target).wants/\(name)", withDestinationPath: folder + "/" + name)
+        }
+        let before = folderSnapshot(folder)
+
+        let refused = await Self.run(cli, ["service", "uninstall"])
+        #expect(refused.code == ExitCode.foreignFile.rawValue)
+        #expect(refused.err.contains("\(folder)/gitbay-sync.timer was not written by `gitbay-sync service install`"), "\(refused.err)")
+        #expect(refused.err.contains("nothing was removed"))
+        #expect(refused.err.contains("`gitbay-sync service uninstall --force`"))
+        #expect(folderSnapshot(folder) == before)
+
+        let forced = await Self.run(cli, ["service", "uninstall", "--force", "--json"])
+        #expect(forced.code == 0, "\(forced.err)")
+        #expect((try forced.json()["removed"] as? [String])?.count == 4)
+    }
+
+    @Test("the units name the database and config folder the shell resolves, absolutely, whatever the shell gives", arguments: [
+        ["XDG_STATE_HOME": "/x/state"], ["GITBAY_SYNC_DB": "/y/s.db"], ["XDG_CONFIG_HOME": "/z/conf"], [:],
+    ])
+    func resolvedPaths(_ variables: [String: String]) async throws {
+        let cli = try CLIHarness { folder in ["HOME": folder + "/home", "PATH": "/usr/bin:/bin"].merging(variables) { $1 } }
+        let shown = await Self.run(cli, ["service", "show"])
+        #expect(shown.code == 0)
+        let database = variables["GITBAY_SYNC_DB"] ?? (variables["XDG_STATE_HOME"] ?? cli.folder.path + "/home/.local/state") + "/gitbay-sync/state.db"
+        let config = variables["XDG_CONFIG_HOME"] ?? cli.folder.path + "/home/.config"
+        #expect(shown.out.contains(#""run" "--unattended" "--db" "\#(database)""#), "\(shown.out)")
+        #expect(shown.out.contains(#"Environment="XDG_CONFIG_HOME=\#(config)""#), "\(shown.out)")
+    }
+
+    @Test("doctor reads back what install wrote: command line, environment and period, awkward paths included", arguments: [ServiceUnits.Platform.systemd, .launchd])
+    func readBack(_ platform: ServiceUnits.Platform) throws {
+        let folder = try TemporaryDirectory()
+        let executable = "/opt/a b/100% $x/gitbay-sync"
+        let database = #"/home/a "b"/it's\ & <state>.db"#
+        let config = "/home/a b/$conf 50% & <x>"
+        let units = ServiceUnits(platform: platform, executable: executable, databasePath: database, configHome: config, interval: .seconds(5400), logPath: "/l")
+        let unitFolder = UnitFolder(path: folder.path)
+        try unitFolder.writeAll(units.files)
+        let installed = InstalledService.read(platform, folder: unitFolder)
+        #expect(installed.isInstalled)
+        #expect(installed.units.allSatisfy { $0.isGenerated })
+        #expect(installed.arguments == [executable, "run", "--unattended", "--db", database])
+        #expect(installed.environment == ["XDG_CONFIG_HOME": config])
+        #expect(installed.period == .seconds(5400))
     }
 
     static let analyzer = "/usr/bin/systemd-analyze"

@@ -141,7 +141,7 @@ struct StateFilesTests {
             #expect(result.out.hasPrefix("FAIL  database  \(database): no state database here"))
             #expect(result.out.contains("gitbay-sync login <instance-url>"))
         } else {
-            let message = "no state database at \(database); this command only reads one, so nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+            let message = "no state database at \(database); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
             #expect(result.code == ExitCode.noDatabase.rawValue, "\(result.err)")
             if command.arguments.contains("--json") {
                 // Under --json the same error is on stdout as JSON.
@@ -153,6 +153,25 @@ struct StateFilesTests {
             }
             #expect(result.err == "Error: \(message)")
         }
+        #expect(folderSnapshot(cli.folder.path) == before)
+    }
+
+    @Test("run never creates a database: with none at the path it exits 66, says how to start, and creates nothing",
+          arguments: [["run"], ["run", "--unattended"], ["run", "--now", "--json"], ["run", "--every", "10m"]])
+    func runCreatesNothing(_ arguments: [String]) async throws {
+        let cli = try CLIHarness()
+        let database = cli.folder.file("missing/state.db")
+        let before = folderSnapshot(cli.folder.path)
+        let result = await cli.run(arguments + ["--db", database]) { context in
+            context.sleep = { _ in Issue.record("no cycle may start without a database") }
+        }
+        #expect(result.code == ExitCode.noDatabase.rawValue, "\(result.err)")
+        if arguments.contains("--json") {
+            #expect(try result.json()["error"].flatMap { ($0 as? [String: Any])?["kind"] as? String } == "no-database")
+        } else {
+            #expect(result.out.isEmpty)
+        }
+        #expect(result.err.contains("Error: no state database at \(database); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"))
         #expect(folderSnapshot(cli.folder.path) == before)
     }
 }

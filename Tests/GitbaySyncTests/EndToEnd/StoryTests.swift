@@ -95,9 +95,14 @@ struct StoryTests {
         }
         #expect(b.devices().map(\.owner) == ["carol"])
 
-        // B is back: the next run deregisters carol, then deletes her.
+        // B is back, but carol waits out the failure's backoff: a run leaves her alone.
         b.isDown = false
-        let finish = try await binary.run(["run"])
+        let waiting = try await binary.run(["run"])
+        #expect(waiting.code == 0, "\(waiting.err)")
+        #expect(waiting.out.contains("skipped (error): waiting out a backoff until "))
+        #expect(b.devices().map(\.owner) == ["carol"])
+        // `run --now` does not wait: it deregisters carol, then deletes her.
+        let finish = try await binary.run(["run", "--now"])
         #expect(finish.code == 0, "\(finish.err)")
         #expect(b.devices().isEmpty)
         #expect(a.devices().map(\.owner) == ["alice"])
@@ -126,7 +131,7 @@ struct StoryTests {
 
     static let accountKeys: Set<String> = [
         "account", "instance", "username", "state", "condition", "device_id", "detail", "signed_in_at",
-        "last_attempt_at", "last_success_at", "last_error", "next_retry_at", "failures",
+        "last_attempt_at", "last_success_at", "last_error", "next_retry_at", "failures", "next_retry_reason",
     ]
 
     @Test("a copy of the binary away from the build folder runs --version, --help and status (no database: exit 66, nothing created)")

@@ -137,6 +137,7 @@ struct LegacyRecordTests {
             try database.execute("""
                 DROP TABLE registrations; DROP TABLE device_token_history; DROP TABLE instances;
                 DROP TABLE account_leases;
+                DROP TABLE unattended_runs; ALTER TABLE account_status DROP COLUMN next_retry_reason;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql

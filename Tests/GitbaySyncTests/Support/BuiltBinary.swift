@@ -46,6 +46,14 @@ struct BuiltBinary: Sendable {
         ]
     }
 
+    /// Runs `executable` with exactly `environment`, collecting output in `folder`.
+    init(executable: String, environment: [String: String], folder: TemporaryDirectory) throws {
+        self.executable = executable
+        scratch = folder.file("output")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        self.environment = environment
+    }
+
     var databasePath: String { environment["GITBAY_SYNC_DB"]! }
 
     /// Runs the binary with `arguments`, writing `stdin` (or nothing) to its standard input;

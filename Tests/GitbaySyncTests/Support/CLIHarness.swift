@@ -36,7 +36,14 @@ final class CLIHarness: Sendable {
         ]
     }
 
-    var databasePath: String { folder.path + "/state/gitbay-sync/state.db" }
+    /// A harness whose environment is exactly what `make` returns for the private folder's path.
+    init(environment make: (String) -> [String: String]) throws {
+        folder = try TemporaryDirectory()
+        environment = make(folder.path)
+    }
+
+    /// The database the commands use when given no --db.
+    var databasePath: String { StateLocation.resolve(explicitPath: nil, environment: environment).databasePath }
 
     static let client = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),

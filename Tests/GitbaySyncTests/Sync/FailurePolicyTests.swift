@@ -59,4 +59,25 @@ struct FailurePolicyTests {
         #expect(condition == example.condition)
         #expect(wait == example.wait)
     }
+
+    struct ReasonCase: Sendable, CustomStringConvertible {
+        let error: GitbayError
+        let reason: RetryReason?
+        var description: String { "\(error.kind) -> \(reason?.rawValue ?? "none")" }
+    }
+
+    static let reasons: [ReasonCase] = [
+        .init(error: error(.rateLimited(retryAfter: .seconds(3600)), status: 429), reason: .retryAfter),
+        .init(error: error(.rateLimited(retryAfter: nil), status: 429), reason: .backoff),
+        .init(error: error(.writeLimited(retryAfter: .seconds(45)), status: 403), reason: .writeLimit),
+        .init(error: error(.serverFailure, status: 502), reason: .backoff),
+        .init(error: error(.readOnlyToken, status: 403), reason: .denied),
+        .init(error: error(.pushDisabled, status: 500), reason: .pushDisabled),
+        .init(error: error(.authFailed, status: 401), reason: nil),
+    ]
+
+    @Test("why the account waits, as status and run say it", arguments: reasons)
+    func reason(_ example: ReasonCase) {
+        #expect(FailurePolicy.retryReason(example.error) == example.reason)
+    }
 }

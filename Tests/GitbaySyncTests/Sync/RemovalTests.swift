@@ -61,13 +61,19 @@ struct RemovalTests {
         #expect(try await store.apiToken(ofAccount: account.id) != nil)
         #expect(server.devices(of: "alice").count == 1)
 
-        // Still down: the run retries, fails and says so.
-        let failing = await cli.run(["run"])
+        // Still down, and the failure's backoff not over: a run leaves it alone and says until when.
+        let waiting = await cli.run(["run"])
+        #expect(waiting.code == 0, "\(waiting.err)")
+        #expect(waiting.out.contains("\(name)  skipped (error): waiting out a backoff until "))
+        #expect(server.requests().isEmpty == false)
+        // --now retries at once, fails and says so.
+        let failing = await cli.run(["run", "--now"])
         #expect(failing.code == ExitCode.partialFailure.rawValue)
         #expect(failing.err.contains(name))
 
+        // Back, once the backoff is over: the next run finishes the removal.
         server.isDown = false
-        let done = await cli.run(["run", "--json"])
+        let done = await cli.run(["run", "--json"]) { $0.now = { Date().addingTimeInterval(3600) } }
         #expect(done.code == 0, "\(done.err)")
         #expect(server.devices(of: "alice").isEmpty)
         #expect(try await store.account(named: name) == nil)
