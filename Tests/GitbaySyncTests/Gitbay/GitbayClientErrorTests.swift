@@ -140,11 +140,14 @@ struct GitbayClientErrorTests {
         #expect(!error.description.contains(token))
     }
 
-    @Test("a stopped server is a refused connection")
+    @Test("a port nobody listens on is a refused connection")
     func refused() async throws {
-        let server = try FakeGitbayServer()
-        let client = try TestClients.make(server, token: server.mintToken(for: "alice"), retry: .never)
-        server.stop()
+        let closed = try ClosedPort()
+        let instance = try InstanceURL(parsing: "http://127.0.0.1:\(closed.port)")
+        let client = GitbayClient(
+            instance: instance, apiToken: Secret("gb_unused"), accountName: "alice@\(instance.authority)",
+            configuration: ClientConfiguration(retry: .never), logger: .disabled
+        )
         let error = try #require(await #expect(throws: GitbayError.self) { try await client.whoami() })
         guard case .transport(.connectFailed(.refused, _)) = error.kind else {
             Issue.record("expected a refused connection, got \(error.kind)")
