@@ -1,6 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The layers, lowest first. A target sees only the targets below it, so an upward reference
+// does not compile:
+//
+//   GitbaySupport                      text, time, secrets, logging, signals
+//   ├── GitbayState   (SQLite)         the local record: accounts, rows, leases, migrations
+//   ├── GitbayAPI     (libcurl)        one account's client for one gitbay instance
+//   └── PushResolve                    which account a push payload is for
+//   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
+//   GitbaySync                         the command line: commands, output, services
+//   gitbay-sync                        the executable
+//
+// GitbayFake is a stand-in gitbay server for the tests, the demo and the benchmark. It depends
+// on nothing of the product, so it cannot agree with the client by sharing its code.
 let package = Package(
     name: "gitbay-sync",
     platforms: [.macOS(.v15)],
@@ -20,12 +33,25 @@ let package = Package(
             path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
-        .target(name: "GitbaySync", dependencies: ["CSQLite", "CCurl"]),
-        .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync"]),
-        // A stateful stand-in for a gitbay server, for the tests, the demo and the benchmark.
+        .target(name: "GitbaySupport"),
+        .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),
+        .target(name: "GitbayAPI", dependencies: ["GitbaySupport", "CCurl"]),
+        .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
+        .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
+        .target(
+            name: "GitbaySync",
+            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "PushResolve", "GitbayReconcile"]
+        ),
+        .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport"]),
         .target(name: "GitbayFake"),
         .executableTarget(name: "gitbay-fake-server", dependencies: ["GitbayFake"]),
-        .testTarget(name: "GitbaySyncTests", dependencies: ["GitbaySync", "GitbayFake"]),
+        .testTarget(
+            name: "GitbaySyncTests",
+            dependencies: [
+                "GitbaySupport", "GitbayState", "GitbayAPI", "PushResolve", "GitbayReconcile", "GitbaySync",
+                "GitbayFake",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

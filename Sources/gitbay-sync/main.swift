@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GitbaySupport
 import GitbaySync
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 @Suite("Command-line parser errors")
 struct CommandLineParserErrorTests {

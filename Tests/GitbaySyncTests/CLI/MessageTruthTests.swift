@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// What a command says is what happened: a failure is named where it happened, nothing is
 /// reported done that was not, and nothing is promised that nothing will do.

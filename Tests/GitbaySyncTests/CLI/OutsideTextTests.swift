@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// Text from a server or a push payload that would set the window title, clear the screen and
 /// start a line of its own is shown escaped in text output, and as it is in `--json`.

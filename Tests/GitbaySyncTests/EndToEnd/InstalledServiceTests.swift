@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// The units `service install` writes, run the way systemd runs a user service: the
 /// `ExecStart=` line read back from the file, the built binary as a child process, and only

@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// Kills the real binary (SIGKILL) at random points of runs, rotations and removals, then runs
 /// once cleanly and checks that the servers, the database and the tokens came through whole.

@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// Generated and mutated input for every parser that reads what a user, a server or a push
 /// hands over: never a crash, always a value or a clear error.

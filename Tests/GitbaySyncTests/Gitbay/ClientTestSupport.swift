@@ -1,6 +1,11 @@
 import Foundation
 import GitbayFake
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// Collects log lines for assertions.
 ///

@@ -1,5 +1,10 @@
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 @Suite("GoDuration")
 struct GoDurationTests {

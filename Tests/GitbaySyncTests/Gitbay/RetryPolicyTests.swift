@@ -1,5 +1,10 @@
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// One row of the retry schedule: the error after a given attempt and the wait allowed before the next.
 struct RetryCase: Sendable, CustomTestStringConvertible {

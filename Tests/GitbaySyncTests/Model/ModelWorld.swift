@@ -1,6 +1,11 @@
 import Foundation
 import GitbayFake
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// Stops a command at a chosen request as if the process were killed: that request and every
 /// later one fail unsent (or the chosen one's answer is dropped after the server applied it),

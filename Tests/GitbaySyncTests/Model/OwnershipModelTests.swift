@@ -1,6 +1,11 @@
 import Foundation
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// Model-based tests of ownership: random schedules of this device's commands, other devices
 /// and accounts acting on the same instances, reaped rows, reused ids and crashes at any

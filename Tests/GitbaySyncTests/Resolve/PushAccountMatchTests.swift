@@ -1,6 +1,11 @@
 import Foundation
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// One row of the account matching table: a payload's instance and user, and the account it
 /// belongs to (nil: none signed in).

@@ -1,5 +1,10 @@
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// One row of the path routing table: nil when the app has no screen for the path.
 struct RouteCase: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,10 @@
 import Foundation
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// A private folder for one test, removed when the value is freed.
 final class TemporaryDirectory: Sendable {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// A recorded row in a plan case: its id, `added` time, and the token it holds (nil: a record
 /// kept by an earlier version, known only by `legacyPrefix`).

@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// The behaviours DESIGN.md asks of a run, each against fake servers over real HTTP.
 @Suite("Reconciler against fake servers")

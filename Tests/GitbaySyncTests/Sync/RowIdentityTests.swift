@@ -1,7 +1,12 @@
 import Foundation
 import GitbayFake
 import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
 @testable import GitbaySync
+@testable import PushResolve
 
 /// The five ways the token display once misled gitbay-sync, each replayed against the fake
 /// server: rows are this device's by record or marker, never by what the display shows.

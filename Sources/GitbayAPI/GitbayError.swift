@@ -1,0 +1,153 @@
+import GitbaySupport
+/// Why a gitbay command failed for one account. Carries values only: the account, the command
+/// words, the HTTP status, the `exit_code` and the server's message (with anything token-like
+/// redacted), never a header or a request body.
+package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, as far as a caller needs to act on it.
+    package enum Kind: Sendable, Equatable {
+        /// 401: the API token is missing, unknown, expired or revoked.
+        case authFailed
+        /// 403 / exit 4: the token has `read` scope and the command writes.
+        case readOnlyToken
+        /// 403 / exit 4 `too many writes`: the per-account write limit; the wait is from the message.
+        case writeLimited(retryAfter: Duration?)
+        /// Any other 403 / exit 4 (a disabled or unverified account, ...).
+        case denied
+        /// 429, or 503 with `Retry-After`: the API limiter.
+        case rateLimited(retryAfter: Duration?)
+        /// 404 / exit 3 with a gitbay answer.
+        case notFound
+        /// exit 1 / 500: the instance has push notifications turned off.
+        case pushDisabled
+        /// exit 2 / 400: the server did not accept the command line.
+        case usage
+        /// Any other failure the server reported (another `exit_code`, a 5xx).
+        case serverFailure
+        /// The body is not JSON: an HTML page (the API is off, or a proxy answered) or other text.
+        case notJSON
+        /// The body is JSON but not a gitbay answer: truncated, not an object, or missing fields.
+        case malformed
+        /// The answer speaks another major protocol version.
+        case protocolVersion(Int)
+        /// No answer at all.
+        case transport(TransportError)
+    }
+
+    package let kind: Kind
+    /// The account, as `user@host`.
+    package let account: String
+    /// The command words, e.g. `["notifications", "device", "add"]`; never argument values.
+    package let command: [String]
+    package let httpStatus: Int?
+    package let exitCode: Int?
+    /// The server's `error` text, token-like words redacted; nil when there was none.
+    package let serverMessage: String?
+
+    package init(
+        kind: Kind,
+        account: String,
+        command: [String],
+        httpStatus: Int? = nil,
+        exitCode: Int? = nil,
+        serverMessage: String? = nil
+    ) {
+        self.kind = kind
+        self.account = account
+        self.command = command
+        self.httpStatus = httpStatus
+        self.exitCode = exitCode
+        self.serverMessage = serverMessage.map { Self.redactingTokens(in: $0) }
+    }
+
+    /// True when sending the same request again may succeed: connection failures, timeouts,
+    /// 429, 502, 503, 504 and the write limit.
+    package var isRetryable: Bool {
+        switch kind {
+        case .transport(let error): error.isRetryable
+        case .rateLimited, .writeLimited: true
+        case .serverFailure: httpStatus.map { [502, 503, 504].contains($0) } ?? false
+        case .authFailed, .readOnlyToken, .denied, .notFound, .pushDisabled, .usage, .notJSON, .malformed,
+             .protocolVersion:
+            false
+        }
+    }
+
+    /// The wait the server asked for, from `Retry-After` or the write limit's message.
+    package var retryAfter: Duration? {
+        switch kind {
+        case .rateLimited(let wait), .writeLimited(let wait): wait
+        default: nil
+        }
+    }
+
+    /// Says what failed and what the user can do, never that something will retry it: the
+    /// same error ends a `login` (which nothing retries) and a `run` (which the next run or
+    /// the timer retries); the caller says which.
+    package var description: String {
+        let commandText = command.isEmpty ? "the request" : "`\(command.joined(separator: " "))`"
+        var answer: [String] = []
+        if let httpStatus { answer.append("HTTP \(httpStatus)") }
+        if let exitCode { answer.append("exit_code \(exitCode)") }
+        if let serverMessage, !serverMessage.isEmpty { answer.append(Self.shortened(serverMessage)) }
+        let said = answer.isEmpty ? "" : " (\(answer.joined(separator: ", ")))"
+        let head = "\(account): \(commandText) failed"
+        switch kind {
+        case .authFailed:
+            return "\(head): the API token is no longer valid\(said). Sign in again with `gitbay-sync login` and a new token."
+        case .readOnlyToken:
+            return "\(head): the API token is read-only\(said). Mint one with `token create --name gitbay-sync --scope full` and sign in again."
+        case .writeLimited(let wait):
+            return "\(head): the account's write limit is reached\(said)\(Self.wait(wait, for: "the server takes writes again after"))."
+        case .denied:
+            return "\(head): the server denied it\(said). Check that the account is enabled and verified."
+        case .rateLimited(let wait):
+            return "\(head): the server is rate limiting this account\(said)\(Self.wait(wait, for: "it asks to wait"))."
+        case .notFound where exitCode == nil:
+            // Refused before dispatch: the server does not know the command at all.
+            return "\(head): the server does not know this command\(said); it is older than gitbay's device commands. Ask its admin to upgrade."
+        case .notFound:
+            return "\(head): not found\(said)."
+        case .pushDisabled:
+            return "\(head): this instance does not send push notifications\(said). Ask its admin to enable [push]."
+        case .usage:
+            return "\(head): the server rejected the command line\(said). This is a gitbay-sync bug or a server too old for it; please report it."
+        case .serverFailure:
+            return "\(head): the server reported a failure\(said)."
+        case .notJSON:
+            return "\(head): the answer is not JSON\(said). Check that the URL is a gitbay server with `[api] enabled = true`, and any proxy in front of it."
+        case .malformed:
+            return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short."
+        case .protocolVersion(let version):
+            return "\(head): the server speaks API protocol version \(version), this gitbay-sync speaks 1\(said). Update gitbay-sync."
+        case .transport(let error):
+            return "\(head): \(error)\(said). Check the network and the instance address."
+        }
+    }
+
+    /// `; <what> <wait>` when the server named a wait.
+    private static func wait(_ wait: Duration?, for what: String) -> String {
+        wait.map { "; \(what) \($0.shortDescription)" } ?? ""
+    }
+
+    private static func shortened(_ message: String) -> String {
+        let limit = 300
+        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return oneLine.count <= limit ? oneLine : String(oneLine.prefix(limit)) + "…"
+    }
+
+    /// `text` with every word that looks like an API token (`gb_` and what follows) replaced.
+    /// The server does not echo tokens; this guards against one that does.
+    static func redactingTokens(in text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let start = rest.firstRange(of: "gb_") {
+            result += rest[..<start.lowerBound]
+            let tail = rest[start.upperBound...]
+            let end = tail.firstIndex(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-")) })
+                ?? tail.endIndex
+            result += "gb_<redacted>"
+            rest = tail[end...]
+        }
+        return result + rest
+    }
+}

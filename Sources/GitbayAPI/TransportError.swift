@@ -1,0 +1,81 @@
+import GitbaySupport
+/// Why an HTTP exchange produced no answer. Carries values only: never a header value or a body.
+package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why a connection could not be made.
+    package enum ConnectFailure: Sendable, Equatable {
+        /// The host (or the proxy) name did not resolve.
+        case hostNotFound
+        /// The host answered but refused, or could not be reached.
+        case refused
+    }
+
+    /// Which limit ran out.
+    package enum TimeoutPhase: Sendable, Equatable {
+        /// Connecting (TCP and TLS) took longer than the connect timeout.
+        case connect
+        /// The whole request took longer than the request timeout.
+        case request
+    }
+
+    /// No connection: the name did not resolve or the connection was refused. `detail` is curl's message.
+    case connectFailed(ConnectFailure, detail: String)
+    /// A timeout ran out; `limit` is the timeout that applied.
+    case timedOut(TimeoutPhase, limit: Duration)
+    /// The connection broke mid-exchange: reset, closed early, or a body shorter than announced.
+    case connectionLost(detail: String)
+    /// The TLS handshake or certificate verification failed.
+    case tlsFailed(detail: String)
+    /// The response body is larger than `limit` bytes; the transfer was aborted.
+    case responseTooLarge(limit: Int)
+    /// The server answered with a redirect, which is never followed (it would carry the credentials
+    /// elsewhere). `target` is the Location without its query, or nil when there was none.
+    case redirect(status: Int, target: String?)
+    /// The task was cancelled; the transfer was aborted.
+    case cancelled
+    /// The URL is not `https` and not plain `http` to a loopback host; nothing was sent.
+    case insecureURL(scheme: String, host: String)
+    /// The request itself cannot be sent (a header with a line break or control character).
+    case invalidRequest(reason: String)
+    /// Any other curl failure: its code and message.
+    case other(code: Int, message: String)
+
+    /// True when the same request may succeed if sent again: connection failures, timeouts and
+    /// broken connections.
+    package var isRetryable: Bool {
+        switch self {
+        case .connectFailed, .timedOut, .connectionLost: true
+        case .tlsFailed, .responseTooLarge, .redirect, .cancelled, .insecureURL, .invalidRequest, .other: false
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .connectFailed(.hostNotFound, let detail):
+            "the host name did not resolve (\(detail))"
+        case .connectFailed(.refused, let detail):
+            "the connection was refused (\(detail))"
+        case .timedOut(.connect, let limit):
+            "connecting took longer than \(limit.shortDescription)"
+        case .timedOut(.request, let limit):
+            "the request took longer than \(limit.shortDescription)"
+        case .connectionLost(let detail):
+            "the connection broke before the answer was complete (\(detail))"
+        case .tlsFailed(let detail):
+            "the TLS handshake or certificate check failed (\(detail))"
+        case .responseTooLarge(let limit):
+            "the response was larger than \(limit) bytes"
+        case .redirect(let status, let target?):
+            "the server redirected (\(status)) to \(target); redirects are not followed"
+        case .redirect(let status, nil):
+            "the server redirected (\(status)); redirects are not followed"
+        case .cancelled:
+            "the request was cancelled"
+        case .insecureURL(let scheme, let host):
+            "refusing to send credentials over \(scheme) to \(host); use https (plain http is allowed for loopback only)"
+        case .invalidRequest(let reason):
+            "the request could not be sent: \(reason)"
+        case .other(let code, let message):
+            "curl error \(code): \(message)"
+        }
+    }
+}

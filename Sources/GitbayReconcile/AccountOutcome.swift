@@ -1,0 +1,75 @@
+import FoundationEssentials
+import GitbayState
+
+/// What a reconcile did for one account: the `run --json` object and the journal line.
+package struct AccountOutcome: Sendable, Equatable {
+    /// What changed on the server.
+    package enum Action: String, Sendable {
+        /// Nothing to do: the server already held exactly the desired rows.
+        case unchanged
+        /// First registration with the current token.
+        case added
+        /// The row was gone (reaped, removed on the web, id reused) and was added again, or
+        /// its label was rewritten.
+        case reAdded = "re-added"
+        /// The new token was added and rows of old tokens removed.
+        case rotated
+        /// A row of ours without a record (left by a crash) was recorded, no write needed.
+        case adopted
+        /// Rows of ours were removed (paused, removing, old tokens, no device token).
+        case removed
+        /// Another account of the instance holds the device token.
+        case shadowed
+        /// Not attempted (auth failed earlier, or waiting out a backoff).
+        case skipped
+        case failed
+    }
+
+    package var account: String
+    package var action: Action
+    package var condition: AccountCondition
+    /// The server row this device holds for the account, when it holds one.
+    package var deviceID: Int?
+    /// HTTP requests made for the account in this run, retries included.
+    package var requests: Int
+    /// Writes (`device add`, `device remove`) among them.
+    package var writes: Int
+    /// The account holding the token when this one is shadowed.
+    package var shadowedBy: String?
+    /// Rows of ours still on the server when the account could not be cleaned (for removals).
+    package var rowsLeft: [Int]
+    package var error: String?
+    /// Why an account was skipped, when it was.
+    package var reason: String?
+    /// When a failed or waiting account is tried again (nil: at the next run, or, for a
+    /// refused token, after the next sign-in).
+    package var nextRetryAt: Date?
+    /// Why it waits until `nextRetryAt`.
+    package var nextRetryReason: RetryReason?
+
+    package init(
+        account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
+        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil,
+        nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil
+    ) {
+        self.account = account
+        self.action = action
+        self.condition = condition
+        self.deviceID = deviceID
+        self.requests = requests
+        self.writes = writes
+        self.shadowedBy = shadowedBy
+        self.rowsLeft = rowsLeft
+        self.error = error
+        self.reason = reason
+        self.nextRetryAt = nextRetryAt
+        self.nextRetryReason = nextRetryReason
+    }
+
+    /// True when the run should say it did not do its job for the account: it failed now, or
+    /// it is left waiting for a person (`auth-failed`, `denied`, `push-disabled`), whatever
+    /// the reason it was skipped. An account that waits out a server's backoff, or is left to
+    /// another gitbay-sync reconciling it, is not a failure of this run. `ok` and the exit
+    /// code follow this.
+    package var isFailure: Bool { action == .failed || condition.needsAttention }
+}

@@ -1,0 +1,44 @@
+import FoundationEssentials
+import GitbayState
+
+/// What a run wants for an account, and the device facts it planned with. A run compares it
+/// before each write and before recording its verdict, so that a change made meanwhile (a new
+/// token, a pause, another holder) is picked up instead of undone.
+package struct DesireSnapshot: Sendable, Equatable {
+    /// Nil when the account is not to be reconciled at all (its token was refused).
+    package let desire: Desire?
+    package let generation: Int
+    package let label: String
+
+    package init(desire: Desire?, generation: Int, label: String) {
+        self.desire = desire
+        self.generation = generation
+        self.label = label
+    }
+
+    /// The account's desire as a run would decide it from `facts`.
+    init(ofAccount id: Int64, _ facts: InstanceFacts) {
+        let entries = RunSchedule.entries(
+            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred,
+            hasDeviceToken: facts.hasDeviceToken, honourBackoff: false, now: Date()
+        )
+        let desire: Desire? = switch entries.first(where: { $0.account.id == id }) {
+        case .reconcile(_, let desire)?: desire
+        case .skip?, nil: nil
+        }
+        self.init(desire: desire, generation: facts.tokenGeneration, label: facts.label)
+    }
+}
+
+extension StateStore {
+    /// The account's desire as a run would decide it now; nil once the account is signed out.
+    func desireSnapshot(ofAccount id: Int64) throws -> DesireSnapshot? {
+        try instanceFacts(ofAccount: id).map { DesireSnapshot(ofAccount: id, $0) }
+    }
+
+    /// Saves a run's verdict only while the account's desire is still `snapshot`; false (and
+    /// nothing written) when it changed meanwhile.
+    func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64, ifStill snapshot: DesireSnapshot) throws -> Bool {
+        try saveStatus(status, ofAccount: id, if: { facts in facts.map { DesireSnapshot(ofAccount: id, $0) } == snapshot })
+    }
+}

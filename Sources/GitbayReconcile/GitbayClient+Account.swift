@@ -1,0 +1,22 @@
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+extension GitbayClient {
+    /// The short-lived client of a signed-in account: its own token, its own instance.
+    ///
+    /// An account without a stored API token (lost from the database) fails like a refused
+    /// token: it needs a new sign-in.
+    package static func forAccount(
+        _ account: AccountRecord, in store: StateStore, configuration: ClientConfiguration, logger: Logger
+    ) async throws -> GitbayClient {
+        guard let token = try await store.apiToken(ofAccount: account.id) else {
+            throw GitbayError(
+                kind: .authFailed, account: account.name, command: [],
+                serverMessage: "no API token is stored for it; sign in with `gitbay-sync login \(account.instance)`"
+            )
+        }
+        return GitbayClient(
+            instance: account.instance, apiToken: token, accountName: account.name, configuration: configuration, logger: logger
+        )
+    }
+}

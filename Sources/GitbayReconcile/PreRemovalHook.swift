@@ -1,0 +1,194 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GitbayState
+import GitbaySupport
+
+/// The user's pre-removal hook: `$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove`, run after the
+/// built-in deregistration with the account in its environment (never the token). A non-zero
+/// exit stops the removal; a hook that runs past the timeout is stopped and counts as failed; a
+/// hook running when gitbay-sync is asked to stop (SIGINT, SIGTERM) is stopped and the removal
+/// is left to a later run.
+///
+/// Stopping the hook means SIGTERM to its whole process group, then SIGKILL to whatever is left
+/// of the group once the hook has exited or `stopGrace` has passed.
+package struct PreRemovalHook: Sendable {
+    package let path: String
+    package let timeout: Duration
+    /// How long a stopped hook has to exit after SIGTERM before its group gets SIGKILL.
+    package let stopGrace: Duration
+
+    package static let defaultStopGrace = Duration.seconds(5)
+
+    package init(path: String, timeout: Duration = .seconds(30), stopGrace: Duration = Self.defaultStopGrace) {
+        self.path = path
+        self.timeout = timeout
+        self.stopGrace = stopGrace
+    }
+
+    /// The hook's place: `$XDG_CONFIG_HOME`, else `~/.config`.
+    package static func path(environment: [String: String]) -> String {
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? HomeFolder.path(environment: environment) + "/.config"
+        return config + "/gitbay-sync/hooks/pre-remove"
+    }
+
+    /// Why the hook stopped the removal.
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package let path: String
+        package let status: Int32?
+        package let timedOut: Bool
+        package let output: String
+
+        package var description: String {
+            let what = timedOut ? "was killed after its timeout" : "exited with status \(status ?? -1)"
+            let said = output.isEmpty ? "" : ": \(output)"
+            return "the pre-remove hook \(path) \(what)\(said)"
+        }
+    }
+
+    /// The hook did not finish because gitbay-sync was asked to stop: it was stopped with
+    /// everything it started, or it was not started at all.
+    package struct Interrupted: Error, Sendable, Equatable, CustomStringConvertible {
+        package let path: String
+        package let started: Bool
+
+        package var description: String {
+            started
+                ? "interrupted while the pre-remove hook \(path) ran; the hook and everything it started were stopped"
+                : "interrupted before the pre-remove hook \(path) ran"
+        }
+    }
+
+    /// True when there is an executable hook to run.
+    package var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// Runs the hook for `account`; returns normally when it succeeds or is not installed.
+    ///
+    /// The hook runs in a process group of its own, with its output going to a private temporary
+    /// file, so that a stop reaches everything it started and nothing it left running can hold
+    /// gitbay-sync up. While it runs, a stop request from `shutdown` stops the hook (a second
+    /// one skips the rest of the grace), and a signal that ends the process stops it first.
+    package func run(for account: AccountRecord, baseEnvironment: [String: String], shutdown: ShutdownSignal) async throws {
+        guard isInstalled else { return }
+        guard shutdown.phase == .running, !Task.isCancelled else { throw Interrupted(path: path, started: false) }
+        var environment = baseEnvironment.filter { !$0.key.hasPrefix("GITBAY_SYNC_") }
+        environment["GITBAY_SYNC_ACCOUNT"] = account.name
+        environment["GITBAY_SYNC_INSTANCE"] = account.instance.description
+        environment["GITBAY_SYNC_USER"] = account.username
+
+        let outputPath = FileManager.default.temporaryDirectory.path + "/gitbay-sync-hook-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let output = open(outputPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw Failure(path: path, status: nil, timedOut: false, output: "cannot create its output file") }
+        unlink(outputPath)
+        defer { close(output) }
+
+        let group = HookProcessGroup()
+        let ending = try await shutdown.handlingRequests {
+            try await shutdown.withCleanup(onSignal: { [stopGrace] in group.stop(grace: stopGrace) }) {
+                guard try group.start({ try spawn(environment: environment, output: output) }) else {
+                    return Ending.interrupted(started: false)
+                }
+                return await watch(group, shutdown: shutdown)
+            }
+        }
+        let status: Int32
+        switch ending {
+        case .interrupted(let started):
+            throw Interrupted(path: path, started: started)
+        case .timedOut:
+            throw Failure(path: path, status: nil, timedOut: true, output: Self.said(output))
+        case .exited(let exit):
+            status = exit
+        }
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        if exitStatus != 0 {
+            throw Failure(path: path, status: exitStatus, timedOut: false, output: Self.said(output))
+        }
+    }
+
+    /// How a started hook ended.
+    private enum Ending {
+        case exited(Int32)
+        case timedOut
+        case interrupted(started: Bool)
+    }
+
+    /// Waits for the hook to exit, stopping its group on the timeout or a stop request.
+    private func watch(_ group: HookProcessGroup, shutdown: ShutdownSignal) async -> Ending {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            // A signal ending the process stopped the group: whatever the hook answered, the
+            // removal must not go on.
+            if group.stopRequested { return .interrupted(started: true) }
+            if let status = group.exitStatus() {
+                return group.stopRequested ? .interrupted(started: true) : .exited(status)
+            }
+            if shutdown.phase >= .stopping || Task.isCancelled {
+                await group.stopped(grace: stopGrace) { shutdown.phase == .cancelling }
+                return .interrupted(started: true)
+            }
+            if ContinuousClock.now >= deadline {
+                await group.stopped(grace: stopGrace) { shutdown.phase == .cancelling }
+                return .timedOut
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The start of what the hook wrote, for the message of a failure.
+    private static func said(_ output: Int32) -> String {
+        var bytes = [UInt8](repeating: 0, count: 2000)
+        let count = pread(output, &bytes, bytes.count, 0)
+        return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingWhitespace()
+    }
+
+    /// Starts the hook in its own process group, stdin from /dev/null, output to `output`.
+    private func spawn(environment: [String: String], output: Int32) throws -> pid_t {
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        // The hook starts with no signal blocked and the default action for the signals this
+        // process turns off: threads here block them (the dispatch sources read them), and both
+        // the mask and ignored signals pass through exec, where they would make SIGTERM miss.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let variables = environment.map { "\($0.key)=\($0.value)" }
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, &argv, &envp)
+        guard result == 0 else {
+            throw Failure(path: path, status: nil, timedOut: false, output: "could not start: \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+}

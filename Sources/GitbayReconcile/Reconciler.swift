@@ -1,0 +1,182 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+/// Reconciles every account: decides each account's desire (`RunSchedule`) and runs the
+/// accounts concurrently (bounded), each through its own client.
+package struct Reconciler: Sendable {
+    package struct Options: Sendable {
+        /// How many accounts are reconciled at once.
+        package var concurrency: Int
+        /// Skip accounts whose next retry is still ahead: every `run` does, unless `--now`;
+        /// a command acting on one account at a person's word (`login`, `pause`, …) does not.
+        package var honourBackoff: Bool
+        /// The longest wait before retrying a failed account.
+        package var backoffCeiling: Duration
+        package var client: ClientConfiguration
+        package var now: @Sendable () -> Date
+        /// Asked before each further account starts; false (a stop was requested)
+        /// leaves the rest for the next run.
+        package var mayStartMore: @Sendable () -> Bool
+        /// Who takes the accounts' leases: one command of this process.
+        package var leaseHolder: LeaseHolder
+
+        package init(
+            concurrency: Int = 8, honourBackoff: Bool = false, backoffCeiling: Duration = .seconds(3600),
+            client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
+            mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
+        ) {
+            self.concurrency = concurrency
+            self.honourBackoff = honourBackoff
+            self.backoffCeiling = backoffCeiling
+            self.client = client
+            self.now = now
+            self.mayStartMore = mayStartMore
+            self.leaseHolder = leaseHolder
+        }
+    }
+
+    let store: StateStore
+    let options: Options
+    let logger: Logger
+
+    package init(store: StateStore, options: Options, logger: Logger) {
+        self.store = store
+        self.options = options
+        self.logger = logger
+    }
+
+    /// One reconcile of every account (or of `only` these), in sign-in order of the results.
+    /// Who holds the token on an instance is decided from every account, whichever run.
+    /// Accounts another live process is reconciling are left to it; no lock is held while
+    /// waiting on a server, only a lease row per account.
+    package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
+        let device = try await store.device()
+        let accounts = try await store.accounts()
+        let preferred = try await store.instances().compactMapValues(\.preferredAccountID)
+        var statuses: [Int64: AccountStatusRecord] = [:]
+        for account in accounts { statuses[account.id] = try await store.status(ofAccount: account.id) }
+        let entries = RunSchedule.entries(
+            accounts: accounts, statuses: statuses, preferred: preferred, hasDeviceToken: device.token != nil,
+            honourBackoff: options.honourBackoff, now: options.now()
+        ).filter { only?.contains($0.account.id) ?? true }
+
+        var outcomes: [AccountOutcome] = []
+        var pending: [(AccountRecord, Desire)] = []
+        for entry in entries {
+            switch entry {
+            case .skip(let account, let status):
+                let waiting = status.condition != .authFailed
+                outcomes.append(AccountOutcome(
+                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
+                    reason: waiting ? Self.waitingReason(status) : "the API token was refused; sign in again with `gitbay-sync login \(account.instance)`",
+                    nextRetryAt: waiting ? status.nextRetryAt : nil, nextRetryReason: waiting ? status.nextRetryReason : nil
+                ))
+            case .reconcile(let account, let desire):
+                pending.append((account, desire))
+            }
+        }
+        let grant = try await store.takeLeases(pending.map(\.0.id), holder: options.leaseHolder, now: options.now())
+        pending.removeAll { entry in
+            guard let lease = grant.heldElsewhere[entry.0.id] else { return false }
+            outcomes.append(AccountOutcome(
+                account: entry.0.name, action: .skipped, condition: statuses[entry.0.id]?.condition ?? .pending,
+                reason: "another gitbay-sync (pid \(lease.holderPID)) is reconciling it since \(Timestamp.format(lease.takenAt)); it picks up any change"
+            ))
+            return true
+        }
+        let device0 = device
+        await withTaskGroup(of: AccountOutcome.self) { group in
+            var running = 0
+            let width = max(1, options.concurrency)
+            func startWhatFits() {
+                while running < width, !pending.isEmpty, options.mayStartMore() {
+                    let (account, desire) = pending.removeFirst()
+                    running += 1
+                    let release = grant.taken.contains(account.id)
+                    group.addTask {
+                        let outcome = await reconcileInPasses(account, desire, device: device0)
+                        if release { try? await store.releaseLeases([account.id], holder: options.leaseHolder) }
+                        return outcome
+                    }
+                }
+            }
+            startWhatFits()
+            for await outcome in group {
+                running -= 1
+                outcomes.append(outcome)
+                startWhatFits()
+            }
+        }
+        // Accounts a stop left unstarted give their leases back too.
+        try? await store.releaseLeases(pending.map(\.0.id).filter(grant.taken.contains), holder: options.leaseHolder)
+        let order = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.name, $0) })
+        return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
+    }
+
+    /// Why an account is left alone this run: until when, why, and how to try it anyway.
+    static func waitingReason(_ status: AccountStatusRecord) -> String {
+        let until = status.nextRetryAt.map { " until \(Timestamp.format($0))" } ?? ""
+        let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
+        return "waiting out a backoff\(until)\(why); `gitbay-sync run --now` tries it now"
+    }
+
+    /// How many times an account is planned again in one run when what it should have keeps
+    /// changing under the run.
+    static let passes = 3
+
+    /// Reconciles one account, planning again (with the device and desire read afresh) when a
+    /// change made during the pass supersedes it.
+    private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, device: DeviceRecord) async -> AccountOutcome {
+        var (account, desire, device) = (account, desire, device)
+        var spent = (requests: 0, writes: 0)
+        for _ in 1...Self.passes {
+            let snapshot = DesireSnapshot(desire: desire, generation: device.generation, label: device.label)
+            switch await reconcileOne(account, desire, device: device, snapshot: snapshot) {
+            case .done(var outcome):
+                outcome.requests += spent.requests
+                outcome.writes += spent.writes
+                return outcome
+            case .superseded(let requests, let writes):
+                spent = (spent.requests + requests, spent.writes + writes)
+                logger.info("account.superseded", ["account.name": account.name])
+            }
+            do {
+                guard let fresh = try await store.account(id: account.id), let snapshot = try await store.desireSnapshot(ofAccount: account.id),
+                      let next = snapshot.desire
+                else {
+                    return AccountOutcome(
+                        account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
+                        reason: "signed out, or its token refused, during the run"
+                    )
+                }
+                (account, desire, device) = (fresh, next, try await store.device())
+            } catch {
+                return AccountOutcome(account: account.name, action: .failed, condition: .error, requests: spent.requests, writes: spent.writes, error: String(describing: error))
+            }
+        }
+        return AccountOutcome(
+            account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
+            reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line"
+        )
+    }
+
+    private func reconcileOne(
+        _ account: AccountRecord, _ desire: Desire, device: DeviceRecord, snapshot: DesireSnapshot
+    ) async -> AccountReconciler.Pass {
+        let client: GitbayClient
+        do {
+            client = try await GitbayClient.forAccount(account, in: store, configuration: options.client, logger: logger)
+        } catch {
+            let (condition, _) = FailurePolicy.classify(error, failures: 1)
+            return .done(AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error)))
+        }
+        let reconciler = AccountReconciler(
+            store: store, account: account, device: device, current: device.token.map(TokenIdentity.init(of:)), client: client,
+            logger: logger.with(["account.name": account.name]), now: options.now, backoffCeiling: options.backoffCeiling,
+            snapshot: snapshot
+        )
+        return await reconciler.reconcile(desire)
+    }
+}

@@ -1,0 +1,222 @@
+import FoundationEssentials
+import GitbaySupport
+
+/// What the user wants for an account.
+package enum AccountState: String, Sendable, CaseIterable {
+    /// Signed in: this device should be registered.
+    case active
+    /// Signed in, but the user asked for no pushes: this device should not be registered.
+    case paused
+    /// Being signed out: the device is deregistered, then the token and records are deleted.
+    case removing
+}
+
+/// A signed-in account as stored.
+package struct AccountRecord: Sendable, Equatable, Identifiable {
+    package let id: Int64
+    package let instance: InstanceURL
+    package let username: String
+    /// `user@host[:port]`, the name the CLI uses.
+    package let name: String
+    package let state: AccountState
+    package let signedInAt: Date
+
+    /// The CLI's name for an account.
+    package static func name(username: String, instance: InstanceURL) -> String {
+        "\(username)@\(instance.authority)"
+    }
+}
+
+/// A token this device held before the current one.
+package struct RetiredToken: Sendable, Equatable {
+    package let generation: Int
+    /// Its first 8 bytes, as `device show` prints them.
+    package let prefix: String
+    /// What is known of it; only its first 8 bytes for a token retired by an earlier version.
+    package let token: TokenIdentity
+    package let retiredAt: Date
+}
+
+/// This device as stored.
+package struct DeviceRecord: Sendable, Equatable {
+    /// The current push token, if one is set.
+    package let token: Secret?
+    /// Bumped with every new token.
+    package let generation: Int
+    package let label: String
+    /// Short random text that marks this install's rows on the server.
+    package let installMarker: String
+    package let tokenSetAt: Date?
+    package let history: [RetiredToken]
+
+    /// The label as sent to servers: the user's label and the install marker.
+    package var serverLabel: String { "\(label) [\(installMarker)]" }
+}
+
+/// A server device row this device made or adopted for an account, and the token it holds.
+package struct RegistrationRecord: Sendable, Equatable {
+    package let accountID: Int64
+    package let deviceID: Int
+    /// The row's `added` time as listed: with the id it names one row over time (ids are
+    /// reused, `added` never changes). Nil until the row has been seen in a list.
+    package let added: String?
+    /// The token the row holds; without a fingerprint for a record kept by an earlier version.
+    package let token: TokenIdentity
+    /// The device token generation current when the row was recorded.
+    package let generation: Int
+    package let madeAt: Date
+
+    package init(accountID: Int64, deviceID: Int, added: String?, token: TokenIdentity, generation: Int, madeAt: Date) {
+        self.accountID = accountID
+        self.deviceID = deviceID
+        self.added = added
+        self.token = token
+        self.generation = generation
+        self.madeAt = madeAt
+    }
+}
+
+/// What is known of an instance.
+package struct InstanceRecord: Sendable, Equatable {
+    package let instance: InstanceURL
+    /// The account the user chose to hold this device's token on the instance.
+    package let preferredAccountID: Int64?
+}
+
+/// The outcome of an account's latest reconcile.
+package struct AccountStatusRecord: Sendable, Equatable {
+    package var condition: AccountCondition
+    package var detail: String?
+    package var lastAttemptAt: Date?
+    package var lastSuccessAt: Date?
+    package var lastError: String?
+    package var nextRetryAt: Date?
+    /// Why the account waits until `nextRetryAt`.
+    package var nextRetryReason: RetryReason?
+    package var failures: Int
+    package var listETag: String?
+    package var etagBasis: String?
+
+    package init(
+        condition: AccountCondition = .pending, detail: String? = nil, lastAttemptAt: Date? = nil,
+        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil,
+        failures: Int = 0, listETag: String? = nil, etagBasis: String? = nil
+    ) {
+        self.condition = condition
+        self.detail = detail
+        self.lastAttemptAt = lastAttemptAt
+        self.lastSuccessAt = lastSuccessAt
+        self.lastError = lastError
+        self.nextRetryAt = nextRetryAt
+        self.nextRetryReason = nextRetryReason
+        self.failures = failures
+        self.listETag = listETag
+        self.etagBasis = etagBasis
+    }
+}
+
+/// Why a failed account waits before its next attempt.
+package enum RetryReason: String, Sendable, CaseIterable {
+    /// An ordinary failure: one minute, doubling per failure in a row, capped.
+    case backoff
+    /// The server asked for the wait (`Retry-After` on a 429 or 503).
+    case retryAfter = "retry-after"
+    /// The server's per-account write limit named the wait.
+    case writeLimit = "write-limit"
+    /// The token may not register devices: retried rarely.
+    case denied
+    /// The instance sends no pushes: retried rarely.
+    case pushDisabled = "push-disabled"
+
+    /// Why, in words, for `status` and `run`.
+    package var explanation: String {
+        switch self {
+        case .backoff: "backing off after failures in a row"
+        case .retryAfter: "the server asked to wait (Retry-After)"
+        case .writeLimit: "the server's write limit named the wait"
+        case .denied: "the token may not register devices; retried rarely"
+        case .pushDisabled: "the instance sends no pushes; retried rarely"
+        }
+    }
+}
+
+/// The latest run nobody typed: the installed service's `run --unattended`, or a cycle of
+/// `run --every`.
+package struct UnattendedRunRecord: Sendable, Equatable {
+    package enum Trigger: String, Sendable, CaseIterable {
+        /// `run --unattended`, as the units `service install` writes call it.
+        case service
+        /// A cycle of `run --every`.
+        case every
+    }
+
+    package enum Result: String, Sendable {
+        /// No account failed (some may wait out a backoff).
+        case ok
+        /// One or more accounts failed.
+        case failed
+        /// A signal stopped the run before it finished.
+        case interrupted
+    }
+
+    package let trigger: Trigger
+    package let startedAt: Date
+    package let finishedAt: Date
+    package let result: Result
+    /// How many accounts the run looked at.
+    package let accounts: Int
+    /// The accounts that failed, in sign-in order.
+    package let failedAccounts: [String]
+    /// How many accounts were left waiting out a backoff.
+    package let waiting: Int
+    /// The period of `run --every`; nil for the service.
+    package let period: Duration?
+    package let pid: Int32
+
+    package init(
+        trigger: Trigger, startedAt: Date, finishedAt: Date, result: Result, accounts: Int, failedAccounts: [String],
+        waiting: Int, period: Duration?, pid: Int32
+    ) {
+        self.trigger = trigger
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.result = result
+        self.accounts = accounts
+        self.failedAccounts = failedAccounts
+        self.waiting = waiting
+        self.period = period
+        self.pid = pid
+    }
+}
+
+/// An account's condition as `status` shows it.
+package enum AccountCondition: String, Sendable, CaseIterable {
+    /// Never reconciled yet.
+    case pending
+    /// This device holds a row for the account with the current token.
+    case registered
+    /// Another account of the same instance holds the token (the server allows one).
+    case shadowed
+    case paused
+    case removing
+    /// The API token is no longer valid: sign in again.
+    case authFailed = "auth-failed"
+    /// The token may not register devices (read-only, or the account is disabled).
+    case denied
+    /// The instance does not send push notifications.
+    case pushDisabled = "push-disabled"
+    /// A failure that a later run may get past.
+    case error
+    /// No device token is set, so there is nothing to register.
+    case noDeviceToken = "no-device-token"
+
+    /// A condition that waits for a person, not for time: a new API token (`auth-failed`), a
+    /// full-scope one or an enabled account (`denied`), an instance that sends pushes
+    /// (`push-disabled`). A transient `error` passes on its own, once its backoff is over.
+    package var needsAttention: Bool {
+        switch self {
+        case .authFailed, .denied, .pushDisabled: true
+        case .error, .pending, .registered, .shadowed, .paused, .removing, .noDeviceToken: false
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import FoundationEssentials
+import GitbaySupport
+
+extension StateStore {
+    static let accountColumns = "id, instance, username, name, state, signed_in_at"
+
+    static func account(_ row: Statement) -> AccountRecord {
+        let instanceText = row.requiredText(1)
+        guard let instance = try? InstanceURL(parsing: instanceText) else {
+            preconditionFailure("stored instance URL does not parse: \(instanceText)")
+        }
+        return AccountRecord(
+            id: row.integer(0), instance: instance, username: row.requiredText(2), name: row.requiredText(3),
+            state: AccountState(rawValue: row.requiredText(4)) ?? .active,
+            signedInAt: Timestamp.parse(row.text(5)) ?? Date(timeIntervalSince1970: 0)
+        )
+    }
+
+    /// Every account, in sign-in order.
+    package func accounts() throws -> [AccountRecord] {
+        try access { database in
+            try database.rows("SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id") { Self.account($0) }
+        }
+    }
+
+    /// The account with this CLI name (`user@host[:port]`).
+    package func account(named name: String) throws -> AccountRecord? {
+        try access { database in
+            try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE name = ?", .text(name)) { Self.account($0) }
+        }
+    }
+
+    package func account(id: Int64) throws -> AccountRecord? {
+        try access { database in
+            try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", .integer(id)) { Self.account($0) }
+        }
+    }
+
+    /// Records a sign-in: a new account, or a new token for one already signed in (which
+    /// makes it active again and clears an auth failure). Returns the account.
+    @discardableResult
+    package func signIn(instance: InstanceURL, username: String, apiToken: Secret, now: Date = Date()) throws -> AccountRecord {
+        let name = AccountRecord.name(username: username, instance: instance)
+        return try write { database in
+            let existing = try database.row("SELECT id FROM accounts WHERE name = ?", .text(name)) { $0.integer(0) }
+            let id: Int64
+            if let existing {
+                id = existing
+                try database.run("UPDATE accounts SET state = 'active' WHERE id = ?", .integer(id))
+            } else {
+                try database.run(
+                    "INSERT INTO accounts (instance, username, name, state, signed_in_at) VALUES (?, ?, ?, 'active', ?)",
+                    .text(instance.description), .text(username), .text(name), .text(Timestamp.format(now))
+                )
+                id = database.lastInsertRowID
+            }
+            try database.run(
+                "INSERT INTO api_tokens (account_id, token) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET token = excluded.token",
+                .integer(id), .text(apiToken.exposedValue)
+            )
+            try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(instance.description))
+            // A new token starts afresh: forget an auth failure and the remembered list tag.
+            try database.run(
+                """
+                INSERT INTO account_status (account_id, condition) VALUES (?, 'pending')
+                ON CONFLICT (account_id) DO UPDATE SET condition = 'pending', detail = NULL, next_retry_at = NULL,
+                    next_retry_reason = NULL,
+                    failures = 0, list_etag = NULL, etag_basis = NULL
+                """,
+                .integer(id)
+            )
+            return try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", .integer(id)) { Self.account($0) }!
+        }
+    }
+
+    package func setState(_ state: AccountState, ofAccount id: Int64) throws {
+        try write { database in
+            // The detail spoke of the account's former role (who holds the token, a removal's
+            // hook): it goes when the state changes, and stays when asked again for the same.
+            try database.run(
+                """
+                UPDATE account_status SET detail = NULL
+                WHERE account_id = ? AND (SELECT state FROM accounts WHERE id = ?) IS NOT ?
+                """,
+                .integer(id), .integer(id), .text(state.rawValue)
+            )
+            try database.run("UPDATE accounts SET state = ? WHERE id = ?", .text(state.rawValue), .integer(id))
+            try Self.forgetVerdicts(database, "account_id = ?", .integer(id))
+        }
+    }
+
+    /// The account's API token, if it still has one.
+    package func apiToken(ofAccount id: Int64) throws -> Secret? {
+        try access { database in
+            try database.row("SELECT token FROM api_tokens WHERE account_id = ?", .integer(id)) { Secret($0.requiredText(0)) }
+        }
+    }
+
+    /// Deletes the account's API token, then the account with its records, and checkpoints the
+    /// WAL so the token's bytes are gone from the files (`secure_delete` zeroes freed pages).
+    package func deleteAccount(id: Int64) throws {
+        try write { database in
+            try database.run("DELETE FROM api_tokens WHERE account_id = ?", .integer(id))
+            try database.run("UPDATE instances SET preferred_account_id = NULL WHERE preferred_account_id = ?", .integer(id))
+            try database.run("DELETE FROM accounts WHERE id = ?", .integer(id))
+        }
+        try checkpoint()
+    }
+
+    /// What is known of each instance that has accounts.
+    package func instances() throws -> [InstanceURL: InstanceRecord] {
+        let records = try access { database in
+            try database.rows("SELECT instance, preferred_account_id FROM instances") { row -> InstanceRecord? in
+                guard let instance = try? InstanceURL(parsing: row.requiredText(0)) else { return nil }
+                return InstanceRecord(instance: instance, preferredAccountID: row.optionalInteger(1))
+            }
+        }
+        return Dictionary(records.compactMap { $0 }.map { ($0.instance, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Makes `accountID` the account that holds this device's token on its instance.
+    package func prefer(accountID: Int64, on instance: InstanceURL) throws {
+        try write { database in
+            try database.run(
+                """
+                INSERT INTO instances (instance, preferred_account_id) VALUES (?, ?)
+                ON CONFLICT (instance) DO UPDATE SET preferred_account_id = excluded.preferred_account_id
+                """,
+                .text(instance.description), .integer(accountID)
+            )
+            try Self.forgetListTags(database, instance: instance)
+        }
+    }
+
+    static func forgetListTags(_ database: Database, instance: InstanceURL) throws(SQLiteError) {
+        try forgetVerdicts(database, "account_id IN (SELECT id FROM accounts WHERE instance = ?)", .text(instance.description))
+    }
+
+    /// After a change to what is wanted (the device token, an account's state, the holder of
+    /// an instance): a remembered list tag no longer vouches for anything, and `registered`
+    /// from an earlier run is no longer known to be true. A run that stopped half way (a
+    /// removal sent, its answer lost) must not leave an account reported registered.
+    static func forgetVerdicts(_ database: Database, _ condition: String = "1", _ arguments: SQLiteValue...) throws(SQLiteError) {
+        let statement = try database.prepare("""
+            UPDATE account_status SET list_etag = NULL, etag_basis = NULL,
+                condition = CASE condition WHEN 'registered' THEN 'pending' ELSE condition END
+            WHERE \(condition)
+            """)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+}

@@ -1,0 +1,117 @@
+import FoundationEssentials
+import GitbaySupport
+
+extension StateStore {
+    /// This device, creating its row (host-name label, fresh install marker) on first use.
+    package func device() throws -> DeviceRecord {
+        // Reading needs no write transaction; only the first use creates the row.
+        if let device = try access({ database in try Self.readDevice(database) }) { return device }
+        return try write { database in try Self.loadDevice(database) }
+    }
+
+    /// The device row, created first when missing. Call inside a write transaction.
+    private static func loadDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord {
+        if let device = try readDevice(database) { return device }
+        try database.run(
+            "INSERT INTO device (id, token, token_generation, label, install_marker) VALUES (1, NULL, 0, ?, ?)",
+            .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker())
+        )
+        return try readDevice(database)!
+    }
+
+    static func readDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord? {
+        let history = try database.rows(
+            "SELECT generation, prefix, retired_at, fingerprint, length, shown FROM device_token_history ORDER BY generation"
+        ) { row in
+            let prefix = row.requiredText(1)
+            // Tokens retired by an earlier version are known by their first 8 bytes only.
+            let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
+                ?? TokenIdentity(fingerprint: nil, length: nil, shown: prefix)
+            return RetiredToken(
+                generation: Int(row.integer(0)), prefix: prefix, token: token,
+                retiredAt: Timestamp.parse(row.text(2)) ?? Date(timeIntervalSince1970: 0)
+            )
+        }
+        return try database.row(
+            "SELECT token, token_generation, label, install_marker, token_set_at FROM device WHERE id = 1"
+        ) { row in
+            DeviceRecord(
+                token: row.text(0).map(Secret.init), generation: Int(row.integer(1)), label: row.requiredText(2),
+                installMarker: row.requiredText(3), tokenSetAt: Timestamp.parse(row.text(4)), history: history
+            )
+        }
+    }
+
+    /// Sets the push token (a rotation when another one was set: the old one joins the
+    /// history) and, when given, the label. Any change forgets every remembered list tag.
+    @discardableResult
+    package func setDeviceToken(_ token: Secret, label: String?, now: Date = Date()) throws -> DeviceRecord {
+        try write { database in
+            let current = try Self.loadDevice(database)
+            var changed = false
+            if current.token != token {
+                try Self.forgetVerdicts(database)
+                if let old = current.token {
+                    try Self.retire(old, generation: current.generation, database, now: now)
+                }
+                try database.run(
+                    "UPDATE device SET token = ?, token_generation = token_generation + 1, token_set_at = ? WHERE id = 1",
+                    .text(token.exposedValue), .text(Timestamp.format(now))
+                )
+                changed = true
+            }
+            if let label, label != current.label {
+                try database.run("UPDATE device SET label = ? WHERE id = 1", .text(label))
+                changed = true
+            }
+            if changed {
+                try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL")
+            }
+            return try Self.loadDevice(database)
+        }
+    }
+
+    /// Forgets the push token (it joins the history, so rows made with it stay recognisable).
+    package func clearDeviceToken(now: Date = Date()) throws {
+        try write { database in
+            let current = try Self.loadDevice(database)
+            if let old = current.token {
+                try Self.retire(old, generation: current.generation, database, now: now)
+            }
+            try database.run("UPDATE device SET token = NULL, token_set_at = NULL WHERE id = 1")
+            try Self.forgetVerdicts(database)
+        }
+        try checkpoint()
+    }
+}
+
+extension StateStore {
+    /// Keeps what identifies a token that stops being current, never the token itself.
+    fileprivate static func retire(_ token: Secret, generation: Int, _ database: Database, now: Date) throws(SQLiteError) {
+        let identity = TokenIdentity(of: token)
+        try database.run(
+            """
+            INSERT OR REPLACE INTO device_token_history (generation, prefix, retired_at, fingerprint, length, shown)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            .int(generation), .text(token.prefix()), .text(Timestamp.format(now)), .optionalText(identity.fingerprint),
+            .optionalInt(identity.length), .text(identity.shown)
+        )
+    }
+}
+
+/// Defaults for a new device row.
+enum DeviceDefaults {
+    /// The host name, or `gitbay-sync` when it cannot be read.
+    static func hostLabel() -> String {
+        let name = ProcessInfo.processInfo.hostName
+        return name.isEmpty ? "gitbay-sync" : name
+    }
+
+    /// `gbs-` and six random base-36 characters: short, readable, unique enough per user.
+    static func newInstallMarker() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return "gbs-" + String((0..<6).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+    }
+}

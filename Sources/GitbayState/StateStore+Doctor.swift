@@ -1,0 +1,9 @@
+import FoundationEssentials
+
+extension StateStore {
+    /// This device as stored, without creating its row (nil when there is none yet): for
+    /// checks that must not change the database.
+    package func storedDevice() throws -> DeviceRecord? {
+        try access { database in try Self.readDevice(database) }
+    }
+}

@@ -1,0 +1,55 @@
+import FoundationEssentials
+import GitbaySupport
+
+/// Everything the choice of an instance's token holder depends on, read in one transaction:
+/// the device, the instance's accounts, their last verdicts and the preferred account.
+package struct InstanceFacts: Sendable {
+    package let hasDeviceToken: Bool
+    package let tokenGeneration: Int
+    package let label: String
+    package let accounts: [AccountRecord]
+    package let statuses: [Int64: AccountStatusRecord]
+    package let preferred: [InstanceURL: Int64]
+}
+
+extension StateStore {
+    /// The facts of the instance `id` belongs to; nil once the account is signed out.
+    package func instanceFacts(ofAccount id: Int64) throws -> InstanceFacts? {
+        try access { database in try Self.instanceFacts(ofAccount: id, database) }
+    }
+
+    /// Saves a run's verdict only while `stillValid` holds for the instance's facts as they are
+    /// now; false (and nothing written) when it does not.
+    package func saveStatus(
+        _ status: AccountStatusRecord, ofAccount id: Int64, if stillValid: @Sendable (InstanceFacts?) -> Bool
+    ) throws -> Bool {
+        try write { database in
+            guard stillValid(try Self.instanceFacts(ofAccount: id, database)) else { return false }
+            try Self.insertStatus(status, ofAccount: id, database)
+            return true
+        }
+    }
+
+    /// Reads only the account's instance: who holds the token there depends on nothing else.
+    static func instanceFacts(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> InstanceFacts? {
+        guard let device = try database.row("SELECT token IS NOT NULL, token_generation, label FROM device WHERE id = 1", map: { row in
+            (hasToken: row.integer(0) != 0, generation: Int(row.integer(1)), label: row.requiredText(2))
+        }), let instance = try database.row("SELECT instance FROM accounts WHERE id = ?", .integer(id), map: { $0.requiredText(0) })
+        else { return nil }
+        let accounts = try database.rows(
+            "SELECT \(accountColumns) FROM accounts WHERE instance = ? ORDER BY signed_in_at, id", .text(instance), map: account
+        )
+        let conditions = try database.rows(
+            "SELECT account_id, condition FROM account_status WHERE account_id IN (SELECT id FROM accounts WHERE instance = ?)",
+            .text(instance), map: { ($0.integer(0), AccountCondition(rawValue: $0.requiredText(1)) ?? .pending) }
+        )
+        let preferred = try database.row(
+            "SELECT preferred_account_id FROM instances WHERE instance = ?", .text(instance), map: { $0.optionalInteger(0) }
+        ) ?? nil
+        return InstanceFacts(
+            hasDeviceToken: device.hasToken, tokenGeneration: device.generation, label: device.label, accounts: accounts,
+            statuses: Dictionary(conditions.map { ($0.0, AccountStatusRecord(condition: $0.1)) }, uniquingKeysWith: { first, _ in first }),
+            preferred: accounts.first.flatMap { account in preferred.map { [account.instance: $0] } } ?? [:]
+        )
+    }
+}

@@ -1,0 +1,109 @@
+import FoundationEssentials
+import GitbaySupport
+
+extension StateStore {
+    private static let registrationColumns = """
+        account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
+        """
+
+    private static func registration(_ row: Statement) -> RegistrationRecord {
+        // Records kept before fingerprints name the token by its first 8 bytes only.
+        let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
+            ?? TokenIdentity(fingerprint: nil, length: nil, shown: row.requiredText(6))
+        return RegistrationRecord(
+            accountID: row.integer(0), deviceID: Int(row.integer(1)), added: row.text(2), token: token,
+            generation: Int(row.integer(7)), madeAt: Timestamp.parse(row.text(8)) ?? Date(timeIntervalSince1970: 0)
+        )
+    }
+
+    /// The rows this device holds for an account.
+    package func registrations(ofAccount id: Int64) throws -> [RegistrationRecord] {
+        try access { database in
+            try database.rows(
+                "SELECT \(Self.registrationColumns) FROM registrations WHERE account_id = ? ORDER BY device_id", .integer(id),
+                map: Self.registration
+            )
+        }
+    }
+
+    /// Every account's records, by account id.
+    package func allRegistrations() throws -> [Int64: [RegistrationRecord]] {
+        let records = try access { database in
+            try database.rows("SELECT \(Self.registrationColumns) FROM registrations ORDER BY account_id, device_id", map: Self.registration)
+        }
+        return Dictionary(grouping: records, by: \.accountID)
+    }
+
+    /// Records a row made or adopted for an account (replacing the record of the same id).
+    package func recordRegistration(_ registration: RegistrationRecord) throws {
+        try write { database in
+            try database.run(
+                """
+                INSERT OR REPLACE INTO registrations (\(Self.registrationColumns))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                .integer(registration.accountID), .int(registration.deviceID), .optionalText(registration.added),
+                .optionalText(registration.token.fingerprint), .optionalInt(registration.token.length),
+                .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
+                .int(registration.generation), .text(Timestamp.format(registration.madeAt))
+            )
+        }
+    }
+
+    /// The `token_prefix` column kept from the first schema: the display without its `…`.
+    private static func prefixColumn(_ token: TokenIdentity) -> String {
+        token.shown.hasSuffix("\u{2026}") ? String(token.shown.dropLast()) : token.shown
+    }
+
+    /// Forgets a row (removed, or found gone or not ours).
+    package func forgetRegistration(accountID: Int64, deviceID: Int) throws {
+        try write { database in
+            try database.run(
+                "DELETE FROM registrations WHERE account_id = ? AND device_id = ?", .integer(accountID), .int(deviceID)
+            )
+        }
+    }
+
+    /// The outcome of the account's latest reconcile.
+    package func status(ofAccount id: Int64) throws -> AccountStatusRecord {
+        try access { database in
+            try database.row(
+                """
+                SELECT condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, failures,
+                       list_etag, etag_basis, next_retry_reason
+                FROM account_status WHERE account_id = ?
+                """,
+                .integer(id)
+            ) { row in
+                AccountStatusRecord(
+                    condition: AccountCondition(rawValue: row.requiredText(0)) ?? .pending, detail: row.text(1),
+                    lastAttemptAt: Timestamp.parse(row.text(2)), lastSuccessAt: Timestamp.parse(row.text(3)),
+                    lastError: row.text(4), nextRetryAt: Timestamp.parse(row.text(5)),
+                    nextRetryReason: row.text(9).flatMap(RetryReason.init(rawValue:)), failures: Int(row.integer(6)),
+                    listETag: row.text(7), etagBasis: row.text(8)
+                )
+            } ?? AccountStatusRecord()
+        }
+    }
+
+    package func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64) throws {
+        try write { database in try Self.insertStatus(status, ofAccount: id, database) }
+    }
+
+    static func insertStatus(_ status: AccountStatusRecord, ofAccount id: Int64, _ database: Database) throws(SQLiteError) {
+        try database.run(
+            """
+            INSERT OR REPLACE INTO account_status
+                (account_id, condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at,
+                 failures, list_etag, etag_basis, next_retry_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .integer(id), .text(status.condition.rawValue), .optionalText(status.detail),
+            .optionalText(status.lastAttemptAt.map(Timestamp.format)),
+            .optionalText(status.lastSuccessAt.map(Timestamp.format)), .optionalText(status.lastError),
+            .optionalText(status.nextRetryAt.map(Timestamp.format)), .int(status.failures),
+            .optionalText(status.listETag), .optionalText(status.etagBasis),
+            .optionalText(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)
+        )
+    }
+}

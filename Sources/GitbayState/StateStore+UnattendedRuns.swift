@@ -1,0 +1,43 @@
+import FoundationEssentials
+import GitbaySupport
+
+extension StateStore {
+    /// Keeps `run` as the latest unattended run of its trigger, replacing the one before.
+    package func recordUnattendedRun(_ run: UnattendedRunRecord) throws {
+        try write { database in
+            try database.run(
+                """
+                INSERT OR REPLACE INTO unattended_runs
+                    (trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                .text(run.trigger.rawValue), .text(Timestamp.format(run.startedAt)), .text(Timestamp.format(run.finishedAt)),
+                .text(run.result.rawValue), .int(run.accounts), .text(run.failedAccounts.joined(separator: "\n")),
+                .int(run.waiting), .optionalInteger(run.period.map(\.components.seconds)), .integer(Int64(run.pid))
+            )
+        }
+    }
+
+    /// The latest unattended run of `trigger`, if one was recorded.
+    package func lastUnattendedRun(_ trigger: UnattendedRunRecord.Trigger) throws -> UnattendedRunRecord? {
+        try access { database in
+            try database.row(
+                """
+                SELECT started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid
+                FROM unattended_runs WHERE trigger = ?
+                """,
+                .text(trigger.rawValue)
+            ) { row in
+                let failed = row.requiredText(4)
+                return UnattendedRunRecord(
+                    trigger: trigger, startedAt: Timestamp.parse(row.text(0)) ?? Date(timeIntervalSince1970: 0),
+                    finishedAt: Timestamp.parse(row.text(1)) ?? Date(timeIntervalSince1970: 0),
+                    result: UnattendedRunRecord.Result(rawValue: row.requiredText(2)) ?? .failed, accounts: Int(row.integer(3)),
+                    failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init),
+                    waiting: Int(row.integer(5)), period: row.optionalInteger(6).map { .seconds($0) },
+                    pid: Int32(truncatingIfNeeded: row.integer(7))
+                )
+            }
+        }
+    }
+}

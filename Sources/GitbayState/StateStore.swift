@@ -1,0 +1,120 @@
+import FoundationEssentials
+internal import CSQLite
+import GitbaySupport
+
+/// The state database: accounts, their API tokens, the device, registrations and outcomes.
+///
+/// An actor whose executor is its own serial dispatch queue, so every blocking SQLite call
+/// runs there and never on a cooperative thread.
+package actor StateStore {
+    private let executor: QueueExecutor
+    private let database: Database
+    package nonisolated let location: StateLocation
+
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private init(executor: QueueExecutor, database: Database, location: StateLocation) {
+        self.executor = executor
+        self.database = database
+        self.location = location
+    }
+
+    /// Opens (creating when missing) and migrates the database at `location`, for a command
+    /// that changes the state.
+    ///
+    /// A database that is not SQLite, was written by a newer binary, records a changed
+    /// migration, belongs to another user or that other users can write is refused and left
+    /// unchanged.
+    package static func open(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
+        try await open(location, creating: true, now: now)
+    }
+
+    /// Opens and migrates the database at `location` only when it exists, for a command that
+    /// reads the state: throws `StoreError.noDatabase` and creates nothing (no folder, no
+    /// file) when it does not. Refuses what `open` refuses.
+    package static func openExisting(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
+        try await open(location, creating: false, now: now)
+    }
+
+    private static func open(_ location: StateLocation, creating: Bool, now: Date) async throws -> StateStore {
+        let executor = QueueExecutor(label: "gitbay-sync.state")
+        let opened = try await executor.run { OpenedDatabase(try openDatabase(location, creating: creating, now: now)) }
+        return StateStore(executor: executor, database: opened.database, location: location)
+    }
+
+    private static func openDatabase(_ location: StateLocation, creating: Bool, now: Date) throws -> Database {
+        try location.prepareDirectory(creating: creating)
+        try location.checkDatabaseFiles(creating: creating)
+        if creating { try location.createDatabaseFileIfMissing() }
+        let path = location.databasePath
+        let database: Database
+        do {
+            database = try Database(path: path, mode: .readWrite)
+            // A read that fails here means the file is not a database; nothing was written yet.
+            _ = try database.scalarText("PRAGMA schema_version")
+        } catch {
+            if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
+                throw StoreError.notADatabase(path: path, detail: error.message)
+            }
+            throw StoreError.sqlite(error, path: path)
+        }
+        do {
+            let migrator = Migrator()
+            try migrator.validate(database)
+            location.tightenFileModes()
+            let journal = try database.scalarText("PRAGMA journal_mode = WAL")
+            guard journal?.lowercased() == "wal" else {
+                throw StoreError.notWritable(path: path, detail: "SQLite could not switch it to WAL mode (got \(journal ?? "nothing"))")
+            }
+            try database.execute("PRAGMA foreign_keys = ON")
+            // Deleted tokens must not linger in freed pages.
+            try database.execute("PRAGMA secure_delete = ON")
+            try database.execute("PRAGMA synchronous = NORMAL")
+            try migrator.migrate(database, now: Timestamp.format(now))
+            location.tightenFileModes()
+            return database
+        } catch let error as SQLiteError {
+            if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
+                throw StoreError.notADatabase(path: path, detail: error.message)
+            }
+            throw StoreError.sqlite(error, path: path)
+        }
+    }
+
+    /// Runs `body` against the connection, mapping SQLite failures to `StoreError`.
+    func access<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try body(database)
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(error, path: location.databasePath)
+        }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try access { database in try database.transaction { try body(database) } }
+    }
+
+    /// `PRAGMA integrity_check`: "ok", or SQLite's findings.
+    package func integrityCheck() throws -> [String] {
+        try access { database in try database.rows("PRAGMA integrity_check") { $0.requiredText(0) } }
+    }
+
+    /// The versions of the applied migrations.
+    package func appliedMigrations() throws -> [Int] {
+        try access { database in try Migrator.recorded(in: database).keys.sorted() }
+    }
+
+    /// Moves every WAL frame into the database and truncates the WAL, so deleted secrets do
+    /// not survive in it.
+    func checkpoint() throws {
+        try access { database in try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+}
+
+/// Carries a freshly opened connection from the store's queue to the actor that owns it.
+/// The connection is used by nothing else in between, so no state is shared.
+private struct OpenedDatabase: @unchecked Sendable {
+    let database: Database
+    init(_ database: Database) { self.database = database }
+}

@@ -1,0 +1,41 @@
+/// Why the state database cannot be opened or used. Each case names the path and the fix.
+package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file exists but is not a SQLite database (or is corrupt).
+    case notADatabase(path: String, detail: String)
+    /// The database holds migrations this binary does not know: it was written by a newer one.
+    case newerSchema(path: String, unknownVersions: [Int])
+    /// A recorded migration's checksum differs from the one built into this binary.
+    case changedMigration(path: String, version: Int, name: String)
+    /// The state directory or database belongs to another user.
+    case foreignOwner(path: String, owner: UInt32)
+    /// Other users can write the database or a file beside it (-wal, -shm).
+    case writableByOthers(path: String, mode: UInt32)
+    /// There is no database at the path, and the command does not create one (it only reads
+    /// one, or it is `run`).
+    case noDatabase(path: String)
+    /// The state directory or database cannot be created or written.
+    case notWritable(path: String, detail: String)
+    /// Any other SQLite failure.
+    case sqlite(SQLiteError, path: String)
+
+    package var description: String {
+        switch self {
+        case .notADatabase(let path, let detail):
+            "\(path) is not a gitbay-sync state database (\(detail)); move it aside or pass another --db"
+        case .newerSchema(let path, let versions):
+            "\(path) was written by a newer gitbay-sync (schema migration \(versions.map(String.init).joined(separator: ", ")) is unknown to this one); upgrade gitbay-sync, or pass another --db. The file was not changed"
+        case .changedMigration(let path, let version, let name):
+            "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it, or pass another --db"
+        case .foreignOwner(let path, let owner):
+            "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
+        case .writableByOthers(let path, let mode):
+            "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
+        case .noDatabase(let path):
+            "no state database at \(path); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+        case .notWritable(let path, let detail):
+            "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
+        case .sqlite(let error, let path):
+            "state database \(path): \(error.message) (SQLite code \(error.code))"
+        }
+    }
+}

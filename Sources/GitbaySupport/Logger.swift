@@ -1,0 +1,73 @@
+import FoundationEssentials
+
+/// A small structured logger: constant messages with stable dotted metadata keys
+/// (`account.id`, `http.status`). Components receive one; only the executable makes one.
+package struct Logger: Sendable {
+    package enum Level: Int, Sendable, Comparable, CustomStringConvertible {
+        case trace, debug, info, notice, warning, error
+
+        package static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        package var description: String {
+            switch self {
+            case .trace: "trace"
+            case .debug: "debug"
+            case .info: "info"
+            case .notice: "notice"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+    }
+
+    /// One log record as handed to the sink.
+    package struct Record: Sendable {
+        package let level: Level
+        package let message: String
+        package let metadata: [String: String]
+    }
+
+    package let minimumLevel: Level
+    private let sink: @Sendable (Record) -> Void
+    private let baseMetadata: [String: String]
+
+    package init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void) {
+        self.minimumLevel = minimumLevel
+        self.sink = sink
+        self.baseMetadata = [:]
+    }
+
+    private init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void, baseMetadata: [String: String]) {
+        self.minimumLevel = minimumLevel
+        self.sink = sink
+        self.baseMetadata = baseMetadata
+    }
+
+    /// A logger that drops everything.
+    package static let disabled = Logger(minimumLevel: .error) { _ in }
+
+    /// A copy that adds `metadata` to every record.
+    package func with(_ metadata: [String: String]) -> Logger {
+        Logger(minimumLevel: minimumLevel, sink: sink, baseMetadata: baseMetadata.merging(metadata) { $1 })
+    }
+
+    package func log(_ level: Level, _ message: String, _ metadata: [String: String] = [:]) {
+        guard level >= minimumLevel else { return }
+        sink(Record(level: level, message: message, metadata: baseMetadata.merging(metadata) { $1 }))
+    }
+
+    package func trace(_ message: String, _ metadata: [String: String] = [:]) { log(.trace, message, metadata) }
+    package func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
+    package func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
+    package func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
+
+    /// Renders a record as one line: `level message key=value ...`, keys sorted, the values
+    /// (an account's name, say) escaped as outside text.
+    package static func format(_ record: Record) -> String {
+        var line = "\(record.level) \(record.message)"
+        for key in record.metadata.keys.sorted() {
+            line += " \(key)=\(escaped: record.metadata[key]!)"
+        }
+        return line
+    }
+}

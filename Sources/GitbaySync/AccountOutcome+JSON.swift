@@ -1,0 +1,20 @@
+import GitbayReconcile
+
+extension AccountOutcome {
+    /// The account's object in `--json` output.
+    var json: JSONValue {
+        .object([
+            ("account", .string(account)),
+            ("action", .string(action.rawValue)),
+            ("condition", .string(condition.rawValue)),
+            ("device_id", .optional(deviceID)),
+            ("requests", .int(requests)),
+            ("writes", .int(writes)),
+            ("shadowed_by", .optional(shadowedBy)),
+            ("error", .optional(error)),
+            ("reason", .optional(reason)),
+            ("next_retry_at", .optional(nextRetryAt)),
+            ("next_retry_reason", .optional(nextRetryReason?.rawValue)),
+        ])
+    }
+}

@@ -1,0 +1,80 @@
+import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// One account as `accounts` and `status` show it.
+struct AccountRow {
+    let account: AccountRecord
+    let status: AccountStatusRecord
+    let deviceID: Int?
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account.name)),
+            ("instance", .string(account.instance.description)),
+            ("username", .string(account.username)),
+            ("state", .string(account.state.rawValue)),
+            ("condition", .string(status.condition.rawValue)),
+            ("device_id", .optional(deviceID)),
+            ("detail", .optional(status.detail)),
+            ("signed_in_at", .optional(account.signedInAt)),
+            ("last_attempt_at", .optional(status.lastAttemptAt)),
+            ("last_success_at", .optional(status.lastSuccessAt)),
+            ("last_error", .optional(status.lastError)),
+            ("next_retry_at", .optional(status.nextRetryAt)),
+            ("failures", .int(status.failures)),
+            ("next_retry_reason", .optional(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)),
+        ])
+    }
+
+    var text: String {
+        if account.state == .removing {
+            // A signed-out account: say plainly whether its rows may still be on its server.
+            let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
+            return "\(escaped: account.name)  removing: \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now"
+        }
+        var line = "\(escaped: account.name)  \(status.condition.rawValue)"
+        if account.state != .active { line += " (\(account.state.rawValue))" }
+        if let deviceID { line += ", device \(deviceID)" }
+        if let detail = status.detail { line += "; \(escaped: detail)" }
+        return line
+    }
+
+    /// The longer form `status` prints: last success, last error, when and why the next
+    /// attempt waits.
+    func details(now: Date) -> [String] {
+        var lines: [String] = []
+        if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
+        if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
+        if let at = status.nextRetryAt {
+            let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
+            lines.append(at > now
+                ? "    next attempt: not before \(Timestamp.format(at))\(why); `gitbay-sync run --now` tries it now"
+                : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
+        }
+        if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
+        return lines
+    }
+}
+
+extension CommandRunner {
+    func accountRows(_ store: StateStore) async throws -> [AccountRow] {
+        let device = try await store.device()
+        let current = device.token.map(TokenIdentity.init(of:))
+        let records = try await store.allRegistrations()
+        var rows: [AccountRow] = []
+        for account in try await store.accounts() {
+            var status = try await store.status(ofAccount: account.id)
+            // Registered means a recorded row holds the current token: after a new token the
+            // last run's word no longer holds until a run registers it.
+            let held = current.flatMap { current in records[account.id]?.first { $0.token.isSameToken(as: current) } }
+            if status.condition == .registered, held == nil {
+                status.condition = .pending
+                status.detail = "the device token changed since the last run; `gitbay-sync run` registers it"
+            }
+            rows.append(AccountRow(account: account, status: status, deviceID: status.condition == .registered ? held?.deviceID : nil))
+        }
+        return rows
+    }
+}

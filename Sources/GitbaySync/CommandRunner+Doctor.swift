@@ -1,0 +1,169 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+extension CommandRunner {
+    /// `doctor`: checks the database, the device token, every account and the service,
+    /// printing each check with its fix. Only reads from servers, and changes the database no more than opening
+    /// it does (migrations). Exits 1 when any check fails.
+    func doctor() async throws -> ExitCode {
+        var checks: [DoctorCheck] = []
+        let path = location.databasePath
+        let store = await databaseChecks(path, into: &checks)
+        if let store {
+            let device = await deviceCheck(store, into: &checks)
+            checks += await accountChecks(store, device: device)
+        }
+        checks += await serviceChecks(store)
+        if global.json {
+            printJSON(.object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]))
+        } else {
+            for check in checks { check.lines.forEach(context.console.out) }
+            let failed = checks.filter { !$0.ok }.count
+            let warnings = checks.filter { $0.level == .warning }.count
+            let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
+            context.console.out(failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted).")
+        }
+        return checks.allSatisfy(\.ok) ? .success : .partialFailure
+    }
+
+    /// The database: present, opens (schema known), intact, private, and no run stuck in it.
+    private func databaseChecks(_ path: String, into checks: inout [DoctorCheck]) async -> StateStore? {
+        guard location.databaseExists else {
+            checks.append(.fail("database", path, "no state database here", fix: "sign in with `gitbay-sync login <instance-url>`, or pass the --db you use"))
+            return nil
+        }
+        let store: StateStore
+        do {
+            store = try await openExistingStore()
+        } catch {
+            checks.append(.fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
+            // A database refused for who owns or can write it fails its own check too.
+            let permissions = permissionsCheck(path)
+            if !permissions.ok { checks.append(permissions) }
+            return nil
+        }
+        do {
+            let findings = try await store.integrityCheck()
+            checks.append(findings == ["ok"]
+                ? .pass("database.integrity", path, "integrity check ok")
+                : .fail("database.integrity", path, "damaged: \(findings.prefix(3).joined(separator: "; "))",
+                        fix: "move the file aside and sign in again (the accounts' tokens are in it)"))
+            let applied = try await store.appliedMigrations()
+            let known = Migration.all.map(\.version)
+            checks.append(applied == known
+                ? .pass("database.schema", path, "schema version \(known.last ?? 0), \(applied.count) migration\(applied.count == 1 ? "" : "s") applied")
+                : .fail("database.schema", path, "applied migrations \(applied) differ from this build's \(known)",
+                        fix: "use the gitbay-sync that wrote this database, or pass another --db"))
+        } catch {
+            checks.append(.fail("database.integrity", path, "cannot be read: \(error)", fix: "move the file aside and sign in again"))
+        }
+        checks.append(permissionsCheck(path))
+        checks.append(await leaseCheck(store))
+        return store
+    }
+
+    /// The rule the store enforces: the folder is yours (its mode is yours to choose); the
+    /// database, -wal and -shm files are yours and no other user can write them; and no
+    /// other user can read the database files, which hold API tokens.
+    private func permissionsCheck(_ path: String) -> DoctorCheck {
+        var problems: [String] = []
+        var loose: [String] = []
+        var foreign = false
+        var info = stat()
+        if stat(location.directory, &info) == 0, info.st_uid != geteuid() {
+            problems.append("\(location.directory) belongs to user id \(info.st_uid)")
+            foreign = true
+        }
+        for file in location.databaseFiles where stat(file, &info) == 0 {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            switch StateLocation.ownershipProblem(info, path: file) {
+            case .foreignOwner(_, let owner)?:
+                problems.append("\(file) belongs to user id \(owner)")
+                foreign = true
+            case .some:
+                problems.append("\(file) can be written by other users (mode \(mode))")
+                loose.append(file)
+            case nil where info.st_mode & 0o077 != 0:
+                problems.append("\(file) can be read by other users (mode \(mode))")
+                loose.append(file)
+            case nil:
+                break
+            }
+        }
+        guard problems.isEmpty else {
+            var fixes: [String] = []
+            if !loose.isEmpty { fixes.append("`chmod 600 \(loose.joined(separator: " "))`") }
+            if foreign { fixes.append("run gitbay-sync as the user who owns them, or pass a --db of your own") }
+            return .fail("database.permissions", path, problems.joined(separator: "; "), fix: fixes.joined(separator: "; "))
+        }
+        return .pass("database.permissions", path, "the folder and files are yours; no other user can read or write the files")
+    }
+
+    /// Runs in progress, from the accounts' leases. A run that has held an account for longer
+    /// than any reconcile takes is stuck.
+    private func leaseCheck(_ store: StateStore) async -> DoctorCheck {
+        let path = location.databasePath
+        guard let leases = try? await store.leases() else {
+            return .fail("database.leases", path, "cannot be read", fix: "see `gitbay-sync status`")
+        }
+        let now = context.now()
+        let live = leases.filter { $0.isLive(at: now) }
+        guard let oldest = live.min(by: { $0.takenAt < $1.takenAt }) else {
+            return .pass("database.leases", path, "no run in progress")
+        }
+        let pids = Set(live.map(\.holderPID)).sorted().map(String.init).joined(separator: ", ")
+        if now.timeIntervalSince(oldest.takenAt) > Self.stuckAfter {
+            return .fail("database.leases", path, "gitbay-sync (pid \(pids)) has been reconciling \(live.count) account\(live.count == 1 ? "" : "s") since \(Timestamp.format(oldest.takenAt))",
+                         fix: "if it hangs, stop it (`kill \(oldest.holderPID)`): its accounts pass to the next run")
+        }
+        return .pass("database.leases", path, "a run in progress (pid \(pids)) is reconciling \(live.count) account\(live.count == 1 ? "" : "s")")
+    }
+
+    /// Longer than a reconcile of one account takes with every retry and timeout.
+    static let stuckAfter: Double = 10 * 60
+
+    /// The device token: set, at most 512 bytes, no whitespace. Returns the device when its token is plausible.
+    private func deviceCheck(_ store: StateStore, into checks: inout [DoctorCheck]) async -> DeviceRecord? {
+        let setToken = "`printf %s \"$TOKEN\" | gitbay-sync device set-token`"
+        guard let device = try? await store.storedDevice(), let token = device.token else {
+            checks.append(.fail("device.token", "device", "no push token is set, so nothing can be registered", fix: "set it: \(setToken)"))
+            return nil
+        }
+        let bytes = token.exposedValue.utf8.count
+        if bytes > Self.maximumDeviceTokenBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
+            let why = bytes > Self.maximumDeviceTokenBytes ? "\(bytes) bytes, more than a server takes (512)" : "it contains whitespace"
+            checks.append(.fail("device.token", "device", "the push token (\(token.prefix())…) is implausible: \(why)", fix: "set the token the platform hands out: \(setToken)"))
+            return nil
+        }
+        checks.append(.pass("device.token", "device", "set (\(token.prefix())…, \(bytes) bytes)"))
+        return device
+    }
+
+    /// Every account's checks, the accounts checked concurrently, reported in sign-in order.
+    private func accountChecks(_ store: StateStore, device: DeviceRecord?) async -> [DoctorCheck] {
+        guard let accounts = try? await store.accounts() else {
+            return [.fail("accounts", location.databasePath, "cannot be read", fix: "see `gitbay-sync status`")]
+        }
+        guard !accounts.isEmpty else {
+            return [.fail("accounts", "accounts", "no account is signed in", fix: "sign in with `gitbay-sync login <instance-url>`")]
+        }
+        var results = [[DoctorCheck]](repeating: [], count: accounts.count)
+        await withTaskGroup(of: (Int, [DoctorCheck]).self) { group in
+            for (index, account) in accounts.enumerated() {
+                group.addTask {
+                    let probe = AccountProbe(account: account, store: store, client: context.client, logger: logger)
+                    return (index, await probe.checks(device: device))
+                }
+            }
+            for await (index, checks) in group { results[index] = checks }
+        }
+        return results.flatMap { $0 }
+    }
+}

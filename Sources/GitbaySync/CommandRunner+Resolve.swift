@@ -1,0 +1,61 @@
+import FoundationEssentials
+import GitbayState
+import PushResolve
+
+extension CommandRunner {
+    /// `resolve`: which signed-in account a push payload (on stdin) belongs to, and the screen
+    /// it points at. Reads the state database only: no network.
+    func resolve() async throws -> ExitCode {
+        if context.console.inputIsTerminal {
+            context.console.err("Reading a push payload on stdin (end it with Ctrl-D)…")
+        }
+        let text = try readInput(limit: .pushPayload)
+        let payload: PushPayload
+        do {
+            payload = try PushPayload(decoding: text)
+        } catch {
+            throw CommandFailure(error.description, exitCode: .dataError)
+        }
+        let store = try await openExistingStore()
+        let accounts = try await store.accounts()
+        guard let account = payload.account(among: accounts) else {
+            let signedIn = accounts.filter { $0.state != .removing }.map(\.name)
+            let known = signedIn.isEmpty ? "no account is signed in" : "signed in: \(signedIn.joined(separator: ", "))"
+            throw CommandFailure(
+                "the push is for \(AccountRecord.name(username: payload.user, instance: payload.instance)), which is not signed in here (\(known))",
+                exitCode: .noSuchAccount
+            )
+        }
+        let destination = payload.destination
+        if global.json {
+            printJSON(.object([
+                ("account", .string(account.name)),
+                ("instance", .string(account.instance.description)),
+                ("user", .string(account.username)),
+                ("state", .string(account.state.rawValue)),
+                ("path", .string(payload.path)),
+                ("badge", .int(payload.badge)),
+                ("destination", destination.map { destination in
+                    .object([
+                        ("kind", .string(destination.kind.rawValue)),
+                        ("repository", .string(destination.repositoryPath)),
+                        ("number", .int(destination.number)),
+                        ("url", .string(destination.webURL(on: account.instance))),
+                    ])
+                } ?? .null),
+            ]))
+            return .success
+        }
+        context.console.out("account: \(escaped: account.name)" + (account.state == .active ? "" : " (\(account.state.rawValue))"))
+        if let destination {
+            context.console.out("kind: \(destination.kind.rawValue)")
+            context.console.out("repository: \(destination.repositoryPath)")
+            context.console.out("number: \(destination.number)")
+            context.console.out("url: \(destination.webURL(on: account.instance))")
+        } else {
+            context.console.out("destination: none (the app has no screen for the path '\(escaped: payload.path)')")
+        }
+        context.console.out("badge: \(payload.badge)")
+        return .success
+    }
+}

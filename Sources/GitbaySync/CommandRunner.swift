@@ -1,0 +1,200 @@
+import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// Runs one parsed command.
+struct CommandRunner {
+    let global: GlobalOptions
+    let context: CLIContext
+    let logger: Logger
+    /// This command's hold on the accounts it reconciles (leases in the database, never a lock
+    /// held across the network).
+    let leaseHolder = LeaseHolder.new()
+
+    init(global: GlobalOptions, context: CLIContext) {
+        self.global = global
+        self.context = context
+        let level: Logger.Level = switch global.verbosity {
+        case 0: .error
+        case 1: .info
+        case 2: .debug
+        default: .trace
+        }
+        let err = context.console.err
+        logger = Logger(minimumLevel: level) { record in err(Logger.format(record)) }
+    }
+
+    var location: StateLocation { StateLocation.resolve(explicitPath: global.databasePath, environment: context.environment) }
+
+    func execute(_ command: Command) async throws -> ExitCode {
+        switch command {
+        case .help(let topic):
+            context.console.out(HelpText.topic(topic))
+            return .success
+        case .version:
+            context.console.out(global.json ? JSONValue.object([("version", .string(HelpText.version))]).rendered() : "gitbay-sync \(HelpText.version)")
+            return .success
+        case .login(let instance): return try await login(instance)
+        case .accounts: return try await accounts()
+        case .removeAccount(let name, let force): return try await removeAccount(name, force: force)
+        case .pause(let name): return try await changeState(name, to: .paused)
+        case .resume(let name): return try await changeState(name, to: .active)
+        case .prefer(let name): return try await prefer(name)
+        case .deviceSetToken(let label): return try await setDeviceToken(label: label)
+        case .deviceShow: return try await showDevice()
+        case .deviceClear: return try await clearDevice()
+        case .run(let every, let concurrency, let now, let unattended):
+            return try await run(every: every, concurrency: concurrency, now: now, unattended: unattended)
+        case .status: return try await status()
+        case .devices(let name): return try await devices(name)
+        case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)
+        case .push(let action, let name): return try await push(action, account: name)
+        case .resolve: return try await resolve()
+        case .doctor: return try await doctor()
+        case .serviceInstall(let every, let force): return try serviceInstall(every: every, force: force)
+        case .serviceUninstall(let force): return try serviceUninstall(force: force)
+        case .serviceShow(let every): return try serviceShow(every: every)
+        }
+    }
+
+    // MARK: Shared steps
+
+    /// Opens the database, creating it when missing, for a command that changes state.
+    func openStore() async throws -> StateStore {
+        try await StateStore.open(location, now: context.now())
+    }
+
+    /// Opens the database for a command that only reads it; creates nothing when there is none.
+    func openExistingStore() async throws -> StateStore {
+        try await StateStore.openExisting(location, now: context.now())
+    }
+
+    func account(named name: String, in store: StateStore) async throws -> AccountRecord {
+        // The host part is case-insensitive; the user name is taken as given.
+        var normalised = name
+        if let at = name.lastIndex(of: "@") {
+            normalised = String(name[..<at]) + name[at...].lowercased()
+        }
+        if let account = try await store.account(named: normalised) { return account }
+        let names = try await store.accounts().map(\.name)
+        let known = names.isEmpty ? "no account is signed in; sign in with `gitbay-sync login <instance-url>`"
+            : "signed in: \(names.joined(separator: ", "))"
+        let hint = NearMiss.suggestion(for: name, among: names).map { " Did you mean '\($0)'?" } ?? ""
+        throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
+    }
+
+    func reconciler(
+        _ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600),
+        mayStartMore: @escaping @Sendable () -> Bool = { true }
+    ) -> Reconciler {
+        Reconciler(
+            store: store,
+            options: .init(
+                concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client,
+                now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
+            ),
+            logger: logger
+        )
+    }
+
+    func removal(_ store: StateStore) -> AccountRemoval {
+        AccountRemoval(
+            reconciler: reconciler(store),
+            hook: PreRemovalHook(
+                path: PreRemovalHook.path(environment: context.environment), timeout: context.hookTimeout, stopGrace: context.hookStopGrace
+            ),
+            environment: context.environment,
+            shutdown: context.shutdown
+        )
+    }
+
+    /// Reads a secret from stdin, or asks for it without echo on a terminal, refusing more
+    /// than `limit` allows; returns it without the whitespace around it.
+    func readSecret(prompt: String, limit: InputLimit) throws -> String {
+        let input = context.console.inputIsTerminal
+            ? context.console.readSecret(prompt, limit.readLimit) : context.console.readInput(limit.readLimit)
+        let value: String
+        switch input {
+        case .tooLong: throw limit.tooLong()
+        case .complete(let text): value = text.trimmingWhitespace()
+        case nil: value = ""
+        }
+        guard !value.isEmpty else {
+            throw CommandFailure("no \(limit.name) on stdin; pipe it in, e.g. `printf %s \"$TOKEN\" | gitbay-sync ...`", exitCode: .dataError)
+        }
+        return value
+    }
+
+    /// Reads stdin to its end, refusing more than `limit` allows; returns it without the
+    /// whitespace around it.
+    func readInput(limit: InputLimit) throws -> String {
+        switch context.console.readInput(limit.readLimit) {
+        case .tooLong: throw limit.tooLong()
+        case .complete(let text):
+            let value = text.trimmingWhitespace()
+            guard value.utf8.count <= limit.maximumBytes else { throw limit.tooLong(bytes: value.utf8.count) }
+            return value
+        }
+    }
+
+    func printJSON(_ value: JSONValue) {
+        context.console.out(value.rendered())
+    }
+
+    /// Lines for stdout: with journal priorities when stdout is the journal's stream.
+    var journalOut: JournalText { JournalText(environment: context.environment, descriptor: 1, identity: context.streamIdentity) }
+    /// Lines for stderr: with journal priorities when stderr is the journal's stream.
+    var journalErr: JournalText { JournalText(environment: context.environment, descriptor: 2, identity: context.streamIdentity) }
+
+    /// Prints each outcome (text or not at all under --json) and returns the run's exit code,
+    /// naming the accounts that failed on stderr. Under systemd each text line carries its
+    /// journal priority.
+    func report(_ outcomes: [AccountOutcome]) -> ExitCode {
+        if !global.json {
+            let out = journalOut
+            let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
+            for outcome in outcomes {
+                context.console.out(out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width)))
+            }
+        }
+        let err = journalErr
+        let failed = outcomes.filter(\.isFailure)
+        for outcome in failed {
+            context.console.err(err.line(.error, "Error: \(escaped: outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")"))
+        }
+        guard !failed.isEmpty else { return .success }
+        // Say what tries again: nothing does for a refused token until the user signs in.
+        let refused = failed.filter { $0.condition == .authFailed }.map(\.account)
+        let retried = failed.filter { $0.condition != .authFailed }.map(\.account)
+        var summary = "\(failed.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") failed: \(failed.map(\.account).joined(separator: ", "))."
+        if !retried.isEmpty {
+            let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"
+            summary += " Runs try again\(which) once the backoff is over (the timer's too, if installed with `gitbay-sync service install`; `gitbay-sync run --now` tries at once)."
+        }
+        if !refused.isEmpty {
+            summary += " Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused."
+        }
+        context.console.err(err.line(.error, "\(escaped: summary) `gitbay-sync status` shows each account's last error and next attempt."))
+        return .partialFailure
+    }
+}
+
+/// The text form of outcomes and conditions.
+enum OutcomeText {
+    static func line(_ outcome: AccountOutcome, width: Int) -> String {
+        let account = TerminalText.escaped(outcome.account)
+        let name = account + String(repeating: " ", count: max(0, width - account.count))
+        var line = "\(name)  \(outcome.action.rawValue)"
+        if let id = outcome.deviceID { line += ", device \(id)" }
+        if let holder = outcome.shadowedBy { line += " by \(escaped: holder) (the server gives a device token to one account of an instance)" }
+        if outcome.action == .removed && outcome.condition == .removing {
+            line += " (signed out: API token and records deleted)"
+        } else if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {
+            line += " (\(outcome.condition.rawValue))"
+        }
+        if let reason = outcome.reason { line += ": \(reason)" }
+        line += " [\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
+        return line
+    }
+}

@@ -1,0 +1,54 @@
+/// The process exit codes, documented in the README. Below 128, so a shell can tell them
+/// from a death by signal.
+package enum ExitCode: Int32, Sendable, CaseIterable {
+    /// Everything asked for was done, and every account is in its desired state.
+    case success = 0
+    /// Partly done: one or more accounts failed (named on stderr), or `doctor` found a problem.
+    case partialFailure = 1
+    /// The command line is wrong (unknown command or option, missing argument, bad value).
+    case usage = 64
+    /// Input data is wrong: a malformed URL, API token, device token or push payload, or more
+    /// on stdin than the command reads.
+    case dataError = 65
+    /// There is no state database at the path, and the command only reads one (or is `run`),
+    /// so it created nothing.
+    case noDatabase = 66
+    /// The named account is not signed in.
+    case noSuchAccount = 67
+    /// A server could not be reached or refused the request for a reason that may pass.
+    case unavailable = 69
+    /// Standard output or standard error could not be written (a full disk, a closed pipe):
+    /// the command's report is incomplete. sysexits' EX_CANTCREAT ("an output file cannot be
+    /// created"); EX_IOERR, 74, already means the state database.
+    case outputFailed = 73
+    /// The state database cannot be used (not a database, newer schema, permissions).
+    case stateError = 74
+    /// Another gitbay-sync is reconciling the account; it (or the next run) finishes the job.
+    case busy = 75
+    /// A server refused the API token (invalid, expired or read-only).
+    case denied = 77
+    /// `service install` or `uninstall`: a unit file of that name was not written by
+    /// `service install`, so it was left alone (`--force` replaces or removes it).
+    /// sysexits' EX_CONFIG: the service configuration is someone else's.
+    case foreignFile = 78
+}
+
+extension ExitCode {
+    /// The word `--json` errors carry for the code (`"kind"`), stable like the codes.
+    var kind: String {
+        switch self {
+        case .success: "ok"
+        case .partialFailure: "failed"
+        case .usage: "usage"
+        case .dataError: "bad-input"
+        case .noDatabase: "no-database"
+        case .noSuchAccount: "no-such-account"
+        case .unavailable: "unavailable"
+        case .outputFailed: "output-failed"
+        case .stateError: "state-database"
+        case .busy: "busy"
+        case .denied: "denied"
+        case .foreignFile: "foreign-unit-file"
+        }
+    }
+}

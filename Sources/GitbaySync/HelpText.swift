@@ -1,0 +1,92 @@
+import GitbayReconcile
+import GitbaySupport
+/// The text of `--help`, made from the command table.
+enum HelpText {
+    static let version = "0.1.0"
+
+    static func program() -> String {
+        var lines = [
+            "gitbay-sync \(version): keeps this device's gitbay push registration true for every signed-in account.",
+            "",
+            "Usage: gitbay-sync <command> [options]",
+            "",
+            "Commands:",
+        ]
+        let width = CommandTable.all.map(\.name.count).max() ?? 0
+        for spec in CommandTable.all {
+            lines.append("  " + pad(spec.name, width) + "  " + spec.summary)
+            for alias in spec.aliases {
+                lines.append("  " + pad(alias, width) + "  The same as `\(spec.name)`.")
+            }
+        }
+        lines += ["", "Options for every command:"]
+        lines += optionLines(GlobalOption.all)
+        lines += [
+            "",
+            "Exit codes: 0 ok, 1 some accounts failed, 64 usage, 65 bad input data, 66 no state database,",
+            "67 no such account, 69 server unavailable, 73 output not written, 74 state database unusable,",
+            "75 busy (another gitbay-sync is reconciling the account), 77 token refused,",
+            "78 unit file not written by gitbay-sync.",
+            "",
+            "See 'gitbay-sync <command> --help' for a command's details.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    static func command(_ spec: CommandSpec) -> String {
+        var lines = ["Usage: \(spec.usage)"] + spec.aliases.map { "   or: \(spec.usage(as: $0))" } + ["", spec.summary, ""]
+        lines += spec.discussion.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
+        if !spec.arguments.isEmpty {
+            lines += ["", "Arguments:"]
+            let width = spec.arguments.map { $0.name.count + 2 }.max() ?? 0
+            for argument in spec.arguments {
+                lines.append("  " + pad("<\(argument.name)>", width) + "  " + argument.help)
+            }
+        }
+        if !spec.options.isEmpty {
+            lines += ["", "Options:"]
+            lines += optionLines(spec.options)
+        }
+        lines += ["", "Options for every command:"]
+        lines += optionLines(GlobalOption.all)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The help of a command group such as `device`: its usage and its commands.
+    static func group(_ first: String) -> String {
+        let specs = CommandTable.group(first)
+        let width = specs.map(\.name.count).max() ?? 0
+        var lines = ["Usage: \(groupUsage(first))", "", "Commands:"]
+        lines += specs.map { "  " + pad($0.name, width) + "  " + $0.summary }
+        lines += ["", "See 'gitbay-sync \(first) <subcommand> --help' for a command's details."]
+        return lines.joined(separator: "\n")
+    }
+
+    static func groupUsage(_ first: String) -> String {
+        "gitbay-sync \(first) <\(CommandTable.group(first).map { $0.words[1] }.joined(separator: "|"))> [options]"
+    }
+
+    /// The usage line for command words (a command or a group), nil when they name neither.
+    static func usage(_ words: [String]) -> String? {
+        if CommandTable.isGroup(words) { return groupUsage(words[0]) }
+        return (try? CommandLineParser.resolve(words)).map { $0.0.usage }
+    }
+
+    /// The help for a topic given as command words (already checked by the parser).
+    static func topic(_ words: [String]?) -> String {
+        guard let words else { return program() }
+        if CommandTable.isGroup(words) { return group(words[0]) }
+        guard let (spec, _) = try? CommandLineParser.resolve(words) else { return program() }
+        return command(spec)
+    }
+
+    private static func optionLines(_ options: [CommandSpec.Option]) -> [String] {
+        let labels = options.map { option in option.valueName.map { "\(option.name) \($0)" } ?? option.name }
+        let width = labels.map(\.count).max() ?? 0
+        return zip(labels, options).map { "  " + pad($0, width) + "  " + $1.help }
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+}

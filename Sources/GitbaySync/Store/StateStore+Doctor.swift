@@ -1,9 +1,0 @@
-import FoundationEssentials
-
-extension StateStore {
-    /// This device as stored, without creating its row (nil when there is none yet): for
-    /// checks that must not change the database.
-    public func storedDevice() throws -> DeviceRecord? {
-        try access { database in try Self.readDevice(database) }
-    }
-}
