@@ -45,11 +45,22 @@ let package = Package(
         .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport"]),
         .target(name: "GitbayFake"),
         .executableTarget(name: "gitbay-fake-server", dependencies: ["GitbayFake"]),
+        // Helpers the test targets share; they know nothing of the product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "GitbayFakeTests", dependencies: ["GitbayFake", "TestSupport"]),
+        .testTarget(name: "GitbaySupportTests", dependencies: ["GitbaySupport", "TestSupport"]),
+        .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
+        .testTarget(name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbaySupport", "GitbayFake", "TestSupport"]),
+        .testTarget(name: "PushResolveTests", dependencies: ["PushResolve", "GitbaySupport", "TestSupport"]),
+        .testTarget(
+            name: "GitbayReconcileTests",
+            dependencies: ["GitbayReconcile", "GitbayState", "GitbayAPI", "GitbaySupport", "GitbayFake", "TestSupport"]
+        ),
         .testTarget(
             name: "GitbaySyncTests",
             dependencies: [
                 "GitbaySupport", "GitbayState", "GitbayAPI", "PushResolve", "GitbayReconcile", "GitbaySync",
-                "GitbayFake",
+                "GitbayFake", "TestSupport",
             ]
         ),
     ],

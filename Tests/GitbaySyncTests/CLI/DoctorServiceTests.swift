@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GitbayFake
 import Testing
 @testable import GitbayAPI

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GitbayFake
 import Testing
 @testable import GitbayAPI
@@ -208,12 +209,6 @@ struct MessageTruthTests {
         #expect(!result.err.contains("retried on the next run"), "\(result.err)")
         #expect(!result.err.contains("will be retried"), "\(result.err)")
         #expect(result.err.contains("Runs try again once the backoff is over"), "\(result.err)")
-    }
-
-    @Test("no error description promises that something retries it", arguments: GitbayErrorTests.kinds)
-    func noPromisedRetry(_ kind: GitbayError.Kind) {
-        let error = GitbayError(kind: kind, account: "alice@gitbay.test", command: ["notifications", "device", "list"], httpStatus: 500)
-        #expect(!error.description.contains("retried"), "\(error.description)")
     }
 
     @Test("a login that fails promises no retry: nothing was stored")

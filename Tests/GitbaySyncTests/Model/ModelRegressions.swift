@@ -1,3 +1,4 @@
+import TestSupport
 /// Schedules that once failed, kept so they keep passing: the cases reported against the
 /// display-based ownership rule, replayed through the model.
 enum ModelRegressions {

@@ -1,3 +1,4 @@
+import TestSupport
 /// Random schedules from a seed: device operations, world events and crashes, weighted
 /// towards what breaks ownership (tokens sharing their first 8 bytes, short tokens, reused
 /// ids, other devices and accounts on the same instance).

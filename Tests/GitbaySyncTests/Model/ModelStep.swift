@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// Where a run stops as if the process were killed: at the `atRequest`-th request (counted

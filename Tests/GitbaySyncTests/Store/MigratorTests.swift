@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GitbayFake
 import Testing
 @testable import GitbayAPI
@@ -175,4 +176,9 @@ struct LegacyRecordTests {
         #expect(await cli.run(["run"]).code == 0)
         #expect(server.requests().map(\.status) == [304])
     }
+}
+
+extension TemporaryDirectory {
+    /// A database location inside the folder (in a `state` subfolder not yet created).
+    var location: StateLocation { StateLocation(databasePath: databasePath) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GitbayFake
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -7,26 +8,9 @@ import GitbayFake
 @testable import GitbaySync
 @testable import PushResolve
 
-/// What one in-process run of the command line printed and returned.
-struct CLIResult: Sendable {
-    let code: Int32
-    let out: String
-    let err: String
-    /// The confirmation questions asked, in order, as the terminal would show them.
-    var questions: [String] = []
-
-    /// stdout parsed as JSON.
-    func json() throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(out.utf8))
-        guard let dictionary = object as? [String: Any] else { throw CLIHarness.NotAnObject(text: out) }
-        return dictionary
-    }
-}
-
 /// Runs gitbay-sync's command line in this process against a private state folder, with
 /// captured streams, short client timeouts and no backoff waits.
 final class CLIHarness: Sendable {
-    struct NotAnObject: Error { let text: String }
 
     let folder: TemporaryDirectory
     let environment: [String: String]

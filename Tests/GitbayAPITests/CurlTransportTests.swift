@@ -1,0 +1,65 @@
+import TestSupport
+import Testing
+@testable import GitbayAPI
+@testable import GitbaySupport
+
+@Suite("CurlTransport")
+struct CurlTransportTests {
+    @Test("only https, or plain http to a loopback host, may be sent to", arguments: [
+        ("https://gitbay.org/api/v1/cmd", true),
+        ("HTTPS://gitbay.org:8443/api/v1/read?argv=whoami", true),
+        ("http://127.0.0.1:8080/api/v1/cmd", true),
+        ("http://localhost/api/v1/cmd", true),
+        ("http://[::1]:9000/api/v1/cmd", true),
+        ("http://gitbay.org/api/v1/cmd", false),
+        ("http://127.0.0.1.evil.test/api/v1/cmd", false),
+        ("http://user@gitbay.org/api/v1/cmd", false),
+        ("ftp://127.0.0.1/x", false),
+        ("gitbay.org/api/v1/cmd", false),
+    ])
+    func destination(_ url: String, _ allowed: Bool) {
+        let refused: Bool
+        do {
+            try CurlTransport.checkDestination(url)
+            refused = false
+        } catch {
+            refused = true
+        }
+        #expect(refused == !allowed)
+    }
+
+    @Test("plain http to a remote host is refused before anything is sent")
+    func refusesPlainHTTP() async throws {
+        // The client's InstanceURL refuses it first; the transport refuses it on its own too.
+        #expect(throws: InstanceURL.ParseError.plainHTTPToRemoteHost("http://gitbay.example")) {
+            try InstanceURL(parsing: "http://gitbay.example")
+        }
+        let transport = CurlTransport()
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(HTTPRequest(method: "GET", url: "http://gitbay.example/api/v1/read?argv=whoami"))
+        }
+        #expect(error == .insecureURL(scheme: "http", host: "gitbay.example"))
+    }
+
+    @Test("a redirect target is named without its query or user info", arguments: [
+        ("https://other.test/login?token=gb_x#frag", "https://other.test/login"),
+        ("https://user:pw@other.test/a", "https://other.test/a"),
+        ("https://other.test", "https://other.test"),
+    ])
+    func redirectTarget(_ location: String, _ expected: String) {
+        #expect(CurlEasyHandle.withoutQuery(location) == expected)
+    }
+
+    @Test("a closed port is a connect failure")
+    func connectRefused() async throws {
+        let transport = CurlTransport(configuration: .init(connectTimeout: .seconds(2), requestTimeout: .seconds(2)))
+        let error = await #expect(throws: TransportError.self) {
+            // Port 1 on loopback is closed on any test machine.
+            try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:1/api/v1/read?argv=whoami"))
+        }
+        guard case .connectFailed(.refused, _)? = error else {
+            Issue.record("expected a refused connection, got \(String(describing: error))")
+            return
+        }
+    }
+}
