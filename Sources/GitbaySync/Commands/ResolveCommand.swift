@@ -2,10 +2,30 @@ import FoundationEssentials
 import GitbayState
 import PushResolve
 
+/// `resolve`.
+struct ResolveCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["resolve"], arguments: [], options: [],
+        summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
+        discussion: """
+            Matches the payload's instance and user to a signed-in account and prints the web URL
+            to open. The payload is read on stdin, at most 4096 bytes (what APNs delivers).
+            """
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.resolve()
+    }
+}
+
 extension CommandRunner {
     /// `resolve`: which signed-in account a push payload (on stdin) belongs to, and the screen
     /// it points at. Reads the state database only: no network.
-    func resolve() async throws -> ExitCode {
+    fileprivate func resolve() async throws -> ExitCode {
         if context.console.inputIsTerminal {
             context.console.err("Reading a push payload on stdin (end it with Ctrl-D)…")
         }
@@ -17,15 +37,7 @@ extension CommandRunner {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
         let store = try await openExistingStore()
-        let accounts = try await store.accounts()
-        guard let account = payload.account(among: accounts) else {
-            let signedIn = accounts.filter { $0.state != .removing }.map(\.name)
-            let known = signedIn.isEmpty ? "no account is signed in" : "signed in: \(signedIn.joined(separator: ", "))"
-            throw CommandFailure(
-                "the push is for \(AccountRecord.name(username: payload.user, instance: payload.instance)), which is not signed in here (\(known))",
-                exitCode: .noSuchAccount
-            )
-        }
+        let account = try await signedInAccount(for: payload, in: store)
         let destination = payload.destination
         if global.json {
             printJSON(.object([
@@ -57,5 +69,19 @@ extension CommandRunner {
         }
         context.console.out("badge: \(payload.badge)")
         return .success
+    }
+
+    /// The signed-in account the payload is for.
+    private func signedInAccount(for payload: PushPayload, in store: StateStore) async throws -> AccountRecord {
+        let accounts = try await store.accounts()
+        guard let account = payload.account(among: accounts) else {
+            let signedIn = accounts.filter { $0.state != .removing }.map(\.name)
+            let known = signedIn.isEmpty ? "no account is signed in" : "signed in: \(signedIn.joined(separator: ", "))"
+            throw CommandFailure(
+                "the push is for \(AccountRecord.name(username: payload.user, instance: payload.instance)), which is not signed in here (\(known))",
+                exitCode: .noSuchAccount
+            )
+        }
+        return account
     }
 }

@@ -8,11 +8,33 @@ import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
+/// `doctor`.
+struct DoctorCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
+        discussion: """
+            Checks the state database (integrity, schema, permissions, runs in progress), the device token, and
+            for each account: the instance answers, the token is valid, push is on for the account and
+            was not refused by the instance in the last run, and this device's row is on the server.
+            Only reads from servers. Prints each check with OK or FAIL and the fix; exits 1 when any
+            check fails.
+            """
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.doctor()
+    }
+}
+
 extension CommandRunner {
     /// `doctor`: checks the database, the device token, every account and the service,
     /// printing each check with its fix. Only reads from servers, and changes the database no more than opening
     /// it does (migrations). Exits 1 when any check fails.
-    func doctor() async throws -> ExitCode {
+    fileprivate func doctor() async throws -> ExitCode {
         var checks: [DoctorCheck] = []
         let path = location.databasePath
         let store = await databaseChecks(path, into: &checks)
