@@ -22,7 +22,7 @@ struct AccountsCommand: CommandDefinition {
 
 extension CommandRunner {
     /// `accounts`.
-    func accounts() async throws -> ExitCode {
+    fileprivate func accounts() async throws -> ExitCode {
         let store = try await openExistingStore()
         let rows = try await accountRows(store)
         show(AccountsOutput(rows: rows))

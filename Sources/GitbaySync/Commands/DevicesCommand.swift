@@ -40,54 +40,65 @@ extension CommandRunner {
         }
         let results = await fanOut(store).run(accounts) { client in try await Self.fullList(client) }
 
-        var failures: [(account: String, error: String)] = []
-        var entries: [JSONValue] = []
-        for result in results {
-            let account = result.account
-            switch result.outcome {
-            case .success(let rows):
-                let ownership = RowOwnership(device: device, records: records[account.id] ?? [], rows: rows)
-                let listed = rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
-                entries.append(devicesJSON(account, listed: listed, error: nil))
-                if !global.json { printDevices(account, listed) }
-            case .failure(let error):
-                failures.append((account.name, "\(error)"))
-                entries.append(devicesJSON(account, listed: nil, error: "\(error)"))
-                if !global.json { context.console.out("\(Self.heading(account)): could not list the devices (see below)") }
-            }
+        let lists = results.map { result in
+            DevicesOutput.AccountList(account: result.account, listed: result.outcome.map { rows in
+                let ownership = RowOwnership(device: device, records: records[result.account.id] ?? [], rows: rows)
+                return rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
+            }.mapError { DevicesOutput.ListingError(message: "\($0)") })
         }
-        if global.json {
-            printJSON(.object([("accounts", .array(entries))]))
-        } else if accounts.isEmpty {
-            context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
-        }
+        show(DevicesOutput(lists: lists))
+        let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }
         let summary = PartialFailureSummary(failures: failures, total: accounts.count, count: .plural)
         summary.lines().forEach(context.console.err)
         return summary.isEmpty ? .success : .partialFailure
     }
+}
 
-    private func printDevices(_ account: AccountRecord, _ listed: [ListedDevice]) {
-        let count = listed.count == 1 ? "1 device" : "\(listed.count) devices"
-        context.console.out("\(Self.heading(account)): \(listed.isEmpty ? "no devices" : count)")
-        let idWidth = listed.map { String($0.row.id).count }.max() ?? 0
-        let labelWidth = listed.map(\.shownLabel.count).max() ?? 0
-        for device in listed {
-            context.console.out(device.text(idWidth: idWidth, labelWidth: labelWidth))
+/// What `devices` prints: each account's list, or why it could not be listed.
+struct DevicesOutput: CommandOutput {
+    struct AccountList {
+        let account: AccountRecord
+        let listed: Result<[ListedDevice], ListingError>
+
+        var error: String? {
+            if case .failure(let error) = listed { return error.message }
+            return nil
+        }
+
+        var json: JSONValue {
+            .object([
+                ("account", .string(account.name)),
+                ("instance", .string(account.instance.description)),
+                ("state", .string(account.state.rawValue)),
+                ("ok", .bool(error == nil)),
+                ("error", .optional(error)),
+                ("devices", (try? listed.get()).map { .array($0.map(\.json)) } ?? .null),
+            ])
+        }
+
+        var heading: String {
+            account.state == .active ? TerminalText.escaped(account.name) : "\(escaped: account.name) (\(account.state.rawValue))"
+        }
+
+        var text: [String] {
+            guard case .success(let listed) = listed else { return ["\(heading): could not list the devices (see below)"] }
+            let count = listed.count == 1 ? "1 device" : "\(listed.count) devices"
+            let idWidth = listed.map { String($0.row.id).count }.max() ?? 0
+            let labelWidth = listed.map(\.shownLabel.count).max() ?? 0
+            return ["\(heading): \(listed.isEmpty ? "no devices" : count)"] + listed.map { $0.text(idWidth: idWidth, labelWidth: labelWidth) }
         }
     }
 
-    private func devicesJSON(_ account: AccountRecord, listed: [ListedDevice]?, error: String?) -> JSONValue {
-        .object([
-            ("account", .string(account.name)),
-            ("instance", .string(account.instance.description)),
-            ("state", .string(account.state.rawValue)),
-            ("ok", .bool(error == nil)),
-            ("error", .optional(error)),
-            ("devices", listed.map { .array($0.map(\.json)) } ?? .null),
-        ])
+    /// Why an account's list is missing, as the server or the network said it.
+    struct ListingError: Error {
+        let message: String
     }
 
-    private static func heading(_ account: AccountRecord) -> String {
-        account.state == .active ? TerminalText.escaped(account.name) : "\(escaped: account.name) (\(account.state.rawValue))"
+    let lists: [AccountList]
+
+    var json: JSONValue { .object([("accounts", .array(lists.map(\.json)))]) }
+
+    var text: [String] {
+        lists.isEmpty ? ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] : lists.flatMap(\.text)
     }
 }

@@ -69,19 +69,7 @@ extension CommandRunner {
             try await store.saveStatus(status, ofAccount: account.id)
         }
 
-        if global.json {
-            printJSON(.object([
-                ("account", .string(account.name)),
-                ("id", .int(id)),
-                ("result", .string(outcome == .removed ? "removed" : "already-gone")),
-                ("label", .optional(listed?.row.label)),
-                ("token", .optional(listed?.token)),
-                ("this_device", .bool(listed?.isThisDevice ?? false)),
-                ("old_token", .bool(listed?.isOldToken ?? false)),
-            ]))
-        } else {
-            printRemoval(account, id: id, listed: listed, outcome: outcome)
-        }
+        show(DeviceRemovalOutput(account: account, id: id, listed: listed, outcome: outcome))
         return .success
     }
 
@@ -98,19 +86,41 @@ extension CommandRunner {
             throw CommandFailure("not confirmed; nothing removed", exitCode: .partialFailure)
         }
     }
+}
 
-    private func printRemoval(_ account: AccountRecord, id: Int, listed: ListedDevice?, outcome: RemoveOutcome) {
+/// What `devices remove` prints.
+struct DeviceRemovalOutput: CommandOutput {
+    let account: AccountRecord
+    let id: Int
+    /// The row as the server listed it; nil when it was not there.
+    let listed: ListedDevice?
+    let outcome: RemoveOutcome
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account.name)),
+            ("id", .int(id)),
+            ("result", .string(outcome == .removed ? "removed" : "already-gone")),
+            ("label", .optional(listed?.row.label)),
+            ("token", .optional(listed?.token)),
+            ("this_device", .bool(listed?.isThisDevice ?? false)),
+            ("old_token", .bool(listed?.isOldToken ?? false)),
+        ])
+    }
+
+    var text: [String] {
         guard outcome == .removed, let listed else {
-            context.console.out("Device \(id) is already gone from \(escaped: account.name) (or belongs to another account); nothing to remove.")
-            return
+            return ["Device \(id) is already gone from \(escaped: account.name) (or belongs to another account); nothing to remove."]
         }
-        context.console.out("Removed device \(id) \"\(listed.shownLabel)\" (\(listed.shownToken)) from \(escaped: account.name).")
+        let removed = "Removed device \(id) \"\(listed.shownLabel)\" (\(listed.shownToken)) from \(escaped: account.name)."
         if listed.isThisDevice {
-            context.console.out(account.state == .active
+            return [removed, account.state == .active
                 ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`gitbay-sync pause \(escaped: account.name)`)."
-                : "It was this device's own row; \(escaped: account.name) is \(account.state.rawValue), so it stays removed.")
-        } else if listed.isOldToken {
-            context.console.out("It was a row of this device's old token, which `gitbay-sync run` removes as well.")
+                : "It was this device's own row; \(escaped: account.name) is \(account.state.rawValue), so it stays removed."]
         }
+        if listed.isOldToken {
+            return [removed, "It was a row of this device's old token, which `gitbay-sync run` removes as well."]
+        }
+        return [removed]
     }
 }

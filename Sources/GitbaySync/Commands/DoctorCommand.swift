@@ -43,15 +43,7 @@ extension CommandRunner {
             checks += await accountChecks(store, device: device)
         }
         checks += await serviceChecks(store)
-        if global.json {
-            printJSON(.object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]))
-        } else {
-            for check in checks { check.lines.forEach(context.console.out) }
-            let failed = checks.filter { !$0.ok }.count
-            let warnings = checks.filter { $0.level == .warning }.count
-            let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
-            context.console.out(failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted).")
-        }
+        show(DoctorOutput(checks: checks))
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }
 
@@ -187,5 +179,19 @@ extension CommandRunner {
             for await (index, checks) in group { results[index] = checks }
         }
         return results.flatMap { $0 }
+    }
+}
+
+/// What `doctor` prints: every check, then how many failed.
+struct DoctorOutput: CommandOutput {
+    let checks: [DoctorCheck]
+
+    var json: JSONValue { .object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]) }
+
+    var text: [String] {
+        let failed = checks.filter { !$0.ok }.count
+        let warnings = checks.filter { $0.level == .warning }.count
+        let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
+        return checks.flatMap(\.lines) + [failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."]
     }
 }

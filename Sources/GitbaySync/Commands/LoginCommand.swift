@@ -37,7 +37,7 @@ struct LoginCommand: CommandDefinition {
 extension CommandRunner {
     /// `login <instance-url>`: verify the token (whoami, then a write refused as incomplete,
     /// to prove the scope), store the account, and register the device when a token is set.
-    func login(_ instanceText: String) async throws -> ExitCode {
+    fileprivate func login(_ instanceText: String) async throws -> ExitCode {
         let instance: InstanceURL
         do {
             instance = try InstanceURL(parsing: instanceText)

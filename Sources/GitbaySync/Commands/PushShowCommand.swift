@@ -30,29 +30,49 @@ extension CommandRunner {
         let store = try await openExistingStore()
         let accounts = if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
         let results = await fanOut(store).run(accounts) { client in try await client.settings() }
-        var entries: [JSONValue] = []
-        var failures: [(account: String, error: String)] = []
-        let width = accounts.map { TerminalText.escaped($0.name).count }.max() ?? 0
-        for result in results {
-            let name = TerminalText.escaped(result.account.name)
-            let padded = name + String(repeating: " ", count: width - name.count)
-            switch result.outcome {
-            case .success(let settings):
-                entries.append(.object([("account", .string(result.account.name)), ("push", .bool(settings.push)), ("error", .null)]))
-                if !global.json { context.console.out("\(padded)  push \(settings.push ? "on" : "off")") }
-            case .failure(let error):
-                failures.append((result.account.name, "\(error)"))
-                entries.append(.object([("account", .string(result.account.name)), ("push", .null), ("error", .string("\(error)"))]))
-                if !global.json { context.console.out("\(padded)  push unknown (see below)") }
-            }
+        let switches = results.map { result in
+            PushShowOutput.Switch(account: result.account.name, push: try? result.outcome.get().push, error: result.outcome.failureText)
         }
-        if global.json {
-            printJSON(.object([("accounts", .array(entries))]))
-        } else if accounts.isEmpty {
-            context.console.out("No accounts. Sign in with `gitbay-sync login <instance-url>`.")
-        }
+        show(PushShowOutput(switches: switches))
+        let failures = switches.compactMap { entry in entry.error.map { (entry.account, $0) } }
         let summary = PartialFailureSummary(failures: failures, total: accounts.count, count: .plural)
         summary.lines().forEach(context.console.err)
         return summary.isEmpty ? .success : .partialFailure
+    }
+}
+
+/// What `push show` prints: each account's switch, or why it is unknown.
+struct PushShowOutput: CommandOutput {
+    struct Switch {
+        let account: String
+        /// The switch; nil when it could not be read.
+        let push: Bool?
+        let error: String?
+    }
+
+    let switches: [Switch]
+
+    var json: JSONValue {
+        .object([("accounts", .array(switches.map { entry in
+            .object([("account", .string(entry.account)), ("push", entry.push.map(JSONValue.bool) ?? .null), ("error", .optional(entry.error))])
+        }))])
+    }
+
+    var text: [String] {
+        guard !switches.isEmpty else { return ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] }
+        let width = switches.map { TerminalText.escaped($0.account).count }.max() ?? 0
+        return switches.map { entry in
+            let name = TerminalText.escaped(entry.account)
+            let padded = name + String(repeating: " ", count: width - name.count)
+            return "\(padded)  push " + (entry.push.map { $0 ? "on" : "off" } ?? "unknown (see below)")
+        }
+    }
+}
+
+extension Result {
+    /// The error's text, nil on success.
+    var failureText: String? {
+        if case .failure(let error) = self { return "\(error)" }
+        return nil
     }
 }

@@ -12,13 +12,12 @@ extension CommandRunner {
         guard settings.push == on else {
             throw CommandFailure("\(account.name): the server still reports push \(settings.push ? "on" : "off") after `notifications settings push \(on ? "on" : "off")`", exitCode: .unavailable)
         }
-        if global.json {
-            printJSON(.object([("account", .string(account.name)), ("push", .bool(settings.push))]))
-        } else if settings.push {
-            context.console.out("Push notifications for \(escaped: account.name) are on.")
-        } else {
-            context.console.out("Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(escaped: account.name)`.")
-        }
+        show(ReportedOutput(
+            json: .object([("account", .string(account.name)), ("push", .bool(settings.push))]),
+            text: [settings.push
+                ? "Push notifications for \(escaped: account.name) are on."
+                : "Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(escaped: account.name)`."]
+        ))
         return .success
     }
 }

@@ -44,14 +44,14 @@ extension CommandRunner {
     /// `remove-account <account> [--force]` (or `logout`). When the device was deregistered,
     /// the instance's other accounts are reconciled at once, so that one of them takes over the
     /// device token if the removed account held it.
-    func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
+    fileprivate func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         try await store.setState(.removing, ofAccount: account.id)
         let removing = try await store.account(id: account.id) ?? account
         let result = try await removal(store).finish(removing, force: force)
         let verdict = RemovalVerdict(result, account: account)
-        let (said, word, left, failure) = (verdict.said, verdict.word, verdict.left, verdict.failure)
+        let (left, failure) = (verdict.left, verdict.failure)
         let shown = TerminalText.escaped(account.name)
         // Another account of the instance may now hold the device token: hand it over now
         // rather than at the next run.
@@ -60,22 +60,7 @@ extension CommandRunner {
             let siblings = try await store.accounts().filter { $0.instance == account.instance && $0.state == .active }.map(\.id)
             if !siblings.isEmpty { outcomes = try await reconciler(store).reconcile(only: Set(siblings)) }
         }
-        if global.json {
-            printJSON(.object([
-                ("account", .string(account.name)),
-                ("result", .string(word)),
-                ("rows_left", .array(left.map(JSONValue.int))),
-                ("requests", .int(Self.removalRequests(result))),
-                ("error", .optional(failure?.message ?? Self.removalError(result))),
-                ("accounts", .array(outcomes.map(\.json))),
-            ]))
-        } else {
-            if let said { context.console.out(said) }
-            let taking: Set<AccountOutcome.Action> = [.added, .reAdded, .rotated, .adopted]
-            for outcome in outcomes where outcome.condition == .registered && taking.contains(outcome.action) {
-                context.console.out("\(escaped: outcome.account) takes over this device's token on \(account.instance).")
-            }
-        }
+        show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes))
         if !left.isEmpty {
             context.console.err("Warning: \(shown) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
         }
@@ -85,8 +70,34 @@ extension CommandRunner {
         let handedOver = report(outcomes)
         return failure?.exitCode ?? handedOver
     }
+}
 
-    private static func removalRequests(_ result: AccountRemoval.Result) -> Int {
+/// What `remove-account` prints.
+struct RemovalOutput: CommandOutput {
+    let account: AccountRecord
+    let result: AccountRemoval.Result
+    let verdict: RemovalVerdict
+    /// The instance's other accounts, reconciled so that one takes the device token over.
+    let outcomes: [AccountOutcome]
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account.name)),
+            ("result", .string(verdict.word)),
+            ("rows_left", .array(verdict.left.map(JSONValue.int))),
+            ("requests", .int(requests)),
+            ("error", .optional(verdict.failure?.message ?? forcedError)),
+            ("accounts", .array(outcomes.map(\.json))),
+        ])
+    }
+
+    var text: [String] {
+        let taking: Set<AccountOutcome.Action> = [.added, .reAdded, .rotated, .adopted]
+        let takers = outcomes.filter { $0.condition == .registered && taking.contains($0.action) }
+        return (verdict.said.map { [$0] } ?? []) + takers.map { "\(escaped: $0.account) takes over this device's token on \(account.instance)." }
+    }
+
+    private var requests: Int {
         switch result {
         case .removed(let outcome), .forced(let outcome, _, _), .busy(let outcome, _), .interrupted(let outcome, _), .kept(let outcome, _, _):
             outcome.requests
@@ -94,7 +105,7 @@ extension CommandRunner {
     }
 
     /// What went wrong in a removal that still ended with the token deleted (`--force`).
-    private static func removalError(_ result: AccountRemoval.Result) -> String? {
+    private var forcedError: String? {
         if case .forced(let outcome, _, _) = result { return outcome.error }
         return nil
     }

@@ -38,36 +38,7 @@ extension CommandRunner {
         }
         let store = try await openExistingStore()
         let account = try await signedInAccount(for: payload, in: store)
-        let destination = payload.destination
-        if global.json {
-            printJSON(.object([
-                ("account", .string(account.name)),
-                ("instance", .string(account.instance.description)),
-                ("user", .string(account.username)),
-                ("state", .string(account.state.rawValue)),
-                ("path", .string(payload.path)),
-                ("badge", .int(payload.badge)),
-                ("destination", destination.map { destination in
-                    .object([
-                        ("kind", .string(destination.kind.rawValue)),
-                        ("repository", .string(destination.repositoryPath)),
-                        ("number", .int(destination.number)),
-                        ("url", .string(destination.webURL(on: account.instance))),
-                    ])
-                } ?? .null),
-            ]))
-            return .success
-        }
-        context.console.out("account: \(escaped: account.name)" + (account.state == .active ? "" : " (\(account.state.rawValue))"))
-        if let destination {
-            context.console.out("kind: \(destination.kind.rawValue)")
-            context.console.out("repository: \(destination.repositoryPath)")
-            context.console.out("number: \(destination.number)")
-            context.console.out("url: \(destination.webURL(on: account.instance))")
-        } else {
-            context.console.out("destination: none (the app has no screen for the path '\(escaped: payload.path)')")
-        }
-        context.console.out("badge: \(payload.badge)")
+        show(ResolvedOutput(account: account, payload: payload))
         return .success
     }
 
@@ -83,5 +54,46 @@ extension CommandRunner {
             )
         }
         return account
+    }
+}
+
+/// What `resolve` prints: the account and where the push points.
+struct ResolvedOutput: CommandOutput {
+    let account: AccountRecord
+    let payload: PushPayload
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account.name)),
+            ("instance", .string(account.instance.description)),
+            ("user", .string(account.username)),
+            ("state", .string(account.state.rawValue)),
+            ("path", .string(payload.path)),
+            ("badge", .int(payload.badge)),
+            ("destination", payload.destination.map { destination in
+                .object([
+                    ("kind", .string(destination.kind.rawValue)),
+                    ("repository", .string(destination.repositoryPath)),
+                    ("number", .int(destination.number)),
+                    ("url", .string(destination.webURL(on: account.instance))),
+                ])
+            } ?? .null),
+        ])
+    }
+
+    var text: [String] {
+        var lines = ["account: \(escaped: account.name)" + (account.state == .active ? "" : " (\(account.state.rawValue))")]
+        if let destination = payload.destination {
+            lines += [
+                "kind: \(destination.kind.rawValue)",
+                "repository: \(destination.repositoryPath)",
+                "number: \(destination.number)",
+                "url: \(destination.webURL(on: account.instance))",
+            ]
+        } else {
+            lines.append("destination: none (the app has no screen for the path '\(escaped: payload.path)')")
+        }
+        lines.append("badge: \(payload.badge)")
+        return lines
     }
 }

@@ -98,14 +98,11 @@ extension CommandRunner {
         let startedAt = context.now()
         let store = try await openExistingStore()
         let outcomes = try await reconcileOnce(store, concurrency: concurrency, honourBackoff: !now)
-        if global.json {
-            printJSON(.object([
-                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
-                ("accounts", .array(outcomes.map(\.json))),
-            ]))
-        } else if outcomes.isEmpty {
-            context.console.out(journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`."))
-        }
+        show(ReportedOutput(
+            json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
+            // The outcomes' own lines come from `report`.
+            text: outcomes.isEmpty ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
+        ))
         let code = report(outcomes)
         // Only a running pre-remove hook takes a stop request: the removals it left wait for
         // the next run.

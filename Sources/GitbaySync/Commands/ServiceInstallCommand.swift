@@ -55,16 +55,14 @@ extension CommandRunner {
             context.console.err("Note: there is no state database at \(absoluteDatabasePath()) yet; the service's runs fail (exit 66) until you sign in: `gitbay-sync login <instance-url>`.")
         }
         let paths = units.files.map { folder.filePath($0.name) }
-        if global.json {
-            printJSON(.object([
+        show(ReportedOutput(
+            json: .object([
                 ("platform", .string(units.platform.rawValue)),
                 ("written", .array(paths.map(JSONValue.string))),
                 ("next", .string(units.enableCommand)),
-            ]))
-        } else {
-            for path in paths { context.console.out("Wrote \(path)") }
-            context.console.out("Next, run: \(units.enableCommand)")
-        }
+            ]),
+            text: paths.map { "Wrote \($0)" } + ["Next, run: \(units.enableCommand)"]
+        ))
         return .success
     }
 

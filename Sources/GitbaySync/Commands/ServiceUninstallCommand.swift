@@ -45,18 +45,16 @@ extension CommandRunner {
         let stop = platform == .systemd
             ? "systemctl --user stop \(ServiceUnits.timerName) \(ServiceUnits.serviceName); systemctl --user daemon-reload"
             : "launchctl bootout gui/$(id -u)/\(ServiceUnits.launchdLabel)"
-        if global.json {
-            printJSON(.object([
+        show(ReportedOutput(
+            json: .object([
                 ("platform", .string(platform.rawValue)),
                 ("removed", .array(removed.map(JSONValue.string))),
                 ("next", .string(stop)),
-            ]))
-        } else if removed.isEmpty {
-            context.console.out("Nothing to remove: no gitbay-sync units in \(folder.path).")
-        } else {
-            for path in removed { context.console.out("Removed \(path)") }
-            context.console.out("If they were running, run: \(stop)")
-        }
+            ]),
+            text: removed.isEmpty
+                ? ["Nothing to remove: no gitbay-sync units in \(folder.path)."]
+                : removed.map { "Removed \($0)" } + ["If they were running, run: \(stop)"]
+        ))
         return .success
     }
 }
