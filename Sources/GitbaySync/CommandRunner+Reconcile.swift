@@ -24,7 +24,7 @@ extension CommandRunner {
 
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
     func reconcileOnce(
-        _ store: StateStore, concurrency: Int, honourBackoff: Bool, ceiling: Duration = .seconds(3600),
+        _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }
     ) async throws -> [AccountOutcome] {
         let accounts = try await store.accounts()

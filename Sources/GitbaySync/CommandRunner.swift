@@ -67,18 +67,17 @@ struct CommandRunner {
         throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
     }
 
+    /// A reconciler with this command's settings; nil takes the reconciler's own default.
     func reconciler(
-        _ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600),
+        _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }
     ) -> Reconciler {
-        Reconciler(
-            store: store,
-            options: .init(
-                concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client,
-                now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
-            ),
-            logger: logger
+        var options = Reconciler.Options(
+            honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
         )
+        if let concurrency { options.concurrency = concurrency }
+        if let ceiling { options.backoffCeiling = ceiling }
+        return Reconciler(store: store, options: options, logger: logger)
     }
 
     func removal(_ store: StateStore) -> AccountRemoval {

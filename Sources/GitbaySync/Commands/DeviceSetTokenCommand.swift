@@ -11,7 +11,7 @@ struct DeviceSetTokenCommand: CommandDefinition {
         words: ["device", "set-token"], arguments: [], options: [label],
         summary: "Set this device's push token (read on stdin).",
         discussion: """
-            Reads the push token on stdin: up to 512 bytes, no spaces. A different token than the
+            Reads the push token on stdin: up to \(InputLimit.deviceToken.maximumBytes) bytes, no spaces. A different token than the
             current one is a rotation: the next run adds the new token, then removes the rows made
             with the old one.
             """
@@ -33,9 +33,6 @@ struct DeviceSetTokenCommand: CommandDefinition {
 }
 
 extension CommandRunner {
-    /// The longest push token a gitbay server stores.
-    static let maximumDeviceTokenBytes = 512
-
     /// `device set-token [--label L]`: store the token read on stdin (a rotation when it differs).
     fileprivate func setDeviceToken(label: String?) async throws -> ExitCode {
         if let label {
@@ -51,8 +48,9 @@ extension CommandRunner {
         guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw CommandFailure("the device token contains whitespace, control characters or characters outside printable ASCII; give the token alone, as the platform hands it out", exitCode: .dataError)
         }
-        guard text.utf8.count <= Self.maximumDeviceTokenBytes else {
-            throw CommandFailure("the device token is \(text.utf8.count) bytes; gitbay servers take at most \(Self.maximumDeviceTokenBytes)", exitCode: .dataError)
+        let limit = InputLimit.deviceToken.maximumBytes
+        guard text.utf8.count <= limit else {
+            throw CommandFailure("the device token is \(text.utf8.count) bytes; gitbay servers take at most \(limit)", exitCode: .dataError)
         }
         let store = try await openStore()
         let before = try await store.device()

@@ -151,8 +151,8 @@ extension CommandRunner {
             return nil
         }
         let bytes = token.exposedValue.utf8.count
-        if bytes > Self.maximumDeviceTokenBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
-            let why = bytes > Self.maximumDeviceTokenBytes ? "\(bytes) bytes, more than a server takes (512)" : "it contains whitespace"
+        if bytes > InputLimit.deviceToken.maximumBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
+            let why = bytes > InputLimit.deviceToken.maximumBytes ? "\(bytes) bytes, more than a server takes (\(InputLimit.deviceToken.maximumBytes))" : "it contains whitespace"
             checks.append(.fail("device.token", "device", "the push token (\(token.prefix())…) is implausible: \(why)", fix: "set the token the platform hands out: \(setToken)"))
             return nil
         }

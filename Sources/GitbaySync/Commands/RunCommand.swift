@@ -1,16 +1,16 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
 /// `run [--every DURATION] [--concurrency N] [--now] [--unattended]`.
 struct RunCommand: CommandDefinition {
-    static let concurrency = CommandSpec.Option(name: "--concurrency", valueName: "N", help: "How many accounts to reconcile at once (1 to 64, default 8).")
+    /// How many accounts `--concurrency` allows at once.
+    static let concurrencyRange = 1...64
+    static let concurrency = CommandSpec.Option(
+        name: "--concurrency", valueName: "N",
+        help: "How many accounts to reconcile at once (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options().concurrency))."
+    )
     static let now = CommandSpec.Option(name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")
     static let unattended = CommandSpec.Option(name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
 
@@ -46,7 +46,7 @@ struct RunCommand: CommandDefinition {
     }
 
     let schedule: Schedule
-    /// How many accounts at once; nil for the default.
+    /// How many accounts at once; nil for the reconciler's default.
     let concurrency: Int?
     /// Records the run as the installed service's.
     let unattended: Bool
@@ -73,16 +73,18 @@ struct RunCommand: CommandDefinition {
     }
 
     private static func concurrency(_ text: String) throws(UsageError) -> Int {
-        guard let number = Int(text), (1...64).contains(number) else {
-            throw UsageError("invalid value for --concurrency: '\(text)'; give a whole number from 1 to 64")
+        guard let number = Int(text), concurrencyRange.contains(number) else {
+            throw UsageError(
+                "invalid value for --concurrency: '\(text)'; give a whole number from \(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound)"
+            )
         }
         return number
     }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         switch schedule {
-        case .once(let now): try await runner.runOnce(concurrency: concurrency ?? 8, now: now, unattended: unattended)
-        case .every(let period): try await runner.runEvery(period, concurrency: concurrency ?? 8)
+        case .once(let now): try await runner.runOnce(concurrency: concurrency, now: now, unattended: unattended)
+        case .every(let period): try await runner.runEvery(period, concurrency: concurrency)
         }
     }
 }
@@ -94,7 +96,7 @@ extension CommandRunner {
     /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
     /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
     /// keeping an empty database of its own. `unattended` records the run for `doctor`.
-    fileprivate func runOnce(concurrency: Int, now: Bool, unattended: Bool) async throws -> ExitCode {
+    fileprivate func runOnce(concurrency: Int?, now: Bool, unattended: Bool) async throws -> ExitCode {
         let startedAt = context.now()
         let store = try await openExistingStore()
         let outcomes = try await reconcileOnce(store, concurrency: concurrency, honourBackoff: !now)

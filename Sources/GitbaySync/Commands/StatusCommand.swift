@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
