@@ -1,5 +1,3 @@
-import GitbayReconcile
-
 /// What a command prints on stdout, made once and rendered either as lines of text or, under
 /// `--json`, as the JSON object the README documents.
 protocol CommandOutput {
@@ -18,24 +16,4 @@ extension CommandRunner {
             output.text.forEach(context.console.out)
         }
     }
-}
-
-/// The accounts a command reconciled on its way, as the commands that change state report
-/// them: `accounts` and `ok` in JSON; the text is the command's own.
-struct ReconciledOutput: CommandOutput {
-    /// The command's own JSON fields, before `accounts` and `ok`.
-    var fields: [(String, JSONValue)]
-    let outcomes: [AccountOutcome]
-    var text: [String]
-
-    var json: JSONValue {
-        .object(fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains(where: \.isFailure)))])
-    }
-}
-
-/// An output with nothing to it but its two forms, for a command whose text is a sentence or
-/// two.
-struct ReportedOutput: CommandOutput {
-    let json: JSONValue
-    let text: [String]
 }

@@ -68,11 +68,3 @@ struct PushShowOutput: CommandOutput {
         }
     }
 }
-
-extension Result {
-    /// The error's text, nil on success.
-    var failureText: String? {
-        if case .failure(let error) = self { return "\(error)" }
-        return nil
-    }
-}
