@@ -3,7 +3,8 @@ import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
-/// Runs one parsed command.
+/// Runs one parsed command line, and holds what every command uses: the options, the
+/// process's streams and settings, the logger and the shared steps.
 struct CommandRunner {
     let global: GlobalOptions
     let context: CLIContext
@@ -27,34 +28,16 @@ struct CommandRunner {
 
     var location: StateLocation { StateLocation.resolve(explicitPath: global.databasePath, environment: context.environment) }
 
-    func execute(_ command: Command) async throws -> ExitCode {
-        switch command {
+    func execute(_ request: Invocation.Request) async throws -> ExitCode {
+        switch request {
         case .help(let topic):
             context.console.out(HelpText.topic(topic))
             return .success
         case .version:
             context.console.out(global.json ? JSONValue.object([("version", .string(HelpText.version))]).rendered() : "gitbay-sync \(HelpText.version)")
             return .success
-        case .login(let instance): return try await login(instance)
-        case .accounts: return try await accounts()
-        case .removeAccount(let name, let force): return try await removeAccount(name, force: force)
-        case .pause(let name): return try await changeState(name, to: .paused)
-        case .resume(let name): return try await changeState(name, to: .active)
-        case .prefer(let name): return try await prefer(name)
-        case .deviceSetToken(let label): return try await setDeviceToken(label: label)
-        case .deviceShow: return try await showDevice()
-        case .deviceClear: return try await clearDevice()
-        case .run(let every, let concurrency, let now, let unattended):
-            return try await run(every: every, concurrency: concurrency, now: now, unattended: unattended)
-        case .status: return try await status()
-        case .devices(let name): return try await devices(name)
-        case .devicesRemove(let name, let id, let yes): return try await removeListedDevice(name, id: id, yes: yes)
-        case .push(let action, let name): return try await push(action, account: name)
-        case .resolve: return try await resolve()
-        case .doctor: return try await doctor()
-        case .serviceInstall(let every, let force): return try serviceInstall(every: every, force: force)
-        case .serviceUninstall(let force): return try serviceUninstall(force: force)
-        case .serviceShow(let every): return try serviceShow(every: every)
+        case .command(let command):
+            return try await command.run(self)
         }
     }
 
@@ -84,18 +67,17 @@ struct CommandRunner {
         throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
     }
 
+    /// A reconciler with this command's settings; nil takes the reconciler's own default.
     func reconciler(
-        _ store: StateStore, concurrency: Int = 8, honourBackoff: Bool = false, ceiling: Duration = .seconds(3600),
+        _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }
     ) -> Reconciler {
-        Reconciler(
-            store: store,
-            options: .init(
-                concurrency: concurrency, honourBackoff: honourBackoff, backoffCeiling: ceiling, client: context.client,
-                now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
-            ),
-            logger: logger
+        var options = Reconciler.Options(
+            honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
         )
+        if let concurrency { options.concurrency = concurrency }
+        if let ceiling { options.backoffCeiling = ceiling }
+        return Reconciler(store: store, options: options, logger: logger)
     }
 
     func removal(_ store: StateStore) -> AccountRemoval {
@@ -160,23 +142,33 @@ struct CommandRunner {
         }
         let err = journalErr
         let failed = outcomes.filter(\.isFailure)
-        for outcome in failed {
-            context.console.err(err.line(.error, "Error: \(escaped: outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")"))
+        let summary = PartialFailureSummary(
+            failures: failed.map { outcome in
+                (outcome.account, outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")
+            },
+            total: outcomes.count
+        )
+        for line in summary.lines(advice: Self.retryAdvice(failed)) {
+            context.console.err(err.line(.error, line))
         }
-        guard !failed.isEmpty else { return .success }
-        // Say what tries again: nothing does for a refused token until the user signs in.
+        return summary.isEmpty ? .success : .partialFailure
+    }
+
+    /// What tries the failed accounts again: runs do, after the backoff, except for a refused
+    /// token, which nothing retries until the user signs in again.
+    private static func retryAdvice(_ failed: [AccountOutcome]) -> String {
         let refused = failed.filter { $0.condition == .authFailed }.map(\.account)
         let retried = failed.filter { $0.condition != .authFailed }.map(\.account)
-        var summary = "\(failed.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") failed: \(failed.map(\.account).joined(separator: ", "))."
+        var advice: [String] = []
         if !retried.isEmpty {
             let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"
-            summary += " Runs try again\(which) once the backoff is over (the timer's too, if installed with `gitbay-sync service install`; `gitbay-sync run --now` tries at once)."
+            advice.append("Runs try again\(which) once the backoff is over (the timer's too, if installed with `gitbay-sync service install`; `gitbay-sync run --now` tries at once).")
         }
         if !refused.isEmpty {
-            summary += " Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused."
+            advice.append("Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused.")
         }
-        context.console.err(err.line(.error, "\(escaped: summary) `gitbay-sync status` shows each account's last error and next attempt."))
-        return .partialFailure
+        advice.append("`gitbay-sync status` shows each account's last error and next attempt.")
+        return advice.joined(separator: " ")
     }
 }
 

@@ -1,27 +1,18 @@
-/// The description of one command: its words, arguments, options and help, and how its
-/// parsed pieces become a `Command`.
+/// The description of one command: its words, arguments, options and help. The parser, the
+/// help and the usage lines read it; so can anything else that describes the commands.
 struct CommandSpec: Sendable {
-    struct Argument: Sendable {
+    struct Argument: Sendable, Equatable {
         let name: String
         let optional: Bool
         let help: String
     }
 
-    struct Option: Sendable {
+    struct Option: Sendable, Equatable {
         /// The long name with its dashes, e.g. `--label`.
         let name: String
         /// The value's placeholder, or nil for a flag.
         let valueName: String?
         let help: String
-    }
-
-    /// What a command line gave a command.
-    struct Parsed {
-        var arguments: [String]
-        var values: [String: String]
-        var flags: Set<String>
-
-        func argument(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
     }
 
     let words: [String]
@@ -31,7 +22,6 @@ struct CommandSpec: Sendable {
     let options: [Option]
     let summary: String
     let discussion: String
-    let build: @Sendable (Parsed) throws(UsageError) -> Command
 
     var name: String { words.joined(separator: " ") }
 
@@ -40,7 +30,7 @@ struct CommandSpec: Sendable {
     func named(_ alias: String) -> CommandSpec {
         CommandSpec(
             words: [alias], aliases: [words[0]] + aliases.filter { $0 != alias }, arguments: arguments, options: options,
-            summary: summary, discussion: discussion, build: build
+            summary: summary, discussion: discussion
         )
     }
 
@@ -61,13 +51,14 @@ struct CommandSpec: Sendable {
     }
 }
 
-/// The options every command takes.
-enum GlobalOption {
-    static let all: [CommandSpec.Option] = [
-        .init(name: "--db", valueName: "PATH", help: "The state database (default: $GITBAY_SYNC_DB, else $XDG_STATE_HOME/gitbay-sync/state.db)."),
-        .init(name: "--json", valueName: nil, help: "Print machine-readable JSON on stdout (shapes in the README)."),
-        .init(name: "--verbose", valueName: nil, help: "Say more on stderr; -v, repeat for more (-vv)."),
-        .init(name: "--help", valueName: nil, help: "Show help for gitbay-sync or a command (-h)."),
-        .init(name: "--version", valueName: nil, help: "Show the version."),
-    ]
+extension CommandSpec.Argument {
+    /// The account a command acts on.
+    static let account = Self(name: "account", optional: false, help: "An account as `gitbay-sync accounts` names it: user@host or user@host:port.")
+    /// The one account a listing is narrowed to.
+    static let onlyAccount = Self(name: "account", optional: true, help: "Only this account.")
+}
+
+extension CommandSpec.Option {
+    /// The period of `run --every` and of the installed timer.
+    static let every = Self(name: "--every", valueName: "DURATION", help: "The period: 30s, 15m, 1h, 1h30m, 1d (10s to 7d).")
 }

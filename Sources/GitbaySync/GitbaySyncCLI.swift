@@ -63,7 +63,7 @@ package enum GitbaySyncCLI {
         do {
             let invocation = try CommandLineParser.parse(arguments)
             do {
-                code = try await CommandRunner(global: invocation.global, context: context).execute(invocation.command)
+                code = try await CommandRunner(global: invocation.global, context: context).execute(invocation.request)
             } catch {
                 code = report(error, context: context, json: invocation.global.json)
             }

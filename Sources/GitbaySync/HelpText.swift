@@ -1,6 +1,6 @@
 import GitbayReconcile
 import GitbaySupport
-/// The text of `--help`, made from the command table.
+/// The text of `--help`, made from the command registry.
 enum HelpText {
     static let version = "0.1.0"
 
@@ -12,15 +12,15 @@ enum HelpText {
             "",
             "Commands:",
         ]
-        let width = CommandTable.all.map(\.name.count).max() ?? 0
-        for spec in CommandTable.all {
+        let width = CommandRegistry.specs.map(\.name.count).max() ?? 0
+        for spec in CommandRegistry.specs {
             lines.append("  " + pad(spec.name, width) + "  " + spec.summary)
             for alias in spec.aliases {
                 lines.append("  " + pad(alias, width) + "  The same as `\(spec.name)`.")
             }
         }
         lines += ["", "Options for every command:"]
-        lines += optionLines(GlobalOption.all)
+        lines += optionLines(GlobalOptions.specs)
         lines += [
             "",
             "Exit codes: 0 ok, 1 some accounts failed, 64 usage, 65 bad input data, 66 no state database,",
@@ -48,13 +48,13 @@ enum HelpText {
             lines += optionLines(spec.options)
         }
         lines += ["", "Options for every command:"]
-        lines += optionLines(GlobalOption.all)
+        lines += optionLines(GlobalOptions.specs)
         return lines.joined(separator: "\n")
     }
 
     /// The help of a command group such as `device`: its usage and its commands.
     static func group(_ first: String) -> String {
-        let specs = CommandTable.group(first)
+        let specs = CommandRegistry.group(first)
         let width = specs.map(\.name.count).max() ?? 0
         var lines = ["Usage: \(groupUsage(first))", "", "Commands:"]
         lines += specs.map { "  " + pad($0.name, width) + "  " + $0.summary }
@@ -63,21 +63,21 @@ enum HelpText {
     }
 
     static func groupUsage(_ first: String) -> String {
-        "gitbay-sync \(first) <\(CommandTable.group(first).map { $0.words[1] }.joined(separator: "|"))> [options]"
+        "gitbay-sync \(first) <\(CommandRegistry.group(first).map { $0.words[1] }.joined(separator: "|"))> [options]"
     }
 
     /// The usage line for command words (a command or a group), nil when they name neither.
     static func usage(_ words: [String]) -> String? {
-        if CommandTable.isGroup(words) { return groupUsage(words[0]) }
-        return (try? CommandLineParser.resolve(words)).map { $0.0.usage }
+        if CommandRegistry.isGroup(words) { return groupUsage(words[0]) }
+        return (try? CommandRegistry.find(words))?.spec.usage
     }
 
     /// The help for a topic given as command words (already checked by the parser).
     static func topic(_ words: [String]?) -> String {
         guard let words else { return program() }
-        if CommandTable.isGroup(words) { return group(words[0]) }
-        guard let (spec, _) = try? CommandLineParser.resolve(words) else { return program() }
-        return command(spec)
+        if CommandRegistry.isGroup(words) { return group(words[0]) }
+        guard let match = try? CommandRegistry.find(words) else { return program() }
+        return command(match.spec)
     }
 
     private static func optionLines(_ options: [CommandSpec.Option]) -> [String] {

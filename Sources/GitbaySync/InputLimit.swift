@@ -28,7 +28,7 @@ struct InputLimit: Sendable {
     )
     /// A push token: the longest a gitbay server stores.
     static let deviceToken = InputLimit(
-        name: "device token", what: "a device token", maximumBytes: CommandRunner.maximumDeviceTokenBytes, reason: "the most a gitbay server stores",
+        name: "device token", what: "a device token", maximumBytes: 512, reason: "the most a gitbay server stores",
         advice: "give the token alone, as the platform hands it out"
     )
     /// A push payload: the most APNs delivers for a notification (4 KB).

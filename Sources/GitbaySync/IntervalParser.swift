@@ -60,3 +60,14 @@ enum IntervalParser {
         return text
     }
 }
+
+extension IntervalParser {
+    /// The value of an `--every` option.
+    static func option(_ text: String) throws(UsageError) -> Duration {
+        do {
+            return try parse(text)
+        } catch {
+            throw UsageError("invalid value for --every: \(error)")
+        }
+    }
+}

@@ -81,16 +81,6 @@ struct ServiceUnits: Sendable, Equatable {
         }
     }
 
-    /// What to run before uninstalling, in a shell.
-    var disableCommand: String {
-        switch platform {
-        case .systemd:
-            "systemctl --user disable --now \(Self.timerName) \(Self.serviceName)"
-        case .launchd:
-            "launchctl bootout gui/$(id -u)/\(Self.launchdLabel)"
-        }
-    }
-
     // MARK: systemd
 
     private static func systemdService(_ arguments: [String], environment: [(String, String)]) -> String {

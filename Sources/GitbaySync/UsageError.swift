@@ -20,6 +20,11 @@ enum NearMiss {
         return scored.min { $0.1 < $1.1 }?.0
     }
 
+    /// ". Did you mean '…'?" for a near miss, else nothing.
+    static func hint(for word: String, among candidates: [String]) -> String {
+        suggestion(for: word, among: candidates).map { ". Did you mean '\($0)'?" } ?? ""
+    }
+
     /// Levenshtein distance.
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)

@@ -46,6 +46,9 @@ struct CommandLineParserErrorTests {
         Case(["device", "set-token", "--lable", "x"], "unknown option '--lable' for 'device set-token'. Did you mean '--label'?", ["device", "set-token"]),
         Case(["status", "--frobnicate"], "unknown option '--frobnicate' for 'status'", ["status"]),
         Case(["accounts", "--force"], "unknown option '--force' for 'accounts'", ["accounts"]),
+        // Another command's option is not this one's, whether it takes a value or not.
+        Case(["status", "--label", "x"], "unknown option '--label' for 'status'", ["status"]),
+        Case(["--every", "15m", "accounts"], "unknown option '--every' for 'accounts'", ["accounts"]),
         Case(["status", "-json"], "unknown option '-json'. Did you mean '--json'?", ["status"]),
         Case(["-x"], "unknown option '-x'; the short options are -h and -v"),
         Case(["-vq", "status"], "unknown option '-q'; the short options are -h and -v", ["status"]),
@@ -141,8 +144,8 @@ struct CommandLineParserErrorTests {
 
     @Test("a suggestion is only made for a near miss")
     func nearMiss() {
-        #expect(NearMiss.suggestion(for: "stauts", among: CommandTable.commandNames) == "status")
-        #expect(NearMiss.suggestion(for: "remove-acount", among: CommandTable.commandNames) == "remove-account")
-        #expect(NearMiss.suggestion(for: "xyzzy", among: CommandTable.commandNames) == nil)
+        #expect(NearMiss.suggestion(for: "stauts", among: CommandRegistry.commandNames) == "status")
+        #expect(NearMiss.suggestion(for: "remove-acount", among: CommandRegistry.commandNames) == "remove-account")
+        #expect(NearMiss.suggestion(for: "xyzzy", among: CommandRegistry.commandNames) == nil)
     }
 }

@@ -13,10 +13,10 @@ import Testing
 struct LogoutTests {
     @Test("logout is remove-account: it parses, signs out, and has the same help")
     func alias() async throws {
-        #expect(try CommandLineParser.parse(["logout", "alice@gitbay.org"]).command == .removeAccount(account: "alice@gitbay.org", force: false))
-        #expect(try CommandLineParser.parse(["logout", "--force", "alice@gitbay.org"]).command == .removeAccount(account: "alice@gitbay.org", force: true))
-        #expect(try CommandLineParser.parse(["logout", "--help"]).command == .help(topic: ["logout"]))
-        #expect(try CommandLineParser.parse(["help", "logout"]).command == .help(topic: ["logout"]))
+        #expect(try CommandLineParser.parse(["logout", "alice@gitbay.org"]).request == .command(RemoveAccountCommand(account: "alice@gitbay.org", force: false)))
+        #expect(try CommandLineParser.parse(["logout", "--force", "alice@gitbay.org"]).request == .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true)))
+        #expect(try CommandLineParser.parse(["logout", "--help"]).request == .help(topic: ["logout"]))
+        #expect(try CommandLineParser.parse(["help", "logout"]).request == .help(topic: ["logout"]))
         let help = HelpText.topic(["logout"])
         #expect(help.hasPrefix("Usage: gitbay-sync logout [--force] <account>\n   or: gitbay-sync remove-account [--force] <account>\n"))
         #expect(HelpText.topic(["remove-account"]).contains("   or: gitbay-sync logout [--force] <account>"))

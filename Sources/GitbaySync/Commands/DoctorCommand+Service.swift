@@ -84,6 +84,22 @@ extension CommandRunner {
             problems.append((.fail, "it does not run `gitbay-sync run`"))
         }
 
+        problems += settingProblems(installed, options: options)
+        let ourHook = PreRemovalHook.path(environment: context.environment)
+
+        guard !problems.isEmpty else {
+            return .pass("service.command", subject, "runs `gitbay-sync run --unattended` by this binary (\(program)) with this database and this shell's pre-remove hook (\(ourHook))")
+        }
+        let detail = problems.map(\.text).joined(separator: "; ")
+        return problems.contains { $0.level == .fail }
+            ? .fail("service.command", subject, detail, fix: fix)
+            : .warn("service.command", subject, detail, fix: fix)
+    }
+
+    /// What the service's command line sets differently from this shell: the database, the
+    /// run record and the pre-remove hook's folder.
+    private func settingProblems(_ installed: InstalledService, options: [String]) -> [(level: DoctorCheck.Level, text: String)] {
+        var problems: [(level: DoctorCheck.Level, text: String)] = []
         let environment = serviceEnvironment(installed)
         let named = Self.optionValue("--db", in: options)
         let base = installed.platform == .systemd ? HomeFolder.path(environment: environment) : "/"
@@ -106,14 +122,7 @@ extension CommandRunner {
             let matters = access(ourHook, F_OK) == 0 || access(theirHook, F_OK) == 0
             problems.append((matters ? .fail : .warning, "it looks for the pre-remove hook at \(theirHook); this shell's is \(ourHook)"))
         }
-
-        guard !problems.isEmpty else {
-            return .pass("service.command", subject, "runs `gitbay-sync run --unattended` by this binary (\(program)) with this database and this shell's pre-remove hook (\(ourHook))")
-        }
-        let detail = problems.map(\.text).joined(separator: "; ")
-        return problems.contains { $0.level == .fail }
-            ? .fail("service.command", subject, detail, fix: fix)
-            : .warn("service.command", subject, detail, fix: fix)
+        return problems
     }
 
     /// `service.last-run`: when the installed service last ran and how it went, from the

@@ -11,7 +11,7 @@ extension CommandRunner {
     /// another process counts from the next cycle, or from the account's next write in this
     /// one), reconciles the accounts not waiting out a backoff and not being reconciled by
     /// another process, and lets go of the database before sleeping.
-    func runEvery(_ interval: Duration, concurrency: Int) async throws -> ExitCode {
+    func runEvery(_ interval: Duration, concurrency: Int?) async throws -> ExitCode {
         let shutdown = context.shutdown
         shutdown.claim()
         let journal = journalErr
@@ -45,7 +45,7 @@ extension CommandRunner {
     }
 
     /// One cycle: reconcile, then report. A failure to use the database ends the run.
-    private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int, journal: JournalText) async throws {
+    private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int?, journal: JournalText) async throws {
         let startedAt = context.now()
         let shutdown = context.shutdown
         // Like `run`, never creates the database: a timer pointed at the wrong path stops.

@@ -9,38 +9,6 @@ import GitbayState
 import GitbaySupport
 
 extension CommandRunner {
-    /// `run`: one reconcile of every account, then finish removals that got through.
-    ///
-    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
-    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
-    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
-    func run(every: Duration?, concurrency: Int?, now: Bool = false, unattended: Bool = false) async throws -> ExitCode {
-        if let every { return try await runEvery(every, concurrency: concurrency ?? 8) }
-        let startedAt = context.now()
-        let store = try await openExistingStore()
-        let outcomes = try await reconcileOnce(store, concurrency: concurrency ?? 8, honourBackoff: !now)
-        if global.json {
-            printJSON(.object([
-                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
-                ("accounts", .array(outcomes.map(\.json))),
-            ]))
-        } else if outcomes.isEmpty {
-            context.console.out(journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`."))
-        }
-        let code = report(outcomes)
-        // Only a running pre-remove hook takes a stop request: the removals it left wait for
-        // the next run.
-        let interrupted = context.shutdown.phase != .running
-        if unattended {
-            try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
-        }
-        guard !interrupted else {
-            context.console.err(journalErr.line(.error, "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."))
-            return .unavailable
-        }
-        return code
-    }
-
     /// What an unattended run (or a cycle of `run --every`) did, to be recorded for `doctor`.
     func unattendedRun(
         _ trigger: UnattendedRunRecord.Trigger, startedAt: Date, _ outcomes: [AccountOutcome], interrupted: Bool, period: Duration?
@@ -56,7 +24,7 @@ extension CommandRunner {
 
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
     func reconcileOnce(
-        _ store: StateStore, concurrency: Int, honourBackoff: Bool, ceiling: Duration = .seconds(3600),
+        _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }
     ) async throws -> [AccountOutcome] {
         let accounts = try await store.accounts()
@@ -87,30 +55,5 @@ extension CommandRunner {
             }
         }
         return outcomes
-    }
-
-    /// `status`.
-    func status() async throws -> ExitCode {
-        let store = try await openExistingStore()
-        let device = try await store.device()
-        let rows = try await accountRows(store)
-        if global.json {
-            printJSON(.object([
-                ("database", .string(location.databasePath)),
-                ("device", deviceJSON(device)),
-                ("accounts", .array(rows.map(\.json))),
-            ]))
-            return .success
-        }
-        context.console.out("database: \(location.databasePath)")
-        context.console.out("device: \(escaped: device.label), token " + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"))
-        if rows.isEmpty {
-            context.console.out("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
-        }
-        for row in rows {
-            context.console.out(row.text)
-            for line in row.details(now: context.now()) { context.console.out(line) }
-        }
-        return .success
     }
 }

@@ -8,11 +8,33 @@ import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
+/// `doctor`.
+struct DoctorCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
+        discussion: """
+            Checks the state database (integrity, schema, permissions, runs in progress), the device token, and
+            for each account: the instance answers, the token is valid, push is on for the account and
+            was not refused by the instance in the last run, and this device's row is on the server.
+            Only reads from servers. Prints each check with OK or FAIL and the fix; exits 1 when any
+            check fails.
+            """
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.doctor()
+    }
+}
+
 extension CommandRunner {
     /// `doctor`: checks the database, the device token, every account and the service,
     /// printing each check with its fix. Only reads from servers, and changes the database no more than opening
     /// it does (migrations). Exits 1 when any check fails.
-    func doctor() async throws -> ExitCode {
+    fileprivate func doctor() async throws -> ExitCode {
         var checks: [DoctorCheck] = []
         let path = location.databasePath
         let store = await databaseChecks(path, into: &checks)
@@ -21,15 +43,7 @@ extension CommandRunner {
             checks += await accountChecks(store, device: device)
         }
         checks += await serviceChecks(store)
-        if global.json {
-            printJSON(.object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]))
-        } else {
-            for check in checks { check.lines.forEach(context.console.out) }
-            let failed = checks.filter { !$0.ok }.count
-            let warnings = checks.filter { $0.level == .warning }.count
-            let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
-            context.console.out(failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted).")
-        }
+        show(DoctorOutput(checks: checks))
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }
 
@@ -137,8 +151,8 @@ extension CommandRunner {
             return nil
         }
         let bytes = token.exposedValue.utf8.count
-        if bytes > Self.maximumDeviceTokenBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
-            let why = bytes > Self.maximumDeviceTokenBytes ? "\(bytes) bytes, more than a server takes (512)" : "it contains whitespace"
+        if bytes > InputLimit.deviceToken.maximumBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
+            let why = bytes > InputLimit.deviceToken.maximumBytes ? "\(bytes) bytes, more than a server takes (\(InputLimit.deviceToken.maximumBytes))" : "it contains whitespace"
             checks.append(.fail("device.token", "device", "the push token (\(token.prefix())…) is implausible: \(why)", fix: "set the token the platform hands out: \(setToken)"))
             return nil
         }
@@ -165,5 +179,19 @@ extension CommandRunner {
             for await (index, checks) in group { results[index] = checks }
         }
         return results.flatMap { $0 }
+    }
+}
+
+/// What `doctor` prints: every check, then how many failed.
+struct DoctorOutput: CommandOutput {
+    let checks: [DoctorCheck]
+
+    var json: JSONValue { .object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]) }
+
+    var text: [String] {
+        let failed = checks.filter { !$0.ok }.count
+        let warnings = checks.filter { $0.level == .warning }.count
+        let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
+        return checks.flatMap(\.lines) + [failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."]
     }
 }

@@ -1,0 +1,20 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+extension CommandRunner {
+    /// The account's whole device list (an unconditional read, so never `304`).
+    static func fullList(_ client: GitbayClient) async throws(GitbayError) -> [ServerDevice] {
+        switch try await client.listDevices(ifNoneMatch: nil) {
+        case .list(let rows, _): rows
+        case .notModified: preconditionFailure("an unconditional list answered 304; the client turns that into an error")
+        }
+    }
+
+    /// Concurrent per-account calls with this command's client settings.
+    func fanOut(_ store: StateStore) -> AccountFanOut {
+        AccountFanOut(store: store, configuration: context.client, logger: logger)
+    }
+}

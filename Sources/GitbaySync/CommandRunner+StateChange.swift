@@ -1,0 +1,37 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+extension CommandRunner {
+    /// A reason as the middle of a sentence: without the full stop it may end with.
+    static func sentence(_ reason: String) -> String {
+        reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+    }
+
+    /// `pause` / `resume`: change what the account wants, then reconcile it (and the other
+    /// accounts of its instance, which may take the device token over or give it back).
+    /// `said` tells what came of it, from the account and its own outcome.
+    func changeState(
+        _ name: String, to state: AccountState, said: (AccountRecord, AccountOutcome?) -> String
+    ) async throws -> ExitCode {
+        let store = try await openStore()
+        let account = try await account(named: name, in: store)
+        guard account.state != .removing else {
+            throw CommandFailure("\(account.name) is being removed; finish with `gitbay-sync remove-account \(account.name)`", exitCode: .dataError)
+        }
+        try await store.setState(state, ofAccount: account.id)
+        let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
+        let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        let own = outcomes.first { $0.account == account.name }
+        show(ReconciledOutput(
+            fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
+        ))
+        return report(outcomes)
+    }
+
+    /// How long what failed stays so, and what ends it.
+    static let untilRun = "until `gitbay-sync run` gets through to the server (the timer runs it, if installed)"
+    static let orNextRun = "(or by the next `gitbay-sync run`)"
+}

@@ -1,0 +1,42 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `accounts`.
+struct AccountsCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["accounts"], arguments: [], options: [], summary: "List the signed-in accounts.",
+        discussion: "Every account with its state, its condition and this device's row on its server."
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.accounts()
+    }
+}
+
+extension CommandRunner {
+    /// `accounts`.
+    fileprivate func accounts() async throws -> ExitCode {
+        let store = try await openExistingStore()
+        let rows = try await accountRows(store)
+        show(AccountsOutput(rows: rows))
+        return .success
+    }
+}
+
+/// What `accounts` prints.
+struct AccountsOutput: CommandOutput {
+    let rows: [AccountRow]
+
+    var json: JSONValue { .object([("accounts", .array(rows.map(\.json)))]) }
+
+    var text: [String] {
+        rows.isEmpty ? ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] : rows.map(\.text)
+    }
+}

@@ -1,0 +1,40 @@
+import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `device clear`.
+struct DeviceClearCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["device", "clear"], arguments: [], options: [], summary: "Deregister this device everywhere and forget its token.",
+        discussion: "Removes this device's rows on every account, then forgets the token."
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.clearDevice()
+    }
+}
+
+extension CommandRunner {
+    /// `device clear`: forget the token, then deregister this device everywhere.
+    fileprivate func clearDevice() async throws -> ExitCode {
+        let store = try await openStore()
+        try await store.clearDeviceToken(now: context.now())
+        let outcomes = try await reconciler(store).reconcile()
+        show(ReconciledOutput(fields: [("device", try await store.device().json)], outcomes: outcomes, text: [Self.clearedText(outcomes)]))
+        return report(outcomes)
+    }
+
+    /// What `device clear` did: which servers may still have a row; the lines below say why
+    /// and what ends it.
+    private static func clearedText(_ outcomes: [AccountOutcome]) -> String {
+        let left = outcomes.filter { $0.action == .failed || $0.action == .skipped }.map { TerminalText.escaped($0.account) }
+        guard !left.isEmpty else { return "Device token forgotten; this device's rows are removed from every account." }
+        return "Device token forgotten; this device's rows are removed from \(outcomes.count - left.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), "
+            + "not yet from \(left.joined(separator: ", ")) (below)."
+    }
+}

@@ -1,0 +1,104 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `devices [<account>]`.
+struct DevicesCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["devices"], arguments: [.onlyAccount], options: [],
+        summary: "List the devices registered on each account's server.",
+        discussion: "Marks this device's row and rows of this install's old tokens. To remove a row: `gitbay-sync devices remove <account> <id>`."
+    )
+
+    let account: String?
+
+    init(account: String? = nil) {
+        self.account = account
+    }
+
+    init(_ input: CommandInput) throws(UsageError) {
+        account = input.value(.onlyAccount)
+    }
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.devices(account)
+    }
+}
+
+extension CommandRunner {
+    /// `devices [<account>]`: every account's server device list (or one's), asked concurrently,
+    /// with this device's rows marked.
+    fileprivate func devices(_ name: String?) async throws -> ExitCode {
+        let store = try await openExistingStore()
+        let accounts = if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
+        let device = try await store.device()
+        var records: [Int64: [RegistrationRecord]] = [:]
+        for account in accounts {
+            records[account.id] = try await store.registrations(ofAccount: account.id)
+        }
+        let results = await fanOut(store).run(accounts) { client in try await Self.fullList(client) }
+
+        let lists = results.map { result in
+            DevicesOutput.AccountList(account: result.account, listed: result.outcome.map { rows in
+                let ownership = RowOwnership(device: device, records: records[result.account.id] ?? [], rows: rows)
+                return rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
+            }.mapError { DevicesOutput.ListingError(message: "\($0)") })
+        }
+        show(DevicesOutput(lists: lists))
+        let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }
+        let summary = PartialFailureSummary(failures: failures, total: accounts.count, count: .plural)
+        summary.lines().forEach(context.console.err)
+        return summary.isEmpty ? .success : .partialFailure
+    }
+}
+
+/// What `devices` prints: each account's list, or why it could not be listed.
+struct DevicesOutput: CommandOutput {
+    struct AccountList {
+        let account: AccountRecord
+        let listed: Result<[ListedDevice], ListingError>
+
+        var error: String? {
+            if case .failure(let error) = listed { return error.message }
+            return nil
+        }
+
+        var json: JSONValue {
+            .object([
+                ("account", .string(account.name)),
+                ("instance", .string(account.instance.description)),
+                ("state", .string(account.state.rawValue)),
+                ("ok", .bool(error == nil)),
+                ("error", .optional(error)),
+                ("devices", (try? listed.get()).map { .array($0.map(\.json)) } ?? .null),
+            ])
+        }
+
+        var heading: String {
+            account.state == .active ? TerminalText.escaped(account.name) : "\(escaped: account.name) (\(account.state.rawValue))"
+        }
+
+        var text: [String] {
+            guard case .success(let listed) = listed else { return ["\(heading): could not list the devices (see below)"] }
+            let count = listed.count == 1 ? "1 device" : "\(listed.count) devices"
+            let idWidth = listed.map { String($0.row.id).count }.max() ?? 0
+            let labelWidth = listed.map(\.shownLabel.count).max() ?? 0
+            return ["\(heading): \(listed.isEmpty ? "no devices" : count)"] + listed.map { $0.text(idWidth: idWidth, labelWidth: labelWidth) }
+        }
+    }
+
+    /// Why an account's list is missing, as the server or the network said it.
+    struct ListingError: Error {
+        let message: String
+    }
+
+    let lists: [AccountList]
+
+    var json: JSONValue { .object([("accounts", .array(lists.map(\.json)))]) }
+
+    var text: [String] {
+        lists.isEmpty ? ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] : lists.flatMap(\.text)
+    }
+}

@@ -1,0 +1,137 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `login <instance-url>`.
+struct LoginCommand: CommandDefinition {
+    static let instanceURL = CommandSpec.Argument(name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")
+
+    static let spec = CommandSpec(
+        words: ["login"], arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
+        discussion: """
+            Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
+            most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as
+            user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
+            instance. When a device token is set, the new account is registered at once. A failed
+            sign-in stores nothing.
+            """
+    )
+
+    let instance: String
+
+    init(instance: String) {
+        self.instance = instance
+    }
+
+    init(_ input: CommandInput) throws(UsageError) {
+        instance = try input.required(Self.instanceURL)
+    }
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.login(instance)
+    }
+}
+
+extension CommandRunner {
+    /// `login <instance-url>`: verify the token (whoami, then a write refused as incomplete,
+    /// to prove the scope), store the account, and register the device when a token is set.
+    fileprivate func login(_ instanceText: String) async throws -> ExitCode {
+        let instance: InstanceURL
+        do {
+            instance = try InstanceURL(parsing: instanceText)
+        } catch {
+            throw CommandFailure(error.description, exitCode: .dataError)
+        }
+        let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", limit: .apiToken)
+        try Self.checkAPIToken(tokenText)
+        let apiToken = Secret(tokenText)
+        let store = try await openStore()
+
+        let client = GitbayClient(instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
+        let username = try await verifiedUsername(client, instance: instance)
+        let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: context.now())
+        let device = try await store.device()
+        var outcomes: [AccountOutcome] = []
+        if device.token != nil {
+            let siblings = try await store.accounts().filter { $0.instance == instance }.map(\.id)
+            outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        }
+        var text = ["Signed in as \(escaped: account.name)."]
+        if device.token == nil {
+            text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
+        }
+        show(ReconciledOutput(
+            fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
+            outcomes: outcomes, text: text
+        ))
+        return outcomes.isEmpty ? .success : report(outcomes)
+    }
+
+    /// The user the token signs in as, once `whoami` names a usable user and a write refused
+    /// before it runs shows the token may write.
+    private func verifiedUsername(_ client: GitbayClient, instance: InstanceURL) async throws -> String {
+        let whoami: WhoAmI
+        do {
+            whoami = try await client.whoami()
+        } catch {
+            throw loginFailure(error, instance: instance)
+        }
+        // The user name becomes the account's name, which commands take and print: it has
+        // to be one line that prints as it is.
+        guard Self.isUsableUsername(whoami.username) else {
+            throw CommandFailure(
+                "\(instance) answered `whoami` with \"\(whoami.username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
+                exitCode: .dataError
+            )
+        }
+        do {
+            // `whoami` cannot tell a read-only token; a write refused before it runs can.
+            try await client.checkWriteScope()
+        } catch {
+            throw loginFailure(error, instance: instance)
+        }
+        return whoami.username
+    }
+
+    /// A user name that can name an account: not empty, and nothing in it that text output
+    /// would write escaped.
+    static func isUsableUsername(_ username: String) -> Bool {
+        !username.isEmpty && !username.unicodeScalars.contains(where: TerminalText.needsEscaping)
+    }
+
+    /// Refuses an API token that cannot be one, before any request carries it: a header
+    /// cannot hold a control character, and a token is printable ASCII.
+    static func checkAPIToken(_ text: String) throws {
+        let limit = InputLimit.apiToken
+        let problem: String? =
+            if text.contains(where: \.isWhitespace) {
+                "contains spaces"
+            } else if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                "contains a control character (a NUL, an escape or the like)"
+            } else if !text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+                "contains characters outside printable ASCII"
+            } else {
+                nil
+            }
+        if let problem {
+            throw CommandFailure("the API token \(problem); \(limit.advice)", exitCode: .dataError)
+        }
+        guard text.utf8.count <= limit.maximumBytes else { throw limit.tooLong(bytes: text.utf8.count) }
+    }
+
+    private func loginFailure(_ error: Error, instance: InstanceURL) -> Error {
+        guard let error = error as? GitbayError else { return error }
+        switch error.kind {
+        case .authFailed:
+            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. Mint a new one with `token create --name gitbay-sync --scope full`.", exitCode: .denied)
+        case .readOnlyToken:
+            return CommandFailure("the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.", exitCode: .denied)
+        case .notJSON:
+            return CommandFailure("\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.", exitCode: .unavailable)
+        default:
+            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import FoundationEssentials
+import GitbaySupport
+
+/// `push show [<account>]`.
+struct PushShowCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["push", "show"], arguments: [.onlyAccount], options: [],
+        summary: "Show the push switch of each account (or one).",
+        discussion: "Reads `notifications settings show` for each account."
+    )
+
+    let account: String?
+
+    init(account: String? = nil) {
+        self.account = account
+    }
+
+    init(_ input: CommandInput) throws(UsageError) {
+        account = input.value(.onlyAccount)
+    }
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.showPush(account: account)
+    }
+}
+
+extension CommandRunner {
+    /// `push show [<account>]`: the push switch of each account (or one), asked concurrently.
+    fileprivate func showPush(account name: String?) async throws -> ExitCode {
+        let store = try await openExistingStore()
+        let accounts = if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
+        let results = await fanOut(store).run(accounts) { client in try await client.settings() }
+        let switches = results.map { result in
+            PushShowOutput.Switch(account: result.account.name, push: try? result.outcome.get().push, error: result.outcome.failureText)
+        }
+        show(PushShowOutput(switches: switches))
+        let failures = switches.compactMap { entry in entry.error.map { (entry.account, $0) } }
+        let summary = PartialFailureSummary(failures: failures, total: accounts.count, count: .plural)
+        summary.lines().forEach(context.console.err)
+        return summary.isEmpty ? .success : .partialFailure
+    }
+}
+
+/// What `push show` prints: each account's switch, or why it is unknown.
+struct PushShowOutput: CommandOutput {
+    struct Switch {
+        let account: String
+        /// The switch; nil when it could not be read.
+        let push: Bool?
+        let error: String?
+    }
+
+    let switches: [Switch]
+
+    var json: JSONValue {
+        .object([("accounts", .array(switches.map { entry in
+            .object([("account", .string(entry.account)), ("push", entry.push.map(JSONValue.bool) ?? .null), ("error", .optional(entry.error))])
+        }))])
+    }
+
+    var text: [String] {
+        guard !switches.isEmpty else { return ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] }
+        let width = switches.map { TerminalText.escaped($0.account).count }.max() ?? 0
+        return switches.map { entry in
+            let name = TerminalText.escaped(entry.account)
+            let padded = name + String(repeating: " ", count: width - name.count)
+            return "\(padded)  push " + (entry.push.map { $0 ? "on" : "off" } ?? "unknown (see below)")
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `remove-account <account> [--force]`, also called `logout`.
+struct RemoveAccountCommand: CommandDefinition {
+    static let force = CommandSpec.Option(name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")
+
+    static let spec = CommandSpec(
+        words: ["remove-account"], aliases: ["logout"], arguments: [.account], options: [force],
+        summary: "Sign out: deregister this device, then delete the token.",
+        discussion: """
+            Runs the pre-removal hook: deregisters every row this device holds for the account,
+            then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, and only
+            then deletes the API token and the records. If the account held the device token on
+            its instance, another account there takes it over at once. If the server cannot be
+            reached, or the hook fails, the account stays `removing` with its token (exit 69), and
+            `gitbay-sync run` retries the removal (so does the timer, if installed).
+            `logout` is another name for this command.
+            """
+    )
+
+    let account: String
+    let force: Bool
+
+    init(account: String, force: Bool = false) {
+        self.account = account
+        self.force = force
+    }
+
+    init(_ input: CommandInput) throws(UsageError) {
+        account = try input.required(.account)
+        force = input.isSet(Self.force)
+    }
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.removeAccount(account, force: force)
+    }
+}
+
+extension CommandRunner {
+    /// `remove-account <account> [--force]` (or `logout`). When the device was deregistered,
+    /// the instance's other accounts are reconciled at once, so that one of them takes over the
+    /// device token if the removed account held it.
+    fileprivate func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
+        let store = try await openStore()
+        let account = try await account(named: name, in: store)
+        try await store.setState(.removing, ofAccount: account.id)
+        let removing = try await store.account(id: account.id) ?? account
+        let result = try await removal(store).finish(removing, force: force)
+        let verdict = RemovalVerdict(result, account: account)
+        let (left, failure) = (verdict.left, verdict.failure)
+        let shown = TerminalText.escaped(account.name)
+        // Another account of the instance may now hold the device token: hand it over now
+        // rather than at the next run.
+        var outcomes: [AccountOutcome] = []
+        if verdict.handOver {
+            let siblings = try await store.accounts().filter { $0.instance == account.instance && $0.state == .active }.map(\.id)
+            if !siblings.isEmpty { outcomes = try await reconciler(store).reconcile(only: Set(siblings)) }
+        }
+        show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes))
+        if !left.isEmpty {
+            context.console.err("Warning: \(shown) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
+        }
+        if let failure {
+            context.console.err("Error: \(escaped: failure.message)")
+        }
+        let handedOver = report(outcomes)
+        return failure?.exitCode ?? handedOver
+    }
+}
+
+/// What `remove-account` prints.
+struct RemovalOutput: CommandOutput {
+    let account: AccountRecord
+    let result: AccountRemoval.Result
+    let verdict: RemovalVerdict
+    /// The instance's other accounts, reconciled so that one takes the device token over.
+    let outcomes: [AccountOutcome]
+
+    var json: JSONValue {
+        .object([
+            ("account", .string(account.name)),
+            ("result", .string(verdict.word)),
+            ("rows_left", .array(verdict.left.map(JSONValue.int))),
+            ("requests", .int(requests)),
+            ("error", .optional(verdict.failure?.message ?? forcedError)),
+            ("accounts", .array(outcomes.map(\.json))),
+        ])
+    }
+
+    var text: [String] {
+        let taking: Set<AccountOutcome.Action> = [.added, .reAdded, .rotated, .adopted]
+        let takers = outcomes.filter { $0.condition == .registered && taking.contains($0.action) }
+        return (verdict.said.map { [$0] } ?? []) + takers.map { "\(escaped: $0.account) takes over this device's token on \(account.instance)." }
+    }
+
+    private var requests: Int {
+        switch result {
+        case .removed(let outcome), .forced(let outcome, _, _), .busy(let outcome, _), .interrupted(let outcome, _), .kept(let outcome, _, _):
+            outcome.requests
+        }
+    }
+
+    /// What went wrong in a removal that still ended with the token deleted (`--force`).
+    private var forcedError: String? {
+        if case .forced(let outcome, _, _) = result { return outcome.error }
+        return nil
+    }
+}
+
+/// What a removal's result means for `remove-account`: what to say, the JSON `result`, the rows
+/// left on the server, the error that ends the command, and whether another account of the
+/// instance may take the device token over now.
+struct RemovalVerdict {
+    var said: String?
+    var word = "kept"
+    var left: [Int] = []
+    var failure: CommandFailure?
+    var handOver = false
+
+    init(_ result: AccountRemoval.Result, account: AccountRecord) {
+        let shown = TerminalText.escaped(account.name)
+        let retry = "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
+        switch result {
+        case .removed:
+            (said, word, handOver) = ("Removed \(shown): this device is deregistered and the API token is deleted.", "removed", true)
+        case .forced(let outcome, let rows, let deregistered):
+            let why = CommandRunner.sentence(outcome.error ?? "the removal did not complete")
+            let what = deregistered ? "this device is deregistered, but the pre-remove hook did not pass" : "this device could not be deregistered"
+            (said, word, left, handOver) = ("Removed \(shown) by force: the API token is deleted, although \(what): \(TerminalText.escaped(why)).", "forced", rows, deregistered)
+        case .busy(_, let pid):
+            failure = CommandFailure("\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does). It is no longer counted as signed in.", exitCode: .busy)
+        case .interrupted(_, let reason):
+            failure = CommandFailure("\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).", exitCode: .unavailable)
+        case .kept(_, let reason, let deregistered):
+            let why = CommandRunner.sentence(reason)
+            failure = deregistered
+                ? CommandFailure("\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.", exitCode: .unavailable)
+                : CommandFailure("\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.", exitCode: .unavailable)
+            handOver = deregistered
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `run [--every DURATION] [--concurrency N] [--now] [--unattended]`.
+struct RunCommand: CommandDefinition {
+    /// How many accounts `--concurrency` allows at once.
+    static let concurrencyRange = 1...64
+    static let concurrency = CommandSpec.Option(
+        name: "--concurrency", valueName: "N",
+        help: "How many accounts to reconcile at once (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options().concurrency))."
+    )
+    static let now = CommandSpec.Option(name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")
+    static let unattended = CommandSpec.Option(name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
+
+    static let spec = CommandSpec(
+        words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
+        summary: "Reconcile every account with its server once (or every DURATION).",
+        discussion: """
+            Lists this device's rows on each account's server and adds or removes rows until the
+            server holds exactly what it should: one row with the current token for each active
+            account, none for paused or removed accounts or old tokens. Exits 0 when every account
+            is in its desired state or waits out a backoff, 1 when any failed (named on stderr).
+
+            An account that failed is left alone until its next attempt is due: a server's
+            Retry-After or write-limit wait, else one minute doubling per failure in a row (at most
+            an hour; an hour for a denied or push-disabled account). It is reported `skipped` with
+            that time, and `gitbay-sync status` shows it. To try every account now anyway, run
+            `gitbay-sync run --now`. There must be a state database already (exit 66 otherwise):
+            `run` never creates one.
+
+            With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
+            per account that changed or failed (-v: every account); a failing account waits out its
+            own backoff (at most DURATION, unless a server asks for longer). The first signal lets
+            requests in flight finish and exits 0; a second cancels them. --json prints one JSON
+            object per cycle (JSON Lines). --now cannot be combined with --every.
+            """
+    )
+
+    /// How a run goes: once, or every period until stopped.
+    enum Schedule: Sendable, Equatable {
+        /// One pass; `now` tries accounts waiting out a backoff too.
+        case once(now: Bool)
+        case every(Duration)
+    }
+
+    let schedule: Schedule
+    /// How many accounts at once; nil for the reconciler's default.
+    let concurrency: Int?
+    /// Records the run as the installed service's.
+    let unattended: Bool
+
+    init(_ schedule: Schedule = .once(now: false), concurrency: Int? = nil, unattended: Bool = false) {
+        self.schedule = schedule
+        self.concurrency = concurrency
+        self.unattended = unattended
+    }
+
+    init(_ input: CommandInput) throws(UsageError) {
+        let every = try input.value(.every, IntervalParser.option)
+        let now = input.isSet(Self.now)
+        if let every {
+            guard !now else {
+                throw input.error("--now and --every cannot be combined: every cycle of --every waits out each account's backoff")
+            }
+            schedule = .every(every)
+        } else {
+            schedule = .once(now: now)
+        }
+        concurrency = try input.value(Self.concurrency, Self.concurrency(_:))
+        unattended = input.isSet(Self.unattended)
+    }
+
+    private static func concurrency(_ text: String) throws(UsageError) -> Int {
+        guard let number = Int(text), concurrencyRange.contains(number) else {
+            throw UsageError(
+                "invalid value for --concurrency: '\(text)'; give a whole number from \(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound)"
+            )
+        }
+        return number
+    }
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        switch schedule {
+        case .once(let now): try await runner.runOnce(concurrency: concurrency, now: now, unattended: unattended)
+        case .every(let period): try await runner.runEvery(period, concurrency: concurrency)
+        }
+    }
+}
+
+extension CommandRunner {
+    /// `run` without `--every`: one reconcile of every account, then finish removals that got
+    /// through.
+    ///
+    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
+    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
+    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
+    fileprivate func runOnce(concurrency: Int?, now: Bool, unattended: Bool) async throws -> ExitCode {
+        let startedAt = context.now()
+        let store = try await openExistingStore()
+        let outcomes = try await reconcileOnce(store, concurrency: concurrency, honourBackoff: !now)
+        show(ReportedOutput(
+            json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
+            // The outcomes' own lines come from `report`.
+            text: outcomes.isEmpty ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
+        ))
+        let code = report(outcomes)
+        // Only a running pre-remove hook takes a stop request: the removals it left wait for
+        // the next run.
+        let interrupted = context.shutdown.phase != .running
+        if unattended {
+            try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
+        }
+        guard !interrupted else {
+            context.console.err(journalErr.line(.error, "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."))
+            return .unavailable
+        }
+        return code
+    }
+}

@@ -1,0 +1,60 @@
+import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// `status`.
+struct StatusCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["status"], arguments: [], options: [],
+        summary: "Show each account's condition and this device.",
+        discussion: "Per account: condition, server device id, last success, last error and next retry."
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.status()
+    }
+}
+
+extension CommandRunner {
+    /// `status`.
+    fileprivate func status() async throws -> ExitCode {
+        let store = try await openExistingStore()
+        let device = try await store.device()
+        let rows = try await accountRows(store)
+        show(StatusOutput(databasePath: location.databasePath, device: device, rows: rows, now: context.now()))
+        return .success
+    }
+}
+
+/// What `status` prints.
+struct StatusOutput: CommandOutput {
+    let databasePath: String
+    let device: DeviceRecord
+    let rows: [AccountRow]
+    /// The time the retry times are told against.
+    let now: Date
+
+    var json: JSONValue {
+        .object([("database", .string(databasePath)), ("device", device.json), ("accounts", .array(rows.map(\.json)))])
+    }
+
+    var text: [String] {
+        var lines = [
+            "database: \(databasePath)",
+            "device: \(escaped: device.label), token " + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"),
+        ]
+        if rows.isEmpty {
+            lines.append("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
+        }
+        for row in rows {
+            lines.append(row.text)
+            lines += row.details(now: now)
+        }
+        return lines
+    }
+}

@@ -1,0 +1,16 @@
+import GitbayState
+import GitbaySupport
+
+extension DeviceRecord {
+    /// This device as `device show`, `device set-token`, `device clear` and `status` print it under --json.
+    var json: JSONValue {
+        .object([
+            ("label", .string(label)),
+            ("install_marker", .string(installMarker)),
+            ("token_prefix", .optional(token?.prefix())),
+            ("token_generation", .int(generation)),
+            ("token_set_at", .optional(tokenSetAt)),
+            ("previous_token_prefixes", .array(history.map { .string($0.prefix) })),
+        ])
+    }
+}

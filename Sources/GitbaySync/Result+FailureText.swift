@@ -1,0 +1,7 @@
+extension Result {
+    /// The error's text, nil on success.
+    var failureText: String? {
+        if case .failure(let error) = self { return "\(error)" }
+        return nil
+    }
+}

@@ -1,0 +1,84 @@
+import Testing
+@testable import GitbayReconcile
+@testable import GitbaySupport
+@testable import GitbaySync
+
+@Suite("Command registry")
+struct CommandRegistryTests {
+    @Test("each command's words name it alone, and no alias is another command's word")
+    func wordsAreUnique() {
+        let names = CommandRegistry.specs.map(\.name)
+        #expect(Set(names).count == names.count, "\(names)")
+        let aliases = CommandRegistry.specs.flatMap(\.aliases)
+        #expect(Set(aliases).count == aliases.count)
+        #expect(Set(aliases).isDisjoint(with: CommandRegistry.specs.map { $0.words[0] }))
+    }
+
+    @Test("every command finds itself by its words, and the help lists them in registry order")
+    func foundByWords() throws {
+        for command in CommandRegistry.all {
+            let match = try CommandRegistry.find(command.spec.words)
+            #expect(ObjectIdentifier(match.command) == ObjectIdentifier(command), "\(command.spec.name)")
+            #expect(match.rest.isEmpty)
+        }
+        let help = HelpText.program()
+        let positions = CommandRegistry.specs.compactMap { help.range(of: "  \($0.name)  ")?.lowerBound }
+        #expect(positions.count == CommandRegistry.specs.count)
+        #expect(positions == positions.sorted())
+    }
+
+    @Test("no command takes an option with a global option's name, nor one option twice")
+    func optionNames() {
+        let global = Set(GlobalOptions.specs.map(\.name))
+        for spec in CommandRegistry.specs {
+            let names = spec.options.map(\.name)
+            #expect(Set(names).count == names.count, "\(spec.name)")
+            #expect(global.isDisjoint(with: names), "\(spec.name)")
+        }
+    }
+
+    @Test("a line is read with the value options given: an option that takes no value there leaves the next word an argument")
+    func tokensFollowTheOptions() {
+        let line = ["x", "--flag", "y", "--", "--z"]
+        let asValue = ArgumentTokens(line, valueOptions: ["--flag"])
+        #expect(asValue.positionals == ["x", "--z"])
+        #expect(asValue.options.map(\.name) == ["--flag"] && asValue.options.map(\.value) == ["y"])
+        let asFlag = ArgumentTokens(line, valueOptions: [])
+        #expect(asFlag.positionals == ["x", "y", "--z"])
+        #expect(asFlag.options.map(\.name) == ["--flag"] && asFlag.options.map(\.value) == [nil])
+    }
+
+    /// A command's input, checked against a spec of its own.
+    static let spec = CommandSpec(
+        words: ["probe"], arguments: [.account, .init(name: "extra", optional: true, help: "More.")],
+        options: [.every, .init(name: "--yes", valueName: nil, help: "Yes.")], summary: "A probe.", discussion: ""
+    )
+
+    @Test("the input gives each option and argument typed, and refuses what the spec does not list")
+    func input() throws {
+        let input = try CommandInput(spec: Self.spec, arguments: ["a@h"], options: [("--every", "15m"), ("--yes", nil)])
+        #expect(try input.required(.account) == "a@h")
+        #expect(input.value(.init(name: "extra", optional: true, help: "More.")) == nil)
+        #expect(try input.value(.every, IntervalParser.option) == .seconds(900))
+        #expect(input.isSet(.init(name: "--yes", valueName: nil, help: "Yes.")))
+        let unknown = #expect(throws: UsageError.self) { try CommandInput(spec: Self.spec, arguments: ["a@h"], options: [("--label", "x")]) }
+        #expect(unknown?.message == "unknown option '--label' for 'probe'")
+        #expect(unknown?.commandWords == ["probe"])
+        let missing = #expect(throws: UsageError.self) { try CommandInput(spec: Self.spec, arguments: [], options: []) }
+        #expect(missing?.message == "'probe' needs <account>: \(CommandSpec.Argument.account.help)")
+        let extra = #expect(throws: UsageError.self) { try CommandInput(spec: Self.spec, arguments: ["a", "b", "c"], options: []) }
+        #expect(extra?.message == "unexpected argument 'c' for 'probe'")
+    }
+
+    @Test("the partial-failure summary: one Error line per failure, then the count, names and advice, escaped")
+    func partialFailureSummary() {
+        #expect(PartialFailureSummary(failures: [], total: 3).lines(advice: "Advice.").isEmpty)
+        let one = PartialFailureSummary(failures: [("a@h", "a@h: refused")], total: 1)
+        #expect(one.lines(advice: "Try again.") == ["Error: a@h: refused", "1 of 1 account failed: a@h. Try again."])
+        var plural = one
+        plural.count = .plural
+        #expect(plural.lines() == ["Error: a@h: refused", "1 of 1 accounts failed: a@h."])
+        let odd = PartialFailureSummary(failures: [("b\u{1B}@h", "b\u{1B}@h failed"), ("c@h", "c@h failed")], total: 4)
+        #expect(odd.lines() == ["Error: b\\u{1B}@h failed", "Error: c@h failed", "2 of 4 accounts failed: b\\u{1B}@h, c@h."])
+    }
+}
