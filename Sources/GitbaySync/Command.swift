@@ -48,6 +48,10 @@ package enum Command: Sendable, Equatable {
     /// `force` removes unit files that `service install` did not write.
     case serviceUninstall(force: Bool = false)
     case serviceShow(every: Duration?)
+    /// `completions SHELL`: the shell's completion script.
+    case completions(Shell)
+    /// `man`: the manual page.
+    case man
 
     package enum PushAction: String, Sendable, Equatable {
         case on, off, show

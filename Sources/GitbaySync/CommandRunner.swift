@@ -55,6 +55,8 @@ struct CommandRunner {
         case .serviceInstall(let every, let force): return try serviceInstall(every: every, force: force)
         case .serviceUninstall(let force): return try serviceUninstall(force: force)
         case .serviceShow(let every): return try serviceShow(every: every)
+        case .completions(let shell): return printCompletions(shell)
+        case .man: return printManPage()
         }
     }
 

@@ -216,7 +216,7 @@ enum CommandTable {
             discussion: "Writes nothing.",
             build: { parsed throws(UsageError) in .serviceShow(every: try parsed.values["--every"].map(Self.interval)) }
         ),
-    ]
+    ] + documentationCommands
 
     /// The first words of every command and their aliases, for "unknown command" suggestions.
     static var commandNames: [String] {
