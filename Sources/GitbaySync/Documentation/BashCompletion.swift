@@ -2,8 +2,11 @@
 /// so account names with `:` and `@` complete whole whatever `COMP_WORDBREAKS` holds.
 enum BashCompletion {
     static func render(_ model: CompletionModel) -> String {
-        let q = ShellQuote.posix
-        let globals = model.globalOptions.map(\.name) + model.globalOptions.compactMap { CompletionModel.shortForms[$0.name] }
+        lookups(model) + "\n\n" + readLine(model) + "\n" + answer(model) + "\n\n" + subcommands(model)
+    }
+
+    /// Resolving the command words, and asking for the accounts.
+    private static func lookups(_ model: CompletionModel) -> String {
         return #"""
             # bash completion for gitbay-sync, as printed by `gitbay-sync completions bash`.
 
@@ -25,7 +28,12 @@ enum BashCompletion {
                 command gitbay-sync "$@" accounts --json 2>/dev/null \
                     | grep -o '"account": *"[^"]*"' | sed 's/^"account": *"//; s/"$//'
             }
+            """#
+    }
 
+    /// The completion function, first half: the words typed so far, and option values.
+    private static func readLine(_ model: CompletionModel) -> String {
+        return #"""
             _gitbay_sync() {
                 local line="${COMP_LINE:0:COMP_POINT}"
                 local cur="${line##*[[:space:]]}"
@@ -51,8 +59,14 @@ enum BashCompletion {
                 esac
                 local key used
                 _gitbay_sync_resolve "${words[@]}"
+            """#
+    }
+
+    /// The completion function, second half: what to offer.
+    private static func answer(_ model: CompletionModel) -> String {
+        return #"""
                 if [[ $cur == -* ]]; then
-                    reply=(\#(globals.joined(separator: " ")))
+                    reply=(\#((model.globalOptions.map(\.name) + model.globalOptions.compactMap { CompletionModel.shortForms[$0.name] }).joined(separator: " ")))
                     case "$key" in
             \#(model.options.map { "            \(q($0.command))) reply+=(\($0.options.map(\.name).joined(separator: " "))) ;;" }.joined(separator: "\n"))
                     esac
@@ -72,7 +86,12 @@ enum BashCompletion {
                 [[ -n $prefix && $prefix != "$cur" ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
                 return 0
             }
+            """#
+    }
 
+    /// The second words of each group, and the registration.
+    private static func subcommands(_ model: CompletionModel) -> String {
+        return #"""
             _gitbay_sync_subcommands() {
                 case "$1" in
             \#(model.subcommands.map { "        \(q($0.first))) reply+=(\($0.words.map(\.word).joined(separator: " "))) ;;" }.joined(separator: "\n"))
@@ -84,7 +103,6 @@ enum BashCompletion {
     }
 
     private static func argumentArms(_ model: CompletionModel) -> String {
-        let q = ShellQuote.posix
         return model.arguments.map { argument in
             let action = switch argument.source {
             case .accounts: #"reply+=($(_gitbay_sync_accounts "${db[@]}"))"#
@@ -93,6 +111,8 @@ enum BashCompletion {
             return "            \(q("\(argument.command) \(argument.index)"))) \(action) ;;"
         }.joined(separator: "\n")
     }
+
+    private static func q(_ text: String) -> String { ShellQuote.posix(text) }
 
     /// Case patterns joined with `|`; a pattern that matches nothing when there are none.
     static func alternatives(_ patterns: [String]) -> String {

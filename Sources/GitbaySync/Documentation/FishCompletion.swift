@@ -3,7 +3,7 @@
 enum FishCompletion {
     static func render(_ model: CompletionModel) -> String {
         let q = ShellQuote.fish
-        var lines = [header(model), "", "complete -c gitbay-sync -f"]
+        var lines = [header(model), conditions(model), "", "complete -c gitbay-sync -f"]
         for option in model.globalOptions {
             lines.append("complete -c gitbay-sync" + flags(option, short: CompletionModel.shortForms[option.name]))
         }
@@ -80,6 +80,12 @@ enum FishCompletion {
                 end
             end
 
+            """
+    }
+
+    /// The conditions of the rules, and the accounts.
+    private static func conditions(_ model: CompletionModel) -> String {
+        """
             function __gitbay_sync_needs_command
                 set -l words (__gitbay_sync_words)
                 test (count $words) -eq 0; or test "$words" = help

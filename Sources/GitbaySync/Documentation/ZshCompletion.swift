@@ -2,8 +2,11 @@
 /// options described.
 enum ZshCompletion {
     static func render(_ model: CompletionModel) -> String {
-        let q = ShellQuote.posix
-        let alternatives = BashCompletion.alternatives
+        lookups(model) + "\n\n" + subcommands(model) + "\n\n" + readLine(model) + "\n" + answer(model)
+    }
+
+    /// Resolving the command words, and offering the accounts.
+    private static func lookups(_ model: CompletionModel) -> String {
         return #"""
             #compdef gitbay-sync
             # zsh completion for gitbay-sync, as printed by `gitbay-sync completions zsh`.
@@ -28,7 +31,12 @@ enum ZshCompletion {
                     | grep -o '"account": *"[^"]*"' | sed 's/^"account": *"//; s/"$//')"})
                 (( ${#accounts} )) && compadd -a accounts
             }
+            """#
+    }
 
+    /// The second words of each group, described.
+    private static func subcommands(_ model: CompletionModel) -> String {
+        return #"""
             _gitbay_sync_subcommands() {
                 local -a described
                 case "$1" in
@@ -36,7 +44,12 @@ enum ZshCompletion {
                 esac
                 (( ${#described} )) && _describe -t commands 'subcommand' described
             }
+            """#
+    }
 
+    /// The completion function, first half: the words typed so far, and option values.
+    private static func readLine(_ model: CompletionModel) -> String {
+        return #"""
             _gitbay-sync() {
                 local -a positionals db described
                 local i=2 token prev="${words[CURRENT-1]}"
@@ -56,6 +69,12 @@ enum ZshCompletion {
                 esac
                 local key used
                 _gitbay_sync_resolve "${positionals[@]}"
+            """#
+    }
+
+    /// The completion function, second half: what to offer, and the call.
+    private static func answer(_ model: CompletionModel) -> String {
+        return #"""
                 if [[ $PREFIX == -* ]]; then
                     described=(\#(options(model.globalOptions, short: true)))
                     case "$key" in
@@ -79,6 +98,10 @@ enum ZshCompletion {
             _gitbay-sync "$@"
             """#
     }
+
+    private static func q(_ text: String) -> String { ShellQuote.posix(text) }
+
+    private static func alternatives(_ patterns: [String]) -> String { BashCompletion.alternatives(patterns) }
 
     /// `_describe` entries: `word:about`, quoted.
     private static func described(_ words: [CompletionModel.Word]) -> String {
