@@ -61,6 +61,10 @@ struct CommandLineParserTests {
         Case(arguments: ["service", "uninstall"], command: .serviceUninstall()),
         Case(arguments: ["service", "uninstall", "--force"], command: .serviceUninstall(force: true)),
         Case(arguments: ["service", "show", "--every=1d"], command: .serviceShow(every: .seconds(86400))),
+        Case(arguments: ["completions", "bash"], command: .completions(.bash)),
+        Case(arguments: ["completions", "zsh"], command: .completions(.zsh)),
+        Case(arguments: ["completions", "fish"], command: .completions(.fish)),
+        Case(arguments: ["man"], command: .man),
     ]
 
     static let globalCases: [Case] = [
