@@ -83,14 +83,14 @@ struct CompletionsTests {
         #expect(script.contains("gitbay-sync") && script.contains("accounts --json 2>/dev/null"))
     }
 
-    @Test("each script is valid in its shell, where that shell is installed", arguments: Shell.allCases)
+    @Test("each script is valid in its shell, where that shell is installed (zsh and fish: on PATH)", arguments: Shell.allCases)
     func syntax(shell: Shell) async throws {
-        let check: (path: String, arguments: [String]) = switch shell {
+        let check: (path: String?, arguments: [String]) = switch shell {
         case .bash: ("/bin/bash", ["-n"])
-        case .zsh: ("/usr/bin/zsh", ["-n"])
-        case .fish: ("/usr/bin/fish", ["--no-execute"])
+        case .zsh: (ZshFishCompletionTests.installed("zsh"), ["-n"])
+        case .fish: (ZshFishCompletionTests.installed("fish"), ["--no-execute"])
         }
-        guard FileManager.default.isExecutableFile(atPath: check.path) else {
+        guard let path = check.path, FileManager.default.isExecutableFile(atPath: path) else {
             // bash is always there: its check must run.
             #expect(shell != .bash)
             return
@@ -98,7 +98,9 @@ struct CompletionsTests {
         let folder = try TemporaryDirectory()
         let file = folder.file("completion")
         try Self.script(shell).write(toFile: file, atomically: true, encoding: .utf8)
-        let process = try BuiltBinary(executable: check.path, environment: ["PATH": "/usr/bin:/bin"], folder: folder)
+        var environment = ["PATH": "/usr/bin:/bin"]
+        environment["LD_LIBRARY_PATH"] = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"]
+        let process = try BuiltBinary(executable: path, environment: environment, folder: folder)
         let result = try await process.run(check.arguments + [file])
         #expect(result.code == 0, "\(result.err)")
         #expect(result.err == "")
