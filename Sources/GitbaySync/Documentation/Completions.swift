@@ -126,7 +126,7 @@ enum ShellQuote {
         return result + "'"
     }
 
-    /// A help text as a short description: its first sentence, without backticks.
+    /// A help text as a shell shows it beside a word: without the backticks that mark code.
     static func about(_ text: String) -> String {
         text.filter { $0 != "`" }
     }
