@@ -23,6 +23,8 @@ enum CommandRegistry {
         ServiceInstallCommand.self,
         ServiceUninstallCommand.self,
         ServiceShowCommand.self,
+        CompletionsCommand.self,
+        ManCommand.self,
     ]
 
     /// The description of every command, in registry order.

@@ -61,6 +61,10 @@ struct CommandLineParserTests {
         Case(arguments: ["service", "uninstall"], command: .command(ServiceUninstallCommand())),
         Case(arguments: ["service", "uninstall", "--force"], command: .command(ServiceUninstallCommand(force: true))),
         Case(arguments: ["service", "show", "--every=1d"], command: .command(ServiceShowCommand(every: .seconds(86400)))),
+        Case(arguments: ["completions", "bash"], command: .command(CompletionsCommand(shell: .bash))),
+        Case(arguments: ["completions", "zsh"], command: .command(CompletionsCommand(shell: .zsh))),
+        Case(arguments: ["completions", "fish"], command: .command(CompletionsCommand(shell: .fish))),
+        Case(arguments: ["man"], command: .command(ManCommand())),
     ]
 
     static let globalCases: [Case] = [

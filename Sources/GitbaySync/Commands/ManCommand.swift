@@ -1,0 +1,20 @@
+/// `man`.
+struct ManCommand: CommandDefinition {
+    static let spec = CommandSpec(
+        words: ["man"], arguments: [], options: [], summary: "Print the manual page gitbay-sync(1) in roff.",
+        discussion: """
+            The same commands, options and exit codes as --help, as a manual page. `make install`
+            installs it; to read it without installing: gitbay-sync man | man -l -
+            """
+    )
+
+    init() {}
+
+    init(_ input: CommandInput) throws(UsageError) {}
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        let page = ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version)
+        runner.context.console.out(String(page.dropLast()))
+        return .success
+    }
+}

@@ -1,0 +1,121 @@
+/// The bash completion script. It needs nothing but bash: the line is read from `COMP_LINE`,
+/// so account names with `:` and `@` complete whole whatever `COMP_WORDBREAKS` holds.
+enum BashCompletion {
+    static func render(_ model: CompletionModel) -> String {
+        lookups(model) + "\n\n" + readLine(model) + "\n" + answer(model) + "\n\n" + subcommands(model)
+    }
+
+    /// Resolving the command words, and asking for the accounts.
+    private static func lookups(_ model: CompletionModel) -> String {
+        return #"""
+            # bash completion for gitbay-sync, as printed by `gitbay-sync completions bash`.
+
+            _gitbay_sync_resolve() {
+                # Sets key to the command the words name and used to how many words name it.
+                key= used=0
+                case "$1" in
+            \#(model.aliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
+                esac
+                case "$1 $2" in
+                    \#(alternatives(model.twoWordCommands.map(q)))) key="$1 $2"; used=2; return ;;
+                esac
+                case "$1" in
+                    \#(alternatives(model.oneWordCommands.map(q)))) key="$1"; used=1 ;;
+                esac
+            }
+
+            _gitbay_sync_accounts() {
+                command gitbay-sync "$@" accounts --json 2>/dev/null \
+                    | grep -o '"account": *"[^"]*"' | sed 's/^"account": *"//; s/"$//'
+            }
+            """#
+    }
+
+    /// The completion function, first half: the words typed so far, and option values.
+    private static func readLine(_ model: CompletionModel) -> String {
+        return #"""
+            _gitbay_sync() {
+                local line="${COMP_LINE:0:COMP_POINT}"
+                local cur="${line##*[[:space:]]}"
+                local -a tokens words=() db=() reply=()
+                read -r -a tokens <<< "${line%"$cur"}"
+                local i=1 token prev="${tokens[${#tokens[@]}-1]}"
+                while ((i < ${#tokens[@]})); do
+                    token="${tokens[i]}"
+                    i=$((i + 1))
+                    case "$token" in
+                        \#(alternatives(model.fileOptions.map(q)))) db=("$token" "${tokens[i]}"); i=$((i + 1)) ;;
+                        \#(alternatives(model.otherValueOptions.map(q)))) i=$((i + 1)) ;;
+                        -*) ;;
+                        *) words+=("$token") ;;
+                    esac
+                done
+                case "$prev" in
+                    \#(alternatives(model.fileOptions.map(q))))
+                        compopt -o filenames 2>/dev/null
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return ;;
+                    \#(alternatives(model.otherValueOptions.map(q)))) COMPREPLY=(); return ;;
+                esac
+                local key used
+                _gitbay_sync_resolve "${words[@]}"
+            """#
+    }
+
+    /// The completion function, second half: what to offer.
+    private static func answer(_ model: CompletionModel) -> String {
+        return #"""
+                if [[ $cur == -* ]]; then
+                    reply=(\#((model.globalOptions.map(\.name) + model.globalOptions.compactMap { CompletionModel.shortForms[$0.name] }).joined(separator: " ")))
+                    case "$key" in
+            \#(model.options.map { "            \(q($0.command))) reply+=(\($0.options.map(\.name).joined(separator: " "))) ;;" }.joined(separator: "\n"))
+                    esac
+                elif ((${#words[@]} == 0)) || [[ ${#words[@]} == 1 && ${words[0]} == help ]]; then
+                    reply=(\#(model.firstWords.map(\.word).joined(separator: " ")))
+                elif [[ ${words[0]} == help ]]; then
+                    ((${#words[@]} == 2)) && _gitbay_sync_subcommands "${words[1]}"
+                else
+                    ((${#words[@]} == 1)) && _gitbay_sync_subcommands "${words[0]}"
+                    case "$key $((${#words[@]} - used))" in
+            \#(argumentArms(model))
+                    esac
+                fi
+                COMPREPLY=($(compgen -W "${reply[*]}" -- "$cur"))
+                # Bash replaces only the part of the word after its last break character (`:`, `=`).
+                local prefix="${cur%"${COMP_WORDS[COMP_CWORD]}"}"
+                [[ -n $prefix && $prefix != "$cur" ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
+                return 0
+            }
+            """#
+    }
+
+    /// The second words of each group, and the registration.
+    private static func subcommands(_ model: CompletionModel) -> String {
+        return #"""
+            _gitbay_sync_subcommands() {
+                case "$1" in
+            \#(model.subcommands.map { "        \(q($0.first))) reply+=(\($0.words.map(\.word).joined(separator: " "))) ;;" }.joined(separator: "\n"))
+                esac
+            }
+
+            complete -F _gitbay_sync gitbay-sync
+            """#
+    }
+
+    private static func argumentArms(_ model: CompletionModel) -> String {
+        return model.arguments.map { argument in
+            let action = switch argument.source {
+            case .accounts: #"reply+=($(_gitbay_sync_accounts "${db[@]}"))"#
+            case .words(let words): "reply+=(\(words.joined(separator: " ")))"
+            }
+            return "            \(q("\(argument.command) \(argument.index)"))) \(action) ;;"
+        }.joined(separator: "\n")
+    }
+
+    private static func q(_ text: String) -> String { ShellQuote.posix(text) }
+
+    /// Case patterns joined with `|`; a pattern that matches nothing when there are none.
+    static func alternatives(_ patterns: [String]) -> String {
+        patterns.isEmpty ? "''" : patterns.joined(separator: "|")
+    }
+}

@@ -1,0 +1,83 @@
+/// The manual page `gitbay-sync(1)`, in roff, made from the command list so that it says what
+/// the parser accepts.
+enum ManPage {
+    /// The page's sections, in order.
+    static let sections = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "SEE ALSO"]
+
+    static func render(commands: [CommandSpec], globalOptions: [CommandSpec.Option], version: String) -> String {
+        var lines = [
+            ".\\\" gitbay-sync(1), as printed by gitbay-sync man",
+            ".TH GITBAY\\-SYNC 1 \"\" \(Roff.quoted("gitbay-sync \(version)")) \"User Commands\"",
+            ".SH NAME",
+            "gitbay\\-sync \\- keep this device's gitbay push registration true for every signed\\-in account",
+            ".SH SYNOPSIS",
+            ".nf",
+            "\\fBgitbay\\-sync\\fR \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]",
+            "\\fBgitbay\\-sync\\fR \\fB\\-\\-help\\fR",
+            "\\fBgitbay\\-sync\\fR \\fB\\-\\-version\\fR",
+            ".fi",
+            ".SH DESCRIPTION",
+        ]
+        lines += ManPageText.description.flatMap(Roff.prose)
+        lines.append(".SH COMMANDS")
+        lines += commands.flatMap(command)
+        lines.append(".SH GLOBAL OPTIONS")
+        lines += globalOptions.flatMap(option)
+        lines.append(".SH EXIT STATUS")
+        lines += ExitCode.allCases.flatMap { code in [".TP", "\\fB\(code.rawValue)\\fR", Roff.line(ManPageText.meaning(of: code))] }
+        lines.append(".SH FILES")
+        lines += ManPageText.files.flatMap { [".TP", Roff.bold($0.path), Roff.line($0.about)] }
+        lines.append(".SH ENVIRONMENT")
+        lines += ManPageText.environment.flatMap { [".TP", Roff.bold($0.name), Roff.line($0.about)] }
+        lines += [
+            ".SH SEE ALSO",
+            ".BR systemctl (1),",
+            ".BR systemd.timer (5),",
+            ".BR launchd.plist (5),",
+            ".BR sqlite3 (1)",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One command: its usage (and its aliases'), summary, discussion, arguments and options.
+    static func command(_ spec: CommandSpec) -> [String] {
+        var lines = [".SS \(Roff.quoted(spec.name))", ".nf", usage(spec)]
+        lines += spec.aliases.map { usage(spec.named($0)) }
+        lines.append(".fi")
+        lines += [".PP", Roff.line(spec.summary)]
+        lines += Roff.prose(spec.discussion)
+        if !spec.arguments.isEmpty {
+            lines += [".PP", "Arguments:"]
+            lines += spec.arguments.flatMap { argument in
+                [".TP", "<" + Roff.italic(argument.name) + ">" + (argument.optional ? " (optional)" : ""), Roff.line(argument.help)]
+            }
+        }
+        if !spec.options.isEmpty {
+            lines += [".PP", "Options:"]
+            lines += spec.options.flatMap(option)
+        }
+        return lines
+    }
+
+    /// The usage line of a command, with the command in bold and the placeholders in italics;
+    /// as text it reads the same as `CommandSpec.usage`.
+    static func usage(_ spec: CommandSpec) -> String {
+        var parts = [Roff.bold((["gitbay-sync"] + spec.words).joined(separator: " "))]
+        for option in spec.options {
+            parts.append("[" + optionLabel(option) + "]")
+        }
+        for argument in spec.arguments {
+            let placeholder = "<" + Roff.italic(argument.name) + ">"
+            parts.append(argument.optional ? "[" + placeholder + "]" : placeholder)
+        }
+        return Roff.guarded(parts.joined(separator: " "))
+    }
+
+    private static func option(_ option: CommandSpec.Option) -> [String] {
+        [".TP", optionLabel(option), Roff.line(option.help)]
+    }
+
+    private static func optionLabel(_ option: CommandSpec.Option) -> String {
+        Roff.bold(option.name) + (option.valueName.map { " " + Roff.italic($0) } ?? "")
+    }
+}

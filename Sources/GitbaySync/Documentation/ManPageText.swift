@@ -1,0 +1,64 @@
+/// The prose of the manual page that does not come from the command list.
+enum ManPageText {
+    static let description = [
+        """
+        gitbay-sync keeps this device's push registration true on the servers of every signed-in
+        gitbay account. It records in a local SQLite database which account holds which device row
+        on its server, and reconciles that record with each account's device list: it adds the row
+        that is missing, removes the rows of old tokens and of signed-out accounts, follows a token
+        rotation, and never touches another device's row.
+        """,
+        """
+        It is meant to run without anyone watching: at login and on a timer (`gitbay-sync service
+        install`), and when an account signs out (`remove-account`, or `logout`), whose pre-removal
+        hook deregisters the device while the account's API token still exists.
+        """,
+        """
+        Secrets are never taken in argv: the API token and the device token are read on standard
+        input, or asked for without echo on a terminal. Options may come before or after the
+        command words, as `--option value` or `--option=value`; `--` ends the options.
+        """,
+    ]
+
+    /// What an exit code means, in a sentence.
+    static func meaning(of code: ExitCode) -> String {
+        switch code {
+        case .success: "Done: every account is in its desired state, or waits out a backoff."
+        case .partialFailure: "Partly done: one or more accounts failed (named on standard error), or `doctor` found a problem."
+        case .usage: "The command line is wrong: an unknown command or option, a missing argument or a bad value."
+        case .dataError:
+            "Bad input data: a malformed instance URL, API token, device token, label or push payload, or more on standard input than the command reads."
+        case .noDatabase: "There is no state database at the path, and the command only reads one (or is `run`): nothing was created."
+        case .noSuchAccount: "The named account is not signed in."
+        case .unavailable: "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`."
+        case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
+        case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
+        case .busy: "Another gitbay-sync is reconciling the account right now; it (or the next run) finishes the job."
+        case .denied: "A server refused the API token (invalid, expired or read-only)."
+        case .foreignFile: "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
+        }
+    }
+
+    static let files: [(path: String, about: String)] = [
+        (
+            "$XDG_STATE_HOME/gitbay-sync/state.db",
+            "The state database (SQLite, with its -wal and -shm files beside it), unless `--db` or $GITBAY_SYNC_DB names another; without $XDG_STATE_HOME, ~/.local/state/gitbay-sync/state.db."
+        ),
+        ("$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove", "The pre-removal hook, run when an account signs out if it is executable."),
+        ("$XDG_CONFIG_HOME/systemd/user/gitbay-sync.service", "The login service `service install` writes on Linux."),
+        ("$XDG_CONFIG_HOME/systemd/user/gitbay-sync.timer", "The periodic timer `service install` writes on Linux."),
+        ("~/Library/LaunchAgents/org.gitbay.gitbay-sync.plist", "The launchd agent `service install` writes on macOS."),
+    ]
+
+    static let environment: [(name: String, about: String)] = [
+        ("GITBAY_SYNC_DB", "The state database, when `--db` is not given."),
+        ("XDG_STATE_HOME", "Where the state database lives by default (else ~/.local/state)."),
+        ("XDG_CONFIG_HOME", "Where the pre-remove hook and the systemd user units live (else ~/.config)."),
+        ("HOME", "The home folder, for the defaults above and the launchd agent."),
+        ("JOURNAL_STREAM", "Set by systemd: when a standard stream is the journal's, each line carries its priority."),
+        (
+            "GITBAY_SYNC_ACCOUNT, GITBAY_SYNC_INSTANCE, GITBAY_SYNC_USER",
+            "Set for the pre-remove hook: the account being removed, its instance URL and its user name."
+        ),
+    ]
+}

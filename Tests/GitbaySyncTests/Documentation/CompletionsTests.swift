@@ -1,0 +1,120 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import GitbaySync
+
+@Suite("Shell completions")
+struct CompletionsTests {
+    static func script(_ shell: Shell) -> String {
+        Completions.render(shell: shell, commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs)
+    }
+
+    static func lines(_ shell: Shell) -> [String] { script(shell).split(separator: "\n").map(String.init) }
+
+    /// The first words a user can type: every command's, every alias, and `help`.
+    static var firstWords: [String] {
+        var words: [String] = []
+        for word in CommandRegistry.specs.flatMap({ [$0.words[0]] + $0.aliases }) + ["help"] where !words.contains(word) { words.append(word) }
+        return words
+    }
+
+    @Test("offers every first word, alias and second word, in each shell", arguments: Shell.allCases)
+    func commandWords(shell: Shell) {
+        let lines = Self.lines(shell)
+        let script = Self.script(shell)
+        for word in Self.firstWords {
+            let offered = switch shell {
+            case .bash: lines.contains { $0.contains("reply=(login ") && Self.words($0).contains(word) }
+            case .zsh: lines.contains { $0.contains("described=('login:") && $0.contains("'\(word):") }
+            case .fish: script.contains("-n __gitbay_sync_needs_command -a '\(word)' -d ")
+            }
+            #expect(offered, "\(shell): \(word)")
+        }
+        for spec in CommandRegistry.specs {
+            // Each script resolves the command's words to the command.
+            #expect(script.contains("'\(spec.name)'"), "\(shell): \(spec.name)")
+            guard spec.words.count == 2 else { continue }
+            let (first, second) = (spec.words[0], spec.words[1])
+            let offered = switch shell {
+            case .bash: lines.contains { $0.hasPrefix("        '\(first)') reply+=(") && Self.words($0).contains(second) }
+            case .zsh: lines.contains { $0.hasPrefix("        '\(first)') described=(") && $0.contains("'\(second):") }
+            case .fish: script.contains("-n '__gitbay_sync_needs_subcommand \(first)' -a '\(second)' -d ")
+            }
+            #expect(offered, "\(shell): \(spec.name)")
+        }
+    }
+
+    @Test("offers every command's options and every global option, in each shell", arguments: Shell.allCases)
+    func options(shell: Shell) {
+        let lines = Self.lines(shell)
+        for spec in CommandRegistry.specs {
+            for option in spec.options {
+                let offered = switch shell {
+                case .bash: lines.contains { $0.contains("'\(spec.name)') reply+=(") && Self.words($0).contains(option.name) }
+                case .zsh: lines.contains { $0.contains("'\(spec.name)') described+=(") && $0.contains("'\(option.name):") }
+                case .fish: lines.contains { $0.contains("__gitbay_sync_command_is \"\(spec.name)\"") && $0.contains(" -l \(option.name.dropFirst(2)) ") }
+                }
+                #expect(offered, "\(shell): \(spec.name) \(option.name)")
+            }
+        }
+        for option in GlobalOptions.specs {
+            let offered = switch shell {
+            case .bash: lines.contains { $0.contains("reply=(--") && Self.words($0).contains(option.name) }
+            case .zsh: lines.contains { $0.contains("described=('--") && $0.contains("'\(option.name):") }
+            case .fish: lines.contains { $0.hasPrefix("complete -c gitbay-sync -l \(option.name.dropFirst(2)) ") }
+            }
+            #expect(offered, "\(shell): \(option.name)")
+        }
+    }
+
+    @Test("offers the signed-in accounts for every account argument, in each shell", arguments: Shell.allCases)
+    func accountArguments(shell: Shell) {
+        let script = Self.script(shell)
+        for spec in CommandRegistry.specs {
+            for (index, argument) in spec.arguments.enumerated() where argument.name == "account" {
+                let offered = switch shell {
+                case .bash: script.contains("'\(spec.name) \(index)') reply+=($(_gitbay_sync_accounts")
+                case .zsh: script.contains("'\(spec.name) \(index)') _gitbay_sync_accounts")
+                case .fish: script.contains("-n '__gitbay_sync_argument_is \"\(spec.name)\" \(index)' -a '(__gitbay_sync_accounts)'")
+                }
+                #expect(offered, "\(shell): \(spec.name)")
+            }
+        }
+        #expect(script.contains("gitbay-sync") && script.contains("accounts --json 2>/dev/null"))
+    }
+
+    @Test("each script is valid in its shell, where that shell is installed (zsh and fish: on PATH)", arguments: Shell.allCases)
+    func syntax(shell: Shell) async throws {
+        let check: (path: String?, arguments: [String]) = switch shell {
+        case .bash: ("/bin/bash", ["-n"])
+        case .zsh: (ZshFishCompletionTests.installed("zsh"), ["-n"])
+        case .fish: (ZshFishCompletionTests.installed("fish"), ["--no-execute"])
+        }
+        guard let path = check.path, FileManager.default.isExecutableFile(atPath: path) else {
+            // bash is always there: its check must run.
+            #expect(shell != .bash)
+            return
+        }
+        let folder = try TemporaryDirectory()
+        let file = folder.file("completion")
+        try Self.script(shell).write(toFile: file, atomically: true, encoding: .utf8)
+        var environment = ["PATH": "/usr/bin:/bin"]
+        environment["LD_LIBRARY_PATH"] = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"]
+        let process = try BuiltBinary(executable: path, environment: environment, folder: folder)
+        let result = try await process.run(check.arguments + [file])
+        #expect(result.code == 0, "\(result.err)")
+        #expect(result.err == "")
+    }
+
+    @Test("an unknown shell is a usage error naming the shells")
+    func unknownShell() {
+        #expect(throws: UsageError("unknown shell 'tcsh'; one of: bash, zsh, fish", command: ["completions"])) {
+            try Shell.named("tcsh")
+        }
+        #expect(Shell.allCases.allSatisfy { (try? Shell.named($0.rawValue)) == $0 })
+    }
+
+    static func words(_ line: String) -> [String] {
+        line.split { " ()|;".contains($0) }.map(String.init)
+    }
+}

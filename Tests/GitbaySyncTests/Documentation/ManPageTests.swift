@@ -1,0 +1,123 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import GitbaySync
+
+@Suite("The manual page")
+struct ManPageTests {
+    static let page = ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version)
+
+    /// The page as a reader sees its words: font changes and guards gone, escapes undone.
+    static func plain(_ roff: String) -> String {
+        var text = roff
+        for (escape, character) in [("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\&", ""), ("\\-", "-"), ("\\(dq", "\""), ("\\e", "\\")] {
+            text = text.replacingOccurrences(of: escape, with: character)
+        }
+        return text
+    }
+
+    /// The lines of a section, from its `.SH` to the next.
+    static func section(_ name: String) -> [String] {
+        let lines = page.split(separator: "\n").map(String.init)
+        guard let start = lines.firstIndex(of: ".SH \(name)") else { return [] }
+        let rest = lines[(start + 1)...]
+        return Array(rest.prefix { !$0.hasPrefix(".SH ") })
+    }
+
+    @Test("has the sections of a manual page, in order")
+    func sections() {
+        let headings = Self.page.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { String($0.dropFirst(4)) }
+        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "SEE ALSO"])
+        #expect(Self.page.hasPrefix(".\\\""))
+        #expect(Self.page.contains(".TH GITBAY\\-SYNC 1 \"\" \"gitbay\\-sync \(HelpText.version)\""))
+    }
+
+    @Test("gives every command its usage line, each alias's, its summary and its arguments")
+    func commands() {
+        let commands = Self.plain(Self.section("COMMANDS").joined(separator: "\n"))
+        for spec in CommandRegistry.specs {
+            #expect(Self.section("COMMANDS").contains(".SS \"\(spec.name.replacingOccurrences(of: "-", with: "\\-"))\""), "\(spec.name)")
+            #expect(commands.contains(spec.usage), "\(spec.name)")
+            for alias in spec.aliases { #expect(commands.contains(spec.usage(as: alias)), "\(alias)") }
+            #expect(commands.contains(spec.summary.filter { $0 != "`" }), "\(spec.name)")
+            for argument in spec.arguments {
+                #expect(commands.contains("<\(argument.name)>"), "\(spec.name) <\(argument.name)>")
+                #expect(commands.contains(argument.help.filter { $0 != "`" }), "\(spec.name) <\(argument.name)>")
+            }
+        }
+    }
+
+    @Test("lists every option of every command, with its value and help")
+    func options() {
+        let commands = Self.plain(Self.section("COMMANDS").joined(separator: "\n"))
+        for spec in CommandRegistry.specs {
+            for option in spec.options {
+                let label = option.valueName.map { "\(option.name) \($0)" } ?? option.name
+                #expect(commands.contains(".TP\n\(label)\n\(option.help.filter { $0 != "`" })"), "\(spec.name) \(option.name)")
+            }
+        }
+    }
+
+    @Test("lists every global option")
+    func globalOptions() {
+        let global = Self.plain(Self.section("GLOBAL OPTIONS").joined(separator: "\n"))
+        for option in GlobalOptions.specs {
+            let label = option.valueName.map { "\(option.name) \($0)" } ?? option.name
+            #expect(global.contains(".TP\n\(label)\n\(option.help.filter { $0 != "`" })"), "\(option.name)")
+        }
+        #expect(global.components(separatedBy: ".TP").count - 1 == GlobalOptions.specs.count)
+    }
+
+    @Test("names every exit code, the same as the README's table")
+    func exitCodes() throws {
+        let status = Self.section("EXIT STATUS")
+        let codes = status.filter { $0.hasPrefix("\\fB") }.map { $0.dropFirst(3).dropLast(3) }.compactMap { Int32($0) }
+        #expect(codes == ExitCode.allCases.map(\.rawValue))
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let table = try #require(readme.components(separatedBy: "### Exit codes").dropFirst().first)
+            .components(separatedBy: "\n\n")[1]
+        let documented = table.split(separator: "\n").compactMap { line in
+            Int32(line.split(separator: "|").first?.trimmingCharacters(in: .whitespaces) ?? "")
+        }
+        #expect(documented == ExitCode.allCases.map(\.rawValue))
+    }
+
+    @Test("escapes what roff would act on")
+    func escaping() {
+        let spec = CommandSpec(
+            words: ["odd-one"], arguments: [], options: [.init(name: "--x-y", valueName: "V", help: "'quoted\\path ±")],
+            summary: ".starts with a dot", discussion: "first line\n'second line\n\n  .example `code`"
+        )
+        let lines = ManPage.render(commands: [spec], globalOptions: [], version: "9").split(separator: "\n").map(String.init)
+        #expect(lines.contains("\\&.starts with a dot"))
+        #expect(lines.contains("first line 'second line"))
+        #expect(lines.contains("\\&.example \\fBcode\\fR"))
+        #expect(lines.contains("\\&'quoted\\epath \\[u00B1]"))
+        #expect(lines.contains("\\fB\\-\\-x\\-y\\fR \\fIV\\fR"))
+        #expect(lines.contains("\\fBgitbay\\-sync odd\\-one\\fR [\\fB\\-\\-x\\-y\\fR \\fIV\\fR]"))
+        // No text line but the comment starts with a request character unless it is one.
+        let requests: Set<String> = [".TH", ".SH", ".SS", ".PP", ".TP", ".nf", ".fi", ".RS", ".RE", ".BR", ".\\\""]
+        for line in lines where line.hasPrefix(".") || line.hasPrefix("'") {
+            #expect(requests.contains(String(line.prefix { $0 != " " })), "\(line)")
+        }
+    }
+
+    @Test("is accepted by groff without a warning, where groff is installed")
+    func groffAcceptsIt() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }
+        let folder = try TemporaryDirectory()
+        let file = folder.file("gitbay-sync.1")
+        try Self.page.write(toFile: file, atomically: true, encoding: .utf8)
+        let groff = try BuiltBinary(executable: "/usr/bin/groff", environment: ["PATH": "/usr/bin:/bin"], folder: folder)
+        let result = try await groff.run(["-man", "-ww", "-z", file])
+        #expect(result.code == 0)
+        #expect(result.err == "")
+    }
+
+    /// The package's folder.
+    static var root: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import GitbaySync
+
+/// The zsh and fish scripts at work, where those shells are installed (found on PATH): fish
+/// answers `complete -C`; zsh runs the function with its completion builtins replaced by
+/// ones that print what they were given.
+@Suite("Zsh and fish completion at work")
+struct ZshFishCompletionTests {
+    /// An executable of that name on this process's PATH.
+    static func installed(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static let zshDriver = #"""
+        _describe() { local -a items; items=("${(@P)${@[-1]}}"); print -r -- "${(j: :)${(@)items%%:*}}"; }
+        compadd() { if [[ $1 == -a ]]; then print -r -- "${(P)2}"; else shift; print -r -- "$*"; fi; }
+        _files() { print -r -- files; }
+        _message() { print -r -- message; }
+        source "$1" > /dev/null
+        while IFS= read -r line; do
+            words=(${(z)line}); [[ $line == *' ' ]] && words+=('')
+            CURRENT=${#words}; PREFIX=${words[CURRENT]}
+            print -r -- "[$(_gitbay-sync | tr '\n' ' ')]"
+        done
+        """#
+
+    static let fishDriver = #"""
+        source $argv[1]
+        while read -l line
+            set -l offered (complete -C "$line" | string replace -r '\t.*' '' | string join ' ')
+            echo "[$offered]"
+        end
+        """#
+
+    /// The words offered for each line, by the shell at `path` running `driver`.
+    static func complete(_ shell: Shell, at path: String, driver: String, lines: [String]) async throws -> [Set<String>] {
+        let completer = try BashCompletionTests.Completer()
+        let folder = completer.folder
+        try Completions.render(shell: shell, commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs)
+            .write(toFile: folder.file("completion"), atomically: true, encoding: .utf8)
+        try driver.write(toFile: folder.file("driver"), atomically: true, encoding: .utf8)
+        var environment = ["PATH": folder.file("bin") + ":/usr/bin:/bin", "HOME": folder.path]
+        environment["LD_LIBRARY_PATH"] = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"]
+        let process = try BuiltBinary(executable: path, environment: environment, folder: folder)
+        let arguments = shell == .zsh ? ["-f", folder.file("driver"), folder.file("completion")] : ["--no-config", folder.file("driver"), folder.file("completion")]
+        let result = try await process.run(arguments, stdin: lines.joined(separator: "\n") + "\n")
+        #expect(result.code == 0, "\(result.err)")
+        let answers = result.out.split(separator: "\n").map { Set($0.dropFirst().dropLast().split(separator: " ").map(String.init)) }
+        try #require(answers.count == lines.count, "\(result.out)")
+        return answers
+    }
+
+    static let lines = [
+        "gitbay-sync ", "gitbay-sync help service ", "gitbay-sync devices ", "gitbay-sync device set-token --", "gitbay-sync run --",
+        "gitbay-sync logout ", "gitbay-sync completions ", "gitbay-sync pause alice@127.0.0.1:8080 ",
+    ]
+
+    /// What each of `lines` should offer.
+    static let expected: [Set<String>] = [
+        Set(CommandRegistry.specs.flatMap { [$0.words[0]] + $0.aliases } + ["help"]), ["install", "uninstall", "show"],
+        ["remove", "alice@127.0.0.1:8080", "bob@gitbay.org"], Set(GlobalOptions.specs.map(\.name) + ["--label"]),
+        Set(GlobalOptions.specs.map(\.name) + ["--every", "--concurrency", "--now", "--unattended"]),
+        ["alice@127.0.0.1:8080", "bob@gitbay.org"], ["bash", "zsh", "fish"], [],
+    ]
+
+    @Test("zsh offers the commands, options and accounts")
+    func zsh() async throws {
+        guard let path = Self.installed("zsh") else { return }
+        let answers = try await Self.complete(.zsh, at: path, driver: Self.zshDriver, lines: Self.lines)
+        for (index, answer) in answers.enumerated() {
+            // zsh also offers the short forms among the options.
+            #expect(answer.subtracting(["-h", "-v"]) == Self.expected[index], "\(Self.lines[index])")
+        }
+    }
+
+    @Test("fish offers the commands, options and accounts")
+    func fish() async throws {
+        guard let path = Self.installed("fish") else { return }
+        let answers = try await Self.complete(.fish, at: path, driver: Self.fishDriver, lines: Self.lines)
+        for (index, answer) in answers.enumerated() {
+            #expect(answer == Self.expected[index], "\(Self.lines[index])")
+        }
+    }
+}
