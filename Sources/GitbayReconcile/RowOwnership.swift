@@ -37,9 +37,21 @@ package struct RowOwnership: Sendable {
         case replaced
     }
 
+    /// Which row this device holds for the account, as a list shows it.
+    package enum HeldRow: Sendable, Equatable {
+        /// One row of ours is shown (or proven by a record) to hold the current token.
+        case row(Int)
+        /// None is known to hold it; of these rows of ours, carrying this install's marker, any
+        /// may (in list order; empty when none is ours). A re-add of the current token tells.
+        case undecided([Int])
+    }
+
     let current: TokenIdentity?
     let oldTokens: [TokenIdentity]
     let installMarker: String
+    /// The row this device holds for the account: the one row of kind `current`. `run`, the
+    /// lookup after an add answered without an id, `devices` and `doctor` all go by it.
+    package let heldRow: HeldRow
     private let kinds: [Int: Kind]
     private let recordStates: [Int: RecordState]
     /// Rows whose token a record with a fingerprint vouches for.
@@ -87,6 +99,7 @@ package struct RowOwnership: Sendable {
             }
         }
         self.kinds = kinds
+        heldRow = holder.map(HeldRow.row) ?? .undecided(rows.filter { kinds[$0.id] == .unsettled && $0.label.contains("[\(installMarker)]") }.map(\.id))
         recordStates = states
         provenByRecord = proven
     }
@@ -97,6 +110,18 @@ package struct RowOwnership: Sendable {
             current: device.token.map(TokenIdentity.init(of:)), oldTokens: device.history.map(\.token),
             installMarker: device.installMarker, records: records, rows: rows
         )
+    }
+
+    /// The id of the row this device holds for the account, when one is known.
+    package var heldRowID: Int? {
+        if case .row(let id) = heldRow { id } else { nil }
+    }
+
+    /// The record of the row held, judged from the records alone (a list answered "not
+    /// modified", or none was asked): the one recorded with the current token.
+    package static func heldRecord(in records: [RegistrationRecord], current: TokenIdentity?) -> RegistrationRecord? {
+        guard let current else { return nil }
+        return records.first { $0.token.isSameToken(as: current) }
     }
 
     package func kind(of row: ServerDevice) -> Kind {
@@ -111,11 +136,6 @@ package struct RowOwnership: Sendable {
     /// True when a record with a fingerprint vouches for the row's token.
     package func isProvenByRecord(_ row: ServerDevice) -> Bool {
         provenByRecord.contains(row.id)
-    }
-
-    /// True when the row's label carries this install's marker.
-    func hasMarker(_ row: ServerDevice) -> Bool {
-        row.label.contains("[\(installMarker)]")
     }
 
     private static func state(of record: RegistrationRecord, row: ServerDevice?, marker: String) -> RecordState {
