@@ -20,7 +20,8 @@ package struct AccountOutcome: Sendable, Equatable {
         case removed
         /// Another account of the instance holds the device token.
         case shadowed
-        /// Not attempted (auth failed earlier, or waiting out a backoff).
+        /// Not attempted: its token was refused, it waits out a backoff, another gitbay-sync is
+        /// reconciling it, or what it should have kept changing during the run.
         case skipped
         case failed
     }

@@ -85,19 +85,7 @@ package struct RowOwnership: Sendable {
             }
         }
 
-        // One row of an instance holds a token. When one row is shown to hold the current
-        // token, every other row of ours holds an old one.
-        let currentIDs = kinds.filter { $0.value == .current }.map(\.key)
-        let provenCurrent = currentIDs.filter(proven.contains)
-        let holder: Int? = provenCurrent.count == 1 ? provenCurrent[0] : (provenCurrent.isEmpty && currentIDs.count == 1 ? currentIDs[0] : nil)
-        for (id, kind) in kinds where kind == .current || kind == .unsettled {
-            if let holder {
-                if id != holder { kinds[id] = .oldToken }
-            } else if kind == .current {
-                // Contradicting evidence: let a re-add tell.
-                kinds[id] = .unsettled
-            }
-        }
+        let holder = Self.settleHolder(&kinds, proven: proven)
         self.kinds = kinds
         heldRow = holder.map(HeldRow.row) ?? .undecided(rows.filter { kinds[$0.id] == .unsettled && $0.label.contains("[\(installMarker)]") }.map(\.id))
         recordStates = states
@@ -136,6 +124,23 @@ package struct RowOwnership: Sendable {
     /// True when a record with a fingerprint vouches for the row's token.
     package func isProvenByRecord(_ row: ServerDevice) -> Bool {
         provenByRecord.contains(row.id)
+    }
+
+    /// One row of an instance holds a token. When one row is shown (a record's proof first) to
+    /// hold the current token, it is the holder and every other row of ours holds an old one;
+    /// when the evidence contradicts itself, none is, and a re-add tells. Returns the holder.
+    private static func settleHolder(_ kinds: inout [Int: Kind], proven: Set<Int>) -> Int? {
+        let currentIDs = kinds.filter { $0.value == .current }.map(\.key)
+        let provenCurrent = currentIDs.filter(proven.contains)
+        let holder: Int? = provenCurrent.count == 1 ? provenCurrent[0] : (provenCurrent.isEmpty && currentIDs.count == 1 ? currentIDs[0] : nil)
+        for (id, kind) in kinds where kind == .current || kind == .unsettled {
+            if let holder {
+                if id != holder { kinds[id] = .oldToken }
+            } else if kind == .current {
+                kinds[id] = .unsettled
+            }
+        }
+        return holder
     }
 
     private static func state(of record: RegistrationRecord, row: ServerDevice?, marker: String) -> RecordState {
