@@ -53,7 +53,7 @@ struct FailureIsolationTests {
         let bobToken = broken.mintToken(for: "bob")
         #expect(await cli.run(["login", broken.baseURL], stdin: bobToken).code == 0)
         let bob = "bob@127.0.0.1:\(broken.port)"
-        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: RunOutcomeTests.token).code == 0)
         failure.breakServer(broken, bobToken)
 
         let fast = ClientConfiguration(
@@ -63,7 +63,7 @@ struct FailureIsolationTests {
         let result = await cli.run(["run", "--json"], client: fast)
         #expect(result.code == ExitCode.partialFailure.rawValue)
         #expect(result.err.contains("1 of 2 accounts failed: \(bob)"))
-        let outcomes = try ReconcilerTests.accounts(result)
+        let outcomes = try RunOutcomeTests.accounts(result)
         #expect(outcomes[alice]?["action"] as? String == "added")
         #expect(outcomes[bob]?["action"] as? String == "failed")
         #expect(outcomes[bob]?["condition"] as? String == failure.condition.rawValue)
@@ -86,14 +86,14 @@ struct FailureIsolationTests {
         let token = server.mintToken(for: "alice")
         #expect(await cli.run(["login", server.baseURL], stdin: token).code == 0)
         let name = "alice@127.0.0.1:\(server.port)"
-        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: RunOutcomeTests.token).code == 0)
         server.revokeToken(token)
         #expect(await cli.run(["run"]).code == ExitCode.partialFailure.rawValue)
         server.resetRequests()
         let again = await cli.run(["run", "--json"])
         #expect(again.code == ExitCode.partialFailure.rawValue)
         #expect(server.requests().isEmpty)
-        #expect(try ReconcilerTests.accounts(again)[name]?["action"] as? String == "skipped")
+        #expect(try RunOutcomeTests.accounts(again)[name]?["action"] as? String == "skipped")
         #expect(try await cli.login(server, "alice") == name)
         #expect(await cli.run(["run"]).code == 0)
         #expect(server.devices(of: "alice").count == 1)
@@ -104,7 +104,7 @@ struct FailureIsolationTests {
         let server = try FakeGitbayServer()
         let cli = try CLIHarness()
         let name = try await cli.login(server, "alice")
-        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: RunOutcomeTests.token).code == 0)
         do {
             let database = try Database(path: cli.databasePath)
             try database.execute("DELETE FROM api_tokens")
@@ -112,7 +112,7 @@ struct FailureIsolationTests {
         server.resetRequests()
         let result = await cli.run(["run", "--json"])
         #expect(result.code == ExitCode.partialFailure.rawValue)
-        let outcome = try #require(try ReconcilerTests.accounts(result)[name])
+        let outcome = try #require(try RunOutcomeTests.accounts(result)[name])
         #expect(outcome["condition"] as? String == "auth-failed")
         #expect((outcome["error"] as? String)?.contains("gitbay-sync login \(server.baseURL)") == true)
         #expect(server.requests().isEmpty)

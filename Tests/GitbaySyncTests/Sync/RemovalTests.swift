@@ -11,7 +11,7 @@ import Testing
 
 @Suite("Removing an account")
 struct RemovalTests {
-    static let token = ReconcilerTests.token
+    static let token = RunOutcomeTests.token
 
     /// Writes an executable pre-remove hook with this shell body.
     static func installHook(_ cli: CLIHarness, _ body: String) throws -> String {

@@ -14,7 +14,7 @@ import Testing
 @Suite("Row identity, end to end")
 struct RowIdentityTests {
     static func names(_ result: CLIResult) throws -> [String: [String: Any]] {
-        try ReconcilerTests.accounts(result)
+        try RunOutcomeTests.accounts(result)
     }
 
     @Test("a rotation between tokens sharing their first 8 bytes leaves one row, of the new token, and then writes nothing")
@@ -42,7 +42,7 @@ struct RowIdentityTests {
         let server = try FakeGitbayServer()
         let cli = try CLIHarness()
         let name = try await cli.login(server, "alice")
-        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: RunOutcomeTests.token).code == 0)
         #expect(await cli.run(["run"]).code == 0)
         let ours = try #require(server.devices().first)
         // APNs reaps our row; the tablet registers a short token and gets the same id.
@@ -58,7 +58,7 @@ struct RowIdentityTests {
         #expect(await cli.run(["pause", name]).code == 0)
         #expect(await cli.run(["resume", name]).code == 0)
         #expect(await cli.run(["device", "clear"]).code == 0)
-        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: RunOutcomeTests.token).code == 0)
         #expect(await cli.run(["run"]).code == 0)
         #expect(await cli.run(["remove-account", name]).code == 0)
         #expect(server.devices().map(\.token) == ["tab"])
@@ -99,7 +99,7 @@ struct RowIdentityTests {
         let cli = try CLIHarness()
         let alice = try await cli.login(server, "alice")
         let bob = try await cli.login(server, "bob")
-        #expect(await cli.run(["device", "set-token"], stdin: ReconcilerTests.token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: RunOutcomeTests.token).code == 0)
         #expect(await cli.run(["run"]).code == 0)
         server.resetRequests()
         #expect(await cli.run(["run"]).code == 0)

@@ -1,0 +1,79 @@
+import Foundation
+import GitbayFake
+import TestSupport
+import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// A private state database driven through `Reconciler` and `AccountRemoval` directly, against
+/// fake servers on 127.0.0.1: what the commands do, without the command line.
+final class ReconcileWorld: Sendable {
+    static let token = "c0ffee00aaaabbbbccccddddeeeeffff"
+    static let rotated = "77aa88bb99cc00dd11ee22ff33445566"
+
+    /// Short timeouts and no waits between attempts.
+    static let client = ClientConfiguration(
+        transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
+        retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none)
+    )
+
+    let folder: TemporaryDirectory
+    let store: StateStore
+
+    init() async throws {
+        folder = try TemporaryDirectory()
+        store = try await StateStore.open(StateLocation(databasePath: folder.databasePath))
+    }
+
+    /// Signs `user` in on `server` with a fresh full-scope token (no reconcile, unlike `login`).
+    @discardableResult
+    func signIn(_ server: FakeGitbayServer, _ user: String, apiToken: String? = nil) async throws -> AccountRecord {
+        try await store.signIn(
+            instance: InstanceURL(parsing: server.baseURL), username: user, apiToken: Secret(apiToken ?? server.mintToken(for: user))
+        )
+    }
+
+    /// Sets the device token (and label), as `device set-token` does.
+    func setToken(_ token: String = ReconcileWorld.token, label: String? = "laptop") async throws {
+        _ = try await store.setDeviceToken(Secret(token), label: label)
+    }
+
+    func reconciler(honourBackoff: Bool = true, now: @escaping @Sendable () -> Date = { Date() }) -> Reconciler {
+        Reconciler(
+            store: store, options: .init(honourBackoff: honourBackoff, client: Self.client, now: now), logger: .disabled
+        )
+    }
+
+    /// One run, as `run` makes it: every account (or `only` these), honouring backoffs; the
+    /// outcomes by account name.
+    func run(
+        only: [AccountRecord]? = nil, honourBackoff: Bool = true, now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> [String: AccountOutcome] {
+        let outcomes = try await reconciler(honourBackoff: honourBackoff, now: now).reconcile(only: only.map { Set($0.map(\.id)) })
+        return Dictionary(uniqueKeysWithValues: outcomes.map { ($0.account, $0) })
+    }
+
+    /// Changes what an account wants and reconciles its instance, as `pause` and `resume` do.
+    func change(_ account: AccountRecord, to state: AccountState) async throws -> [String: AccountOutcome] {
+        try await store.setState(state, ofAccount: account.id)
+        return try await run(only: try await store.accounts().filter { $0.instance == account.instance }, honourBackoff: false)
+    }
+
+    /// The removal `remove-account` makes, with the hook at `hookPath` (none by default).
+    func removal(hookPath: String? = nil, hookTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() }) -> AccountRemoval {
+        AccountRemoval(
+            reconciler: reconciler(honourBackoff: false, now: now),
+            hook: PreRemovalHook(path: hookPath ?? folder.path + "/no-hook", timeout: hookTimeout),
+            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], shutdown: ShutdownSignal()
+        )
+    }
+
+    /// Marks the account `removing` and finishes the removal, as `remove-account` does.
+    func remove(_ account: AccountRecord, force: Bool = false, removal: AccountRemoval? = nil) async throws -> AccountRemoval.Result {
+        try await store.setState(.removing, ofAccount: account.id)
+        let removing = try #require(try await store.account(id: account.id))
+        return try await (removal ?? self.removal()).finish(removing, force: force)
+    }
+}
