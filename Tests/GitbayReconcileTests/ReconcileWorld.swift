@@ -40,18 +40,20 @@ final class ReconcileWorld: Sendable {
         _ = try await store.setDeviceToken(Secret(token), label: label)
     }
 
-    func reconciler(honourBackoff: Bool = true, now: @escaping @Sendable () -> Date = { Date() }) -> Reconciler {
-        Reconciler(
-            store: store, options: .init(honourBackoff: honourBackoff, client: Self.client, now: now), logger: .disabled
-        )
+    func reconciler(
+        honourBackoff: Bool = true, client: ClientConfiguration = ReconcileWorld.client, now: @escaping @Sendable () -> Date = { Date() }
+    ) -> Reconciler {
+        Reconciler(store: store, options: .init(honourBackoff: honourBackoff, client: client, now: now), logger: .disabled)
     }
 
     /// One run, as `run` makes it: every account (or `only` these), honouring backoffs; the
     /// outcomes by account name.
     func run(
-        only: [AccountRecord]? = nil, honourBackoff: Bool = true, now: @escaping @Sendable () -> Date = { Date() }
+        only: [AccountRecord]? = nil, honourBackoff: Bool = true, client: ClientConfiguration = ReconcileWorld.client,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> [String: AccountOutcome] {
-        let outcomes = try await reconciler(honourBackoff: honourBackoff, now: now).reconcile(only: only.map { Set($0.map(\.id)) })
+        let reconciler = reconciler(honourBackoff: honourBackoff, client: client, now: now)
+        let outcomes = try await reconciler.reconcile(only: only.map { Set($0.map(\.id)) })
         return Dictionary(uniqueKeysWithValues: outcomes.map { ($0.account, $0) })
     }
 
