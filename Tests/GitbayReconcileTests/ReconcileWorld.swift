@@ -64,12 +64,32 @@ final class ReconcileWorld: Sendable {
     }
 
     /// The removal `remove-account` makes, with the hook at `hookPath` (none by default).
-    func removal(hookPath: String? = nil, hookTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() }) -> AccountRemoval {
+    func removal(
+        hookPath: String? = nil, hookTimeout: Duration = .seconds(5), stopGrace: Duration = PreRemovalHook.defaultStopGrace,
+        shutdown: ShutdownSignal = ShutdownSignal(), now: @escaping @Sendable () -> Date = { Date() }
+    ) -> AccountRemoval {
         AccountRemoval(
             reconciler: reconciler(honourBackoff: false, now: now),
-            hook: PreRemovalHook(path: hookPath ?? folder.path + "/no-hook", timeout: hookTimeout),
-            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], shutdown: ShutdownSignal()
+            hook: PreRemovalHook(path: hookPath ?? folder.path + "/no-hook", timeout: hookTimeout, stopGrace: stopGrace),
+            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], shutdown: shutdown
         )
+    }
+
+    /// Writes an executable pre-remove hook with this shell body; returns its path.
+    func installHook(_ body: String) throws -> String {
+        let path = folder.path + "/pre-remove"
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Signs alice in on `server` (with `apiToken`), sets the device token and registers her.
+    func registeredAlice(on server: FakeGitbayServer, apiToken: String? = nil) async throws -> AccountRecord {
+        let alice = try await signIn(server, "alice", apiToken: apiToken)
+        try await setToken()
+        _ = try await run()
+        #expect(server.devices(of: "alice").count == 1)
+        return alice
     }
 
     /// Marks the account `removing` and finishes the removal, as `remove-account` does.
