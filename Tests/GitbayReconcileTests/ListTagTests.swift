@@ -14,6 +14,8 @@ struct TagCase: Sendable, CustomTestStringConvertible {
     let name: String
     let change: @Sendable (inout AccountDecision, inout [RegistrationRecord], inout AccountStatusRecord) -> Void
     let sendsTag: Bool
+    /// The tag was remembered for a shadowed account (held by bob), not for the holder.
+    var whileShadowed = false
 
     var testDescription: String { name }
 }
@@ -34,9 +36,13 @@ struct ListTagTests {
         TagCase(name: "7. another account now holds the token: forgotten", change: { decision, _, _ in
             decision.desire = .shadowed(by: "bob@h")
         }, sendsTag: false),
+        TagCase(name: "7. shadowed, nothing changed: the tag is sent", change: { _, _, _ in }, sendsTag: true, whileShadowed: true),
         TagCase(name: "7. the holder of a shadowed account changed: forgotten", change: { decision, _, _ in
             decision.desire = .shadowed(by: "carol@h")
-        }, sendsTag: false),
+        }, sendsTag: false, whileShadowed: true),
+        TagCase(name: "7. a shadowed account now holds the token: forgotten", change: { decision, _, _ in
+            decision.desire = .hold
+        }, sendsTag: false, whileShadowed: true),
         TagCase(name: "8. paused: forgotten", change: { decision, _, _ in
             decision.desire = .release
             decision.accountState = .paused
@@ -54,6 +60,11 @@ struct ListTagTests {
     func validity(_ example: TagCase) {
         var decision = Self.steady.decision()
         var records = Self.steady.input.records
+        if example.whileShadowed {
+            // The holder's row is listed; this account records none.
+            decision.desire = .shadowed(by: "bob@h")
+            records = []
+        }
         let plan = decision.plan(records: records, answer: .list(Self.steady.input.serverRows, etag: "\"t\""))
         guard case .remember(let tag, let basis) = plan.tag else {
             Issue.record("a list needing nothing is remembered, not \(plan.tag)")
