@@ -20,7 +20,8 @@ package struct AccountOutcome: Sendable, Equatable {
         case removed
         /// Another account of the instance holds the device token.
         case shadowed
-        /// Not attempted (auth failed earlier, or waiting out a backoff).
+        /// Not attempted: its token was refused, it waits out a backoff, another gitbay-sync is
+        /// reconciling it, or what it should have kept changing during the run.
         case skipped
         case failed
     }
@@ -36,8 +37,6 @@ package struct AccountOutcome: Sendable, Equatable {
     package var writes: Int
     /// The account holding the token when this one is shadowed.
     package var shadowedBy: String?
-    /// Rows of ours still on the server when the account could not be cleaned (for removals).
-    package var rowsLeft: [Int]
     package var error: String?
     /// Why an account was skipped, when it was.
     package var reason: String?
@@ -49,7 +48,7 @@ package struct AccountOutcome: Sendable, Equatable {
 
     package init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
-        writes: Int = 0, shadowedBy: String? = nil, rowsLeft: [Int] = [], error: String? = nil, reason: String? = nil,
+        writes: Int = 0, shadowedBy: String? = nil, error: String? = nil, reason: String? = nil,
         nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil
     ) {
         self.account = account
@@ -59,7 +58,6 @@ package struct AccountOutcome: Sendable, Equatable {
         self.requests = requests
         self.writes = writes
         self.shadowedBy = shadowedBy
-        self.rowsLeft = rowsLeft
         self.error = error
         self.reason = reason
         self.nextRetryAt = nextRetryAt

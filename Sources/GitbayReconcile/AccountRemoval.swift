@@ -101,7 +101,6 @@ package struct AccountRemoval: Sendable {
         let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
         try await store.deleteAccount(id: account.id)
         outcome.action = .removed
-        outcome.rowsLeft = left
         return reason == nil ? .removed(outcome) : .forced(outcome, rowsLeft: left, deregistered: deregistered)
     }
 }

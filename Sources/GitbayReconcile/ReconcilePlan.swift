@@ -77,7 +77,6 @@ package enum ReconcilePlan {
         let ownership = input.ownership
         var actions: [PlannedAction] = []
         var kept: [Int: RegistrationRecord] = [:]
-
         for record in input.records {
             switch ownership.state(of: record) {
             case .gone: actions.append(.forget(id: record.deviceID, reason: .gone))
@@ -85,43 +84,54 @@ package enum ReconcilePlan {
             case .present, .unconfirmed: kept[record.deviceID] = record
             }
         }
-        var current: [ServerDevice] = []
-        var old: [ServerDevice] = []
-        var unsettled: [ServerDevice] = []
+        var ours = OursByKind()
         for row in input.serverRows {
             switch ownership.kind(of: row) {
-            case .current: current.append(row)
-            case .oldToken: old.append(row)
-            case .unsettled: unsettled.append(row)
+            case .current: ours.current.append(row)
+            case .oldToken: ours.old.append(row)
+            case .unsettled: ours.unsettled.append(row)
             case .notOurs:
                 // A record the display cannot square with any token of ours.
                 if kept[row.id] != nil { actions.append(.forget(id: row.id, reason: .replaced)) }
             }
         }
-
         switch input.desire {
-        case .hold:
-            if let row = current.first {
-                let complete = kept[row.id].map { ownership.state(of: $0) == .present } ?? false
-                if row.label != input.serverLabel {
-                    // Re-adding rewrites the label and answers with this row's id.
-                    actions.append(.add)
-                } else if !complete || !ownership.isProvenByRecord(row) {
-                    actions.append(.adopt(id: row.id))
-                }
-            } else if input.current != nil {
-                actions.append(.add(settling: unsettled.map(\.id)))
-            }
-            actions += old.map { .remove(id: $0.id, reason: .oldToken) }
+        case .hold: actions += holding(ours, kept: kept, input: input, ownership: ownership)
         case .shadowed:
-            for row in current where kept[row.id] != nil {
+            for row in ours.current where kept[row.id] != nil {
                 actions.append(.forget(id: row.id, reason: .handedOver))
             }
-            actions += unsettled.map { .remove(id: $0.id, reason: .unsettled) }
-            actions += old.map { .remove(id: $0.id, reason: .oldToken) }
+            actions += ours.unsettled.map { .remove(id: $0.id, reason: .unsettled) }
+            actions += ours.old.map { .remove(id: $0.id, reason: .oldToken) }
         case .release:
-            actions += (current + unsettled + old).sorted { $0.id < $1.id }.map { .remove(id: $0.id, reason: .released) }
+            actions += (ours.current + ours.unsettled + ours.old).sorted { $0.id < $1.id }.map { .remove(id: $0.id, reason: .released) }
         }
         return actions
+    }
+
+    /// The listed rows of ours, by what they hold.
+    private struct OursByKind {
+        var current: [ServerDevice] = []
+        var old: [ServerDevice] = []
+        var unsettled: [ServerDevice] = []
+    }
+
+    /// The steps that leave the account holding exactly one row, of the current token.
+    private static func holding(
+        _ ours: OursByKind, kept: [Int: RegistrationRecord], input: PlanInput, ownership: RowOwnership
+    ) -> [PlannedAction] {
+        var actions: [PlannedAction] = []
+        if let row = ours.current.first {
+            let complete = kept[row.id].map { ownership.state(of: $0) == .present } ?? false
+            if row.label != input.serverLabel {
+                // Re-adding rewrites the label and answers with this row's id.
+                actions.append(.add)
+            } else if !complete || !ownership.isProvenByRecord(row) {
+                actions.append(.adopt(id: row.id))
+            }
+        } else if input.current != nil {
+            actions.append(.add(settling: ours.unsettled.map(\.id)))
+        }
+        return actions + ours.old.map { .remove(id: $0.id, reason: .oldToken) }
     }
 }

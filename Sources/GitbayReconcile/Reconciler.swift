@@ -54,39 +54,30 @@ package struct Reconciler: Sendable {
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
         let device = try await store.device()
         let accounts = try await store.accounts()
-        let preferred = try await store.instances().compactMapValues(\.preferredAccountID)
         var statuses: [Int64: AccountStatusRecord] = [:]
         for account in accounts { statuses[account.id] = try await store.status(ofAccount: account.id) }
-        let entries = RunSchedule.entries(
-            accounts: accounts, statuses: statuses, preferred: preferred, hasDeviceToken: device.token != nil,
-            honourBackoff: options.honourBackoff, now: options.now()
+        let scheduled = RunSchedule.entries(
+            accounts: accounts, statuses: statuses, preferred: try await store.instances().compactMapValues(\.preferredAccountID),
+            hasDeviceToken: device.token != nil, honourBackoff: options.honourBackoff, now: options.now()
         ).filter { only?.contains($0.account.id) ?? true }
+        let grant = try await store.takeLeases(
+            scheduled.compactMap { if case .reconcile(let account, _) = $0 { account.id } else { nil } },
+            holder: options.leaseHolder, now: options.now()
+        )
+        let entries = RunSchedule.leaving(scheduled, heldElsewhere: grant.heldElsewhere, statuses: statuses)
+        let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
+            if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
+        }
+        let outcomes = entries.compactMap(\.skippedOutcome) + (await reconcileConcurrently(pending, taken: grant.taken, device: device))
+        let order = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.name, $0) })
+        return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
+    }
 
+    /// Reconciles the accounts at most `concurrency` at a time, giving back each lease this run
+    /// `taken` as its account finishes; accounts a stop left unstarted give theirs back too.
+    private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], taken: Set<Int64>, device: DeviceRecord) async -> [AccountOutcome] {
+        var pending = accounts
         var outcomes: [AccountOutcome] = []
-        var pending: [(AccountRecord, Desire)] = []
-        for entry in entries {
-            switch entry {
-            case .skip(let account, let status):
-                let waiting = status.condition != .authFailed
-                outcomes.append(AccountOutcome(
-                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
-                    reason: waiting ? Self.waitingReason(status) : "the API token was refused; sign in again with `gitbay-sync login \(account.instance)`",
-                    nextRetryAt: waiting ? status.nextRetryAt : nil, nextRetryReason: waiting ? status.nextRetryReason : nil
-                ))
-            case .reconcile(let account, let desire):
-                pending.append((account, desire))
-            }
-        }
-        let grant = try await store.takeLeases(pending.map(\.0.id), holder: options.leaseHolder, now: options.now())
-        pending.removeAll { entry in
-            guard let lease = grant.heldElsewhere[entry.0.id] else { return false }
-            outcomes.append(AccountOutcome(
-                account: entry.0.name, action: .skipped, condition: statuses[entry.0.id]?.condition ?? .pending,
-                reason: "another gitbay-sync (pid \(lease.holderPID)) is reconciling it since \(Timestamp.format(lease.takenAt)); it picks up any change"
-            ))
-            return true
-        }
-        let device0 = device
         await withTaskGroup(of: AccountOutcome.self) { group in
             var running = 0
             let width = max(1, options.concurrency)
@@ -94,9 +85,9 @@ package struct Reconciler: Sendable {
                 while running < width, !pending.isEmpty, options.mayStartMore() {
                     let (account, desire) = pending.removeFirst()
                     running += 1
-                    let release = grant.taken.contains(account.id)
+                    let release = taken.contains(account.id)
                     group.addTask {
-                        let outcome = await reconcileInPasses(account, desire, device: device0)
+                        let outcome = await reconcileInPasses(account, desire, device: device)
                         if release { try? await store.releaseLeases([account.id], holder: options.leaseHolder) }
                         return outcome
                     }
@@ -109,17 +100,8 @@ package struct Reconciler: Sendable {
                 startWhatFits()
             }
         }
-        // Accounts a stop left unstarted give their leases back too.
-        try? await store.releaseLeases(pending.map(\.0.id).filter(grant.taken.contains), holder: options.leaseHolder)
-        let order = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.name, $0) })
-        return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
-    }
-
-    /// Why an account is left alone this run: until when, why, and how to try it anyway.
-    static func waitingReason(_ status: AccountStatusRecord) -> String {
-        let until = status.nextRetryAt.map { " until \(Timestamp.format($0))" } ?? ""
-        let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
-        return "waiting out a backoff\(until)\(why); `gitbay-sync run --now` tries it now"
+        try? await store.releaseLeases(pending.map(\.0.id).filter(taken.contains), holder: options.leaseHolder)
+        return outcomes
     }
 
     /// How many times an account is planned again in one run when what it should have keeps
@@ -173,10 +155,10 @@ package struct Reconciler: Sendable {
             return .done(AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error)))
         }
         let reconciler = AccountReconciler(
-            store: store, account: account, device: device, current: device.token.map(TokenIdentity.init(of:)), client: client,
-            logger: logger.with(["account.name": account.name]), now: options.now, backoffCeiling: options.backoffCeiling,
-            snapshot: snapshot
+            store: store, account: account, device: device, decision: AccountDecision(desire: desire, account: account, device: device),
+            client: client, logger: logger.with(["account.name": account.name]), now: options.now,
+            backoffCeiling: options.backoffCeiling, snapshot: snapshot
         )
-        return await reconciler.reconcile(desire)
+        return await reconciler.reconcile()
     }
 }

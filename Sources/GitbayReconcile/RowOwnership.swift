@@ -37,9 +37,21 @@ package struct RowOwnership: Sendable {
         case replaced
     }
 
+    /// Which row this device holds for the account, as a list shows it.
+    package enum HeldRow: Sendable, Equatable {
+        /// One row of ours is shown (or proven by a record) to hold the current token.
+        case row(Int)
+        /// None is known to hold it; of these rows of ours, carrying this install's marker, any
+        /// may (in list order; empty when none is ours). A re-add of the current token tells.
+        case undecided([Int])
+    }
+
     let current: TokenIdentity?
     let oldTokens: [TokenIdentity]
     let installMarker: String
+    /// The row this device holds for the account: the one row of kind `current`. `run`, the
+    /// lookup after an add answered without an id, `devices` and `doctor` all go by it.
+    package let heldRow: HeldRow
     private let kinds: [Int: Kind]
     private let recordStates: [Int: RecordState]
     /// Rows whose token a record with a fingerprint vouches for.
@@ -73,20 +85,9 @@ package struct RowOwnership: Sendable {
             }
         }
 
-        // One row of an instance holds a token. When one row is shown to hold the current
-        // token, every other row of ours holds an old one.
-        let currentIDs = kinds.filter { $0.value == .current }.map(\.key)
-        let provenCurrent = currentIDs.filter(proven.contains)
-        let holder: Int? = provenCurrent.count == 1 ? provenCurrent[0] : (provenCurrent.isEmpty && currentIDs.count == 1 ? currentIDs[0] : nil)
-        for (id, kind) in kinds where kind == .current || kind == .unsettled {
-            if let holder {
-                if id != holder { kinds[id] = .oldToken }
-            } else if kind == .current {
-                // Contradicting evidence: let a re-add tell.
-                kinds[id] = .unsettled
-            }
-        }
+        let holder = Self.settleHolder(&kinds, proven: proven)
         self.kinds = kinds
+        heldRow = holder.map(HeldRow.row) ?? .undecided(rows.filter { kinds[$0.id] == .unsettled && $0.label.contains("[\(installMarker)]") }.map(\.id))
         recordStates = states
         provenByRecord = proven
     }
@@ -97,6 +98,18 @@ package struct RowOwnership: Sendable {
             current: device.token.map(TokenIdentity.init(of:)), oldTokens: device.history.map(\.token),
             installMarker: device.installMarker, records: records, rows: rows
         )
+    }
+
+    /// The id of the row this device holds for the account, when one is known.
+    package var heldRowID: Int? {
+        if case .row(let id) = heldRow { id } else { nil }
+    }
+
+    /// The record of the row held, judged from the records alone (a list answered "not
+    /// modified", or none was asked): the one recorded with the current token.
+    package static func heldRecord(in records: [RegistrationRecord], current: TokenIdentity?) -> RegistrationRecord? {
+        guard let current else { return nil }
+        return records.first { $0.token.isSameToken(as: current) }
     }
 
     package func kind(of row: ServerDevice) -> Kind {
@@ -113,9 +126,21 @@ package struct RowOwnership: Sendable {
         provenByRecord.contains(row.id)
     }
 
-    /// True when the row's label carries this install's marker.
-    func hasMarker(_ row: ServerDevice) -> Bool {
-        row.label.contains("[\(installMarker)]")
+    /// One row of an instance holds a token. When one row is shown (a record's proof first) to
+    /// hold the current token, it is the holder and every other row of ours holds an old one;
+    /// when the evidence contradicts itself, none is, and a re-add tells. Returns the holder.
+    private static func settleHolder(_ kinds: inout [Int: Kind], proven: Set<Int>) -> Int? {
+        let currentIDs = kinds.filter { $0.value == .current }.map(\.key)
+        let provenCurrent = currentIDs.filter(proven.contains)
+        let holder: Int? = provenCurrent.count == 1 ? provenCurrent[0] : (provenCurrent.isEmpty && currentIDs.count == 1 ? currentIDs[0] : nil)
+        for (id, kind) in kinds where kind == .current || kind == .unsettled {
+            if let holder {
+                if id != holder { kinds[id] = .oldToken }
+            } else if kind == .current {
+                kinds[id] = .unsettled
+            }
+        }
+        return holder
     }
 
     private static func state(of record: RegistrationRecord, row: ServerDevice?, marker: String) -> RecordState {

@@ -2,19 +2,51 @@ import FoundationEssentials
 import GitbayState
 import GitbaySupport
 
-/// Which accounts a run reconciles, with what desire, and which it leaves alone: a pure
-/// function of the accounts, their last outcomes and the user's choices.
+/// Which accounts a run reconciles, with what desire, and which it leaves alone and why: a
+/// pure function of the accounts, their last outcomes, the user's choices and the leases.
 enum RunSchedule {
+    /// Why a run leaves an account alone.
+    enum SkipReason: Sendable, Equatable {
+        /// Its API token was refused: nothing is tried until it signs in again.
+        case tokenRefused
+        /// It waits out a backoff after a failure.
+        case backingOff
+        /// Another live gitbay-sync (this pid, since then) is reconciling it.
+        case heldElsewhere(pid: Int32, since: Date)
+    }
+
     /// What a run does with one account.
     enum Entry: Sendable, Equatable {
-        /// Reconcile it towards this desire.
+        /// Reconcile it towards this desire (`.release`: paused, being removed, or no device token).
         case reconcile(AccountRecord, Desire)
         /// Leave it alone this run, reporting its last condition.
-        case skip(AccountRecord, AccountStatusRecord)
+        case skip(AccountRecord, AccountStatusRecord, SkipReason)
 
         var account: AccountRecord {
             switch self {
-            case .reconcile(let account, _), .skip(let account, _): account
+            case .reconcile(let account, _), .skip(let account, _, _): account
+            }
+        }
+
+        /// What `run` reports for a skipped account; nil for one it reconciles.
+        var skippedOutcome: AccountOutcome? {
+            guard case .skip(let account, let status, let reason) = self else { return nil }
+            switch reason {
+            case .tokenRefused:
+                return AccountOutcome(
+                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
+                    reason: "the API token was refused; sign in again with `gitbay-sync login \(account.instance)`"
+                )
+            case .backingOff:
+                return AccountOutcome(
+                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
+                    reason: RunSchedule.waitingReason(status), nextRetryAt: status.nextRetryAt, nextRetryReason: status.nextRetryReason
+                )
+            case .heldElsewhere(let pid, let since):
+                return AccountOutcome(
+                    account: account.name, action: .skipped, condition: status.condition,
+                    reason: "another gitbay-sync (pid \(pid)) is reconciling it since \(Timestamp.format(since)); it picks up any change"
+                )
             }
         }
     }
@@ -36,15 +68,30 @@ enum RunSchedule {
         return accounts.map { account in
             let status = statuses[account.id] ?? AccountStatusRecord()
             if account.state == .active, status.condition == .authFailed {
-                return .skip(account, status)
+                return .skip(account, status, .tokenRefused)
             }
             if honourBackoff, let next = status.nextRetryAt, next > now {
-                return .skip(account, status)
+                return .skip(account, status, status.condition == .authFailed ? .tokenRefused : .backingOff)
             }
             guard account.state == .active, hasDeviceToken, let holder = holders[account.instance] else {
                 return .reconcile(account, .release)
             }
             return .reconcile(account, holder.id == account.id ? .hold : .shadowed(by: holder.name))
         }
+    }
+
+    /// The entries once leases are taken: an account another live process holds is left to it.
+    static func leaving(_ entries: [Entry], heldElsewhere: [Int64: LeaseRecord], statuses: [Int64: AccountStatusRecord]) -> [Entry] {
+        entries.map { entry in
+            guard case .reconcile(let account, _) = entry, let lease = heldElsewhere[account.id] else { return entry }
+            return .skip(account, statuses[account.id] ?? AccountStatusRecord(), .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
+        }
+    }
+
+    /// Why an account is left alone this run: until when, why, and how to try it anyway.
+    static func waitingReason(_ status: AccountStatusRecord) -> String {
+        let until = status.nextRetryAt.map { " until \(Timestamp.format($0))" } ?? ""
+        let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
+        return "waiting out a backoff\(until)\(why); `gitbay-sync run --now` tries it now"
     }
 }

@@ -113,7 +113,7 @@ struct AccountProbe: Sendable {
             }
             let records = try await store.registrations(ofAccount: account.id)
             let ownership = RowOwnership(device: device, records: records, rows: rows)
-            if let held = rows.first(where: { ownership.kind(of: $0) == .current }) {
+            if let held = rows.first(where: { $0.id == ownership.heldRowID }) {
                 return ownership.isProvenByRecord(held)
                     ? .pass("account.device", name, "row \(held.id) holds this device's token")
                     : .fail("account.device", name, "row \(held.id) carries this install's marker and shows this device's token, but is not recorded yet", fix: "`gitbay-sync run` records it")

@@ -68,7 +68,7 @@ extension CommandRunner {
             var status = try await store.status(ofAccount: account.id)
             // Registered means a recorded row holds the current token: after a new token the
             // last run's word no longer holds until a run registers it.
-            let held = current.flatMap { current in records[account.id]?.first { $0.token.isSameToken(as: current) } }
+            let held = RowOwnership.heldRecord(in: records[account.id] ?? [], current: current)
             if status.condition == .registered, held == nil {
                 status.condition = .pending
                 status.detail = "the device token changed since the last run; `gitbay-sync run` registers it"

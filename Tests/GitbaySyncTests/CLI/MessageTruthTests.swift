@@ -13,7 +13,7 @@ import Testing
 /// reported done that was not, and nothing is promised that nothing will do.
 @Suite("Messages say what did and did not happen")
 struct MessageTruthTests {
-    static let token = ReconcilerTests.token
+    static let token = RunOutcomeTests.token
 
     /// Two accounts on one server (alice and bob unless named), the device registered: the
     /// first signed in holds it.

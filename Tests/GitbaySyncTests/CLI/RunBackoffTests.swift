@@ -42,7 +42,7 @@ struct RunBackoffTests {
         let second = await Self.run(cli, ["run", "--json"], at: Self.start.addingTimeInterval(60))
         #expect(second.code == 0, "\(second.err)")
         #expect(server.requests().isEmpty)
-        let outcomes = try ReconcilerTests.accounts(second)
+        let outcomes = try RunOutcomeTests.accounts(second)
         #expect(outcomes[alice]?["action"] as? String == "skipped")
         #expect(outcomes[alice]?["next_retry_at"] as? String == due)
         #expect(outcomes[alice]?["next_retry_reason"] as? String == "retry-after")

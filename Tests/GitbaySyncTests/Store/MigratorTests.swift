@@ -164,7 +164,7 @@ struct LegacyRecordTests {
         let run = await cli.run(["run", "--json"])
         #expect(run.code == 0, "\(run.err)")
         #expect(!server.requests().contains { $0.isWrite })
-        #expect(try ReconcilerTests.accounts(run)[name]?["condition"] as? String == "registered")
+        #expect(try RunOutcomeTests.accounts(run)[name]?["condition"] as? String == "registered")
         let store = try await cli.store()
         #expect(try await store.appliedMigrations() == Migration.all.map(\.version))
         let records = try await store.registrations(ofAccount: try #require(try await store.account(named: name)).id)

@@ -9,9 +9,12 @@ import Testing
 @testable import GitbaySync
 @testable import PushResolve
 
+/// What `remove-account` says and how `run` finishes a removal. The removal itself (hooks,
+/// their environment and timeout, `--force`) is tested through `AccountRemoval` in
+/// GitbayReconcileTests.
 @Suite("Removing an account")
 struct RemovalTests {
-    static let token = ReconcilerTests.token
+    static let token = RunOutcomeTests.token
 
     /// Writes an executable pre-remove hook with this shell body.
     static func installHook(_ cli: CLIHarness, _ body: String) throws -> String {
@@ -98,22 +101,6 @@ struct RemovalTests {
         #expect(try await store.account(named: name) == nil)
     }
 
-    @Test("the user's hook runs after deregistration with the account in its environment and never the token")
-    func hookEnvironment() async throws {
-        let server = try FakeGitbayServer()
-        let apiToken = server.mintToken(for: "alice")
-        let (cli, name) = try await Self.registeredAlice(on: server, apiToken: apiToken)
-        let dump = cli.folder.path + "/hook-env"
-        _ = try Self.installHook(cli, "env > '\(dump)'")
-        #expect(await cli.run(["remove-account", name]).code == 0)
-        let environment = try String(contentsOfFile: dump, encoding: .utf8)
-        #expect(environment.contains("GITBAY_SYNC_ACCOUNT=\(name)"))
-        #expect(environment.contains("GITBAY_SYNC_INSTANCE=\(server.baseURL)"))
-        #expect(environment.contains("GITBAY_SYNC_USER=alice"))
-        #expect(!environment.contains(apiToken))
-        #expect(!environment.contains(Self.token))
-    }
-
     @Test("a failing hook stops the removal with its message; --force overrides it")
     func failingHook() async throws {
         let server = try FakeGitbayServer()
@@ -129,16 +116,5 @@ struct RemovalTests {
         #expect(try await store.apiToken(ofAccount: account.id) != nil)
         #expect(await cli.run(["remove-account", name, "--force"]).code == 0)
         #expect(try await store.account(named: name) == nil)
-    }
-
-    @Test("a hook that runs past its timeout is killed and stops the removal")
-    func hookTimeout() async throws {
-        let server = try FakeGitbayServer()
-        let cli = try CLIHarness()
-        let name = try await cli.login(server, "alice")
-        _ = try Self.installHook(cli, "sleep 30")
-        let result = await cli.run(["remove-account", name], hookTimeout: .milliseconds(300))
-        #expect(result.code == ExitCode.unavailable.rawValue)
-        #expect(result.err.contains("killed after its timeout"))
     }
 }

@@ -1,0 +1,102 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+extension AccountReconciler {
+    /// Performs the plan in order, recording each step as soon as it is done. Returns the row
+    /// holding the current token that the account holds afterwards.
+    func carryOut(_ plan: AccountDecision.Plan, rows: [ServerDevice], writes: inout Int) async throws -> Int? {
+        let listed = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // In the steady state the plan is empty and the row held is the one it starts from.
+        var heldID = plan.heldID
+        for action in plan.actions {
+            switch action {
+            case .forget(let id, let reason):
+                logger.info("registration.forget", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
+                try await store.forgetRegistration(accountID: account.id, deviceID: id)
+                if heldID == id { heldID = nil }
+            case .adopt(let id):
+                try await record(id, added: listed[id]?.added)
+                heldID = id
+            case .add(let settling):
+                heldID = try await addCurrentToken(settling: settling, listed: listed, writes: &writes)
+            case .remove(let id, let reason):
+                try await remove(id, reason: reason, writes: &writes)
+                if heldID == id { heldID = nil }
+            }
+        }
+        return heldID
+    }
+
+    /// `device add` of the current token; returns the id of the row that holds it. Of the
+    /// `settling` rows, the one the server answers with is recorded and the others removed.
+    private func addCurrentToken(settling: [Int], listed: [Int: ServerDevice], writes: inout Int) async throws -> Int {
+        guard let token = device.token, let current = decision.current else {
+            preconditionFailure("the plan adds only when a device token is set")
+        }
+        try await ensureStillWanted()
+        let answer = try await client.addDevice(token: token, label: device.serverLabel)
+        writes += 1
+        if let id = answer.id {
+            // The listed `added` is this row's only if the listed row can be showing our token.
+            let added = listed[id].flatMap { current.canBeShown(as: $0.token) ? $0.added : nil }
+            try await record(id, added: added)
+            for other in settling where other != id {
+                try await remove(other, reason: .unsettled, writes: &writes)
+            }
+            return id
+        }
+        // v1.32.0 answers without the id: the row is the one a fresh list shows this device
+        // holding. Where several may be, nothing tells them apart: remove them all and add afresh.
+        switch try await findAddedRow() {
+        case .found(let id):
+            return id
+        case .ambiguous(let candidates):
+            for candidate in candidates { try await remove(candidate, reason: .unsettled, writes: &writes) }
+            try await ensureStillWanted()
+            _ = try await client.addDevice(token: token, label: device.serverLabel)
+            writes += 1
+            if case .found(let id) = try await findAddedRow() { return id }
+            throw GitbayError(
+                kind: .malformed, account: account.name, command: ["notifications", "device", "list"],
+                serverMessage: "the row just added cannot be told apart in the device list"
+            )
+        }
+    }
+
+    private enum AddedRow {
+        case found(Int)
+        case ambiguous([Int])
+    }
+
+    /// Finds (and records) the row an add without an id made: the row held (`RowOwnership.heldRow`),
+    /// or the only marked row of ours that may hold the current token.
+    private func findAddedRow() async throws -> AddedRow {
+        guard case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil) else { return .ambiguous([]) }
+        let ownership = decision.planInput(records: try await store.registrations(ofAccount: account.id), rows: rows).ownership
+        let candidates = switch ownership.heldRow {
+        case .row(let id): [id]
+        case .undecided(let ids): ids
+        }
+        guard candidates.count == 1, let row = rows.first(where: { $0.id == candidates[0] }) else { return .ambiguous(candidates) }
+        try await record(row.id, added: row.added)
+        return .found(row.id)
+    }
+
+    private func remove(_ id: Int, reason: PlannedAction.RemovalReason, writes: inout Int) async throws {
+        try await ensureStillWanted()
+        logger.info("registration.remove", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
+        _ = try await client.removeDevice(id: id)
+        writes += 1
+        try await store.forgetRegistration(accountID: account.id, deviceID: id)
+    }
+
+    /// Records `id` as a row of this account holding the current token.
+    private func record(_ id: Int, added: String?) async throws {
+        guard let current = decision.current else { return }
+        try await store.recordRegistration(RegistrationRecord(
+            accountID: account.id, deviceID: id, added: added, token: current, generation: device.generation, madeAt: now()
+        ))
+    }
+}

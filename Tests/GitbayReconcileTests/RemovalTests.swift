@@ -1,0 +1,169 @@
+import Foundation
+import GitbayFake
+import TestSupport
+import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// 9. Removing an account, driven through `AccountRemoval` with typed results.
+@Suite("Removing an account")
+struct RemovalTests {
+    @Test("9. deregisters first, then deletes the token and records, and the token's bytes leave the file")
+    func removal() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let apiToken = server.mintToken(for: "alice")
+        let alice = try await world.registeredAlice(on: server, apiToken: apiToken)
+        guard case .removed(let outcome) = try await world.remove(alice) else {
+            Issue.record("a removal with the server up and no hook completes")
+            return
+        }
+        #expect(outcome.action == .removed)
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(try await world.store.accounts().isEmpty)
+        #expect(try await world.store.allRegistrations().isEmpty)
+        for suffix in ["", "-wal"] {
+            let bytes = FileManager.default.contents(atPath: world.folder.databasePath + suffix) ?? Data()
+            #expect(bytes.range(of: Data(apiToken.utf8)) == nil, "the API token is still in state.db\(suffix)")
+        }
+    }
+
+    @Test("an unreachable server keeps the account removing with its token; runs wait out the backoff, then deregister")
+    func unreachableThenBack() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let alice = try await world.registeredAlice(on: server)
+        server.isDown = true
+        guard case .kept(let outcome, let reason, let deregistered) = try await world.remove(alice) else {
+            Issue.record("a removal that cannot deregister is kept")
+            return
+        }
+        #expect(!deregistered)
+        #expect(outcome.condition == .removing && outcome.isFailure)
+        #expect(reason == outcome.error)
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
+        #expect(server.devices(of: "alice").count == 1)
+
+        // Still down, and the failure's backoff not over: a run leaves it alone and says until when.
+        let waiting = try #require(try await world.run()[alice.name])
+        #expect(waiting.action == .skipped && !waiting.isFailure)
+        #expect(waiting.reason?.hasPrefix("waiting out a backoff until ") == true)
+        #expect(waiting.nextRetryAt != nil)
+        // --now retries at once, and fails.
+        #expect(try await world.run(honourBackoff: false)[alice.name]?.action == .failed)
+
+        // Back, once the backoff is over: the next run deregisters, and the removal completes.
+        server.isDown = false
+        let later: @Sendable () -> Date = { Date().addingTimeInterval(3600) }
+        let done = try #require(try await world.run(now: later)[alice.name])
+        #expect(done.action == .removed && done.condition == .removing)
+        #expect(server.devices(of: "alice").isEmpty)
+        guard case .removed = try await world.removal().complete(alice, after: done, force: false) else {
+            Issue.record("a removal whose deregistration went through completes")
+            return
+        }
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
+
+    @Test("--force deletes now and names the rows left on the server")
+    func force() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let alice = try await world.registeredAlice(on: server)
+        let id = try #require(server.devices(of: "alice").first?.id)
+        server.isDown = true
+        guard case .forced(let outcome, let rowsLeft, let deregistered) = try await world.remove(alice, force: true) else {
+            Issue.record("--force deletes the account")
+            return
+        }
+        #expect(rowsLeft == [id])
+        #expect(!deregistered)
+        #expect(outcome.action == .removed)
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
+
+    @Test("the user's hook runs with the account in its environment and never the token")
+    func hookEnvironment() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let apiToken = server.mintToken(for: "alice")
+        let alice = try await world.registeredAlice(on: server, apiToken: apiToken)
+        let dump = world.folder.path + "/hook-env"
+        let hook = try world.installHook("env > '\(dump)'")
+        guard case .removed = try await world.remove(alice, removal: world.removal(hookPath: hook)) else {
+            Issue.record("a hook that passes lets the removal complete")
+            return
+        }
+        let environment = try String(contentsOfFile: dump, encoding: .utf8)
+        #expect(environment.contains("GITBAY_SYNC_ACCOUNT=\(alice.name)"))
+        #expect(environment.contains("GITBAY_SYNC_INSTANCE=\(server.baseURL)"))
+        #expect(environment.contains("GITBAY_SYNC_USER=alice"))
+        #expect(!environment.contains(apiToken))
+        #expect(!environment.contains(ReconcileWorld.token))
+    }
+
+    @Test("a failing hook stops the removal with its message, the deregistration standing; --force overrides it")
+    func failingHook() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let alice = try await world.registeredAlice(on: server)
+        let hook = try world.installHook("echo 'backup first' >&2; exit 3")
+        guard case .kept(_, let reason, let deregistered) = try await world.remove(alice, removal: world.removal(hookPath: hook)) else {
+            Issue.record("a failing hook keeps the account")
+            return
+        }
+        #expect(deregistered)
+        #expect(reason.contains("exited with status 3"))
+        #expect(reason.contains("backup first"))
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
+        #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.hookFailedDetail)
+        guard case .forced(_, _, let forcedAfterDeregistering) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook)) else {
+            Issue.record("--force overrides a failing hook")
+            return
+        }
+        #expect(forcedAfterDeregistering)
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
+
+    @Test("a hook that runs past its timeout is killed and stops the removal")
+    func hookTimeout() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let alice = try await world.signIn(server, "alice")
+        let hook = try world.installHook("sleep 30")
+        let result = try await world.remove(alice, removal: world.removal(hookPath: hook, hookTimeout: .milliseconds(300)))
+        guard case .kept(_, let reason, _) = result else {
+            Issue.record("a hook past its timeout keeps the account, not \(result)")
+            return
+        }
+        #expect(reason.contains("killed after its timeout"))
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+    }
+
+    @Test("no hook starts once a stop was requested, and --force does not override the stop")
+    func noHookAfterStop() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let alice = try await world.registeredAlice(on: server)
+        let ran = world.folder.path + "/ran"
+        let hook = try world.installHook("touch '\(ran)'")
+        let shutdown = ShutdownSignal()
+        shutdown.claim()
+        shutdown.request()
+        let result = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook, shutdown: shutdown))
+        guard case .interrupted(let outcome, let reason) = result else {
+            Issue.record("a stop before the hook interrupts the removal, not \(result)")
+            return
+        }
+        #expect(reason == "interrupted before the pre-remove hook \(hook) ran")
+        #expect(outcome.condition == .removing)
+        #expect(!FileManager.default.fileExists(atPath: ran))
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
+        #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.interruptedDetail)
+    }
+}

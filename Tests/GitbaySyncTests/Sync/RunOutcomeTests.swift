@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import GitbayFake
+import Testing
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+@testable import GitbaySync
+@testable import PushResolve
+
+/// What the command line says of a run: the `run --json` words and the commands that reconcile
+/// (`login`, `pause`, `resume`, `prefer`). The behaviours themselves are tested through
+/// `Reconciler` directly in GitbayReconcileTests.
+@Suite("Runs through the command line")
+struct RunOutcomeTests {
+    static let token = "c0ffee00aaaabbbbccccddddeeeeffff"
+    static let rotated = "77aa88bb99cc00dd11ee22ff33445566"
+
+    /// A signed-in CLI with a device token, and its servers.
+    struct Setup {
+        let cli: CLIHarness
+        let servers: [FakeGitbayServer]
+        let names: [String]
+    }
+
+    /// Signs in `users[i]` on `servers[i]` and sets the device token (label "laptop").
+    static func setUp(_ servers: [FakeGitbayServer], users: [String]) async throws -> Setup {
+        let cli = try CLIHarness()
+        var names: [String] = []
+        for (server, user) in zip(servers, users) {
+            names.append(try await cli.login(server, user))
+        }
+        let set = await cli.run(["device", "set-token", "--label", "laptop"], stdin: token)
+        #expect(set.code == 0, "\(set.err)")
+        return Setup(cli: cli, servers: servers, names: names)
+    }
+
+    static func accounts(_ result: CLIResult) throws -> [String: [String: Any]] {
+        let list = try #require(try result.json()["accounts"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["account"] as! String, $0) })
+    }
+
+    @Test("run --json names each action: added, unchanged, re-added, rotated, adopted, with the device id")
+    func actionWords() async throws {
+        let server = try FakeGitbayServer()
+        let setup = try await Self.setUp([server], users: ["alice"])
+        let name = setup.names[0]
+        let first = await setup.cli.run(["run", "--json"])
+        #expect(first.code == 0, "\(first.err)")
+        let id = try #require(server.devices(of: "alice").first?.id)
+        #expect(try Self.accounts(first)[name]?["action"] as? String == "added")
+        #expect(try Self.accounts(first)[name]?["device_id"] as? Int == id)
+        #expect(try Self.accounts(first)[name]?["condition"] as? String == "registered")
+
+        let steady = await setup.cli.run(["run", "--json"])
+        #expect(try Self.accounts(steady)[name]?["action"] as? String == "unchanged")
+        #expect(try Self.accounts(steady)[name]?["requests"] as? Int == 1)
+
+        server.deleteDevice(id: id)
+        let healed = await setup.cli.run(["run", "--json"])
+        #expect(healed.code == 0)
+        #expect(try Self.accounts(healed)[name]?["action"] as? String == "re-added")
+
+        #expect(await setup.cli.run(["device", "set-token"], stdin: Self.rotated).code == 0)
+        let rotated = await setup.cli.run(["run", "--json"])
+        #expect(rotated.code == 0, "\(rotated.err)")
+        #expect(try Self.accounts(rotated)[name]?["action"] as? String == "rotated")
+
+        let store = try await setup.cli.store()
+        let account = try #require(try await store.account(named: name))
+        try await store.forgetRegistration(accountID: account.id, deviceID: try #require(server.devices(of: "alice").first?.id))
+        let adopted = await setup.cli.run(["run", "--json"])
+        #expect(try Self.accounts(adopted)[name]?["action"] as? String == "adopted")
+        #expect(server.devices(of: "alice").map(\.token) == [Self.rotated])
+    }
+
+    @Test("two accounts on one instance: run --json says who is shadowed by whom, status says who holds it, prefer hands it over")
+    func sharedInstance() async throws {
+        let server = try FakeGitbayServer()
+        let setup = try await Self.setUp([server, server], users: ["alice", "bob"])
+        let first = await setup.cli.run(["run", "--json"])
+        #expect(first.code == 0, "\(first.err)")
+        let outcomes = try Self.accounts(first)
+        #expect(outcomes[setup.names[0]]?["condition"] as? String == "registered")
+        #expect(outcomes[setup.names[1]]?["condition"] as? String == "shadowed")
+        #expect(outcomes[setup.names[1]]?["shadowed_by"] as? String == setup.names[0])
+        let status = await setup.cli.run(["status"])
+        #expect(status.out.contains("held by \(setup.names[0])"))
+
+        server.resetRequests()
+        let prefer = await setup.cli.run(["prefer", setup.names[1]])
+        #expect(prefer.code == 0, "\(prefer.err)")
+        #expect(server.devices().map(\.owner) == ["bob"])
+        #expect(server.requests().filter(\.isWrite).map(\.user) == ["bob"])
+    }
+
+    @Test("pause and resume reconcile at once")
+    func pauseResume() async throws {
+        let server = try FakeGitbayServer()
+        let setup = try await Self.setUp([server], users: ["alice"])
+        _ = await setup.cli.run(["run"])
+        #expect(await setup.cli.run(["pause", setup.names[0]]).code == 0)
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(await setup.cli.run(["resume", setup.names[0]]).code == 0)
+        #expect(server.devices(of: "alice").map(\.token) == [Self.token])
+    }
+}
