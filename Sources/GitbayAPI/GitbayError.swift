@@ -31,6 +31,25 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         case protocolVersion(Int)
         /// No answer at all.
         case transport(TransportError)
+
+        /// A stable name for log metadata (`error.kind`).
+        var logName: String {
+            switch self {
+            case .authFailed: "auth-failed"
+            case .readOnlyToken: "read-only-token"
+            case .writeLimited: "write-limited"
+            case .denied: "denied"
+            case .rateLimited: "rate-limited"
+            case .notFound: "not-found"
+            case .pushDisabled: "push-disabled"
+            case .usage: "usage"
+            case .serverFailure: "server-failure"
+            case .notJSON: "not-json"
+            case .malformed: "malformed"
+            case .protocolVersion: "protocol-version"
+            case .transport: "transport"
+            }
+        }
     }
 
     package let kind: Kind

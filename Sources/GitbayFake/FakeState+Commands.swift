@@ -54,58 +54,22 @@ extension FakeState {
         case .whoami:
             guard positionals.isEmpty else { return Self.noArguments(command) }
             return .success(.object([("username", .string(user)), ("admin", .bool(false)), ("key_scope", .string("full"))]))
-
         case .deviceAdd:
             guard positionals.isEmpty else {
                 return .failure(exitCode: 2, "`\(command.name)` takes no arguments; send the device token on stdin")
             }
-            guard modes.pushEnabled else {
-                return .failure(
-                    exitCode: 1,
-                    "this instance does not send push notifications ([push] enabled = false); ask an admin")
-            }
-            let deviceToken = (stdin ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !deviceToken.isEmpty else { return .failure(exitCode: 2, "no device token on stdin") }
-            guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
-                return .failure(exitCode: 2, "device token is too long")
-            }
-            let id = upsertDevice(
-                owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now, apiToken: apiToken)
-            // v1.32.0 answered without the id.
-            return .success(modes.returnsDeviceID
-                ? .object([("id", .number(id)), ("status", .string("registered"))])
-                : .object([("status", .string("registered"))]))
-
+            return addDevice(stdin: stdin, label: flags["--label"] ?? "", user: user, apiToken: apiToken, now: now)
         case .deviceList:
             guard positionals.isEmpty else { return Self.noArguments(command) }
-            let rows = devices.filter { $0.owner == user }.map { row -> JSONValue in
-                .object([
-                    ("id", .number(row.id)),
-                    ("label", .string(row.label)),
-                    ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
-                    ("added", .string(Self.timestamp(row.added))),
-                ])
-            }
-            return .success(.array(rows))
-
+            return .success(deviceList(of: user))
         case .deviceRemove:
             guard positionals.count == 1 else {
                 return .failure(exitCode: 2, "usage: \(command.name) <id>")
             }
-            guard let id = Int(positionals[0]) else {
-                return .failure(exitCode: 2, "invalid device id \"\(positionals[0])\"; see `notifications device list`")
-            }
-            // Someone else's row answers exactly like a missing one.
-            guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
-                return .failure(exitCode: 3, "no such device; see `notifications device list`")
-            }
-            deleteDevice(id: id, apiToken: apiToken)
-            return .success(.object([("status", .string("removed"))]))
-
+            return removeDevice(positionals[0], user: user, apiToken: apiToken)
         case .settingsShow:
             guard positionals.isEmpty else { return Self.noArguments(command) }
             return .success(settingsJSON(of: user))
-
         case .settingsPush:
             guard positionals.count == 1, ["on", "off"].contains(positionals[0]) else {
                 return .failure(exitCode: 2, "usage: \(command.name) on|off")
@@ -113,6 +77,50 @@ extension FakeState {
             setPush(positionals[0] == "on", for: user)
             return .success(settingsJSON(of: user))
         }
+    }
+
+    /// `notifications device add` with its arguments checked: the token from stdin, upserted.
+    private mutating func addDevice(stdin: String?, label: String, user: String, apiToken: String, now: Date) -> CommandOutcome {
+        guard modes.pushEnabled else {
+            return .failure(
+                exitCode: 1,
+                "this instance does not send push notifications ([push] enabled = false); ask an admin")
+        }
+        let deviceToken = (stdin ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !deviceToken.isEmpty else { return .failure(exitCode: 2, "no device token on stdin") }
+        guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
+            return .failure(exitCode: 2, "device token is too long")
+        }
+        let id = upsertDevice(owner: user, token: deviceToken, label: label, now: now, apiToken: apiToken)
+        // v1.32.0 answered without the id.
+        return .success(modes.returnsDeviceID
+            ? .object([("id", .number(id)), ("status", .string("registered"))])
+            : .object([("status", .string("registered"))]))
+    }
+
+    /// `notifications device list`: the rows `user` owns, id ascending.
+    private func deviceList(of user: String) -> JSONValue {
+        .array(devices.filter { $0.owner == user }.map { row -> JSONValue in
+            .object([
+                ("id", .number(row.id)),
+                ("label", .string(row.label)),
+                ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
+                ("added", .string(Self.timestamp(row.added))),
+            ])
+        })
+    }
+
+    /// `notifications device remove <id>`.
+    private mutating func removeDevice(_ argument: String, user: String, apiToken: String) -> CommandOutcome {
+        guard let id = Int(argument) else {
+            return .failure(exitCode: 2, "invalid device id \"\(argument)\"; see `notifications device list`")
+        }
+        // Someone else's row answers exactly like a missing one.
+        guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
+            return .failure(exitCode: 3, "no such device; see `notifications device list`")
+        }
+        deleteDevice(id: id, apiToken: apiToken)
+        return .success(.object([("status", .string("removed"))]))
     }
 
     /// A token as `device list` shows it: the first 8 bytes and `…`, written as Go's JSON

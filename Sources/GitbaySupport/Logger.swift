@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// A small structured logger: constant messages with stable dotted metadata keys
-/// (`account.id`, `http.status`). Components receive one; only the executable makes one.
+/// (`account.id`, `http.status`). Components receive one and never make their own; the command
+/// line makes the one each command uses.
 package struct Logger: Sendable {
     package enum Level: Int, Sendable, Comparable, CustomStringConvertible {
         case trace, debug, info, notice, warning, error
