@@ -140,7 +140,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         if (300..<400).contains(status) && status != 304 {
             var location: UnsafeMutablePointer<CChar>?
             _ = ccurl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &location)
-            return .failure(.redirect(status: status, target: location.map { Self.withoutQuery(String(cString: $0)) }))
+            return .failure(.redirect(status: status, target: location.map { Self.withoutCredentialsOrQuery(String(cString: $0)) }))
         }
         return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
     }
@@ -193,7 +193,7 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// The URL without user info, query or fragment: enough to name a redirect target without
     /// repeating anything secret it might carry.
-    static func withoutQuery(_ url: String) -> String {
+    static func withoutCredentialsOrQuery(_ url: String) -> String {
         var text = Substring(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
         if let schemeEnd = text.firstRange(of: "://") {

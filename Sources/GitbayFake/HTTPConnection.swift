@@ -61,7 +61,7 @@ struct HTTPConnection {
                 // A client that asked to continue is simply told no. One that already sends the
                 // body has it read and dropped (within reason) so it gets to read the answer
                 // instead of a reset.
-                if !head.expectsContinue && head.length <= Self.drainLimit { try drop(head.length) }
+                if !head.expectsContinue && head.length <= Self.drainLimit { try dropBody(head.length) }
                 return .request(head.request(body: [], exceededLimit: true))
             }
             if head.length > buffer.count, head.expectsContinue {
@@ -125,7 +125,7 @@ struct HTTPConnection {
     }
 
     /// Reads and drops `count` bytes of body.
-    private mutating func drop(_ count: Int) throws(Stop) {
+    private mutating func dropBody(_ count: Int) throws(Stop) {
         var remaining = count
         while remaining > 0 {
             if buffer.isEmpty { guard fill() else { throw .closed } }
