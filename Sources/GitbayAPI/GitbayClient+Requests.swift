@@ -8,10 +8,11 @@ extension GitbayClient {
     enum Call {
         /// `GET /api/v1/read?argv=...`, for read-only commands.
         case read(argv: [String], ifNoneMatch: String?)
-        /// `POST /api/v1/cmd` with `{"argv": [...], "stdin": "..."}`.
-        case command(argv: [String], stdin: Secret?)
+        /// `POST /api/v1/cmd` with `{"argv": [...], "stdin": "..."}`, for commands that write.
+        case write(argv: [String], stdin: Secret?)
     }
 
+    /// An answer that is not an error: `304`, or a response whose `data` may be decoded.
     enum Reply {
         case notModified(status: Int)
         case answer(HTTPResponse)
@@ -100,7 +101,7 @@ extension GitbayClient {
             if let etag { headers.append(("If-None-Match", etag)) }
             let query = argv.map { "argv=" + Self.percentEncoded($0) }.joined(separator: "&")
             return HTTPRequest(method: "GET", url: instance.url(path: "/api/v1/read") + "?" + query, headers: headers)
-        case .command(let argv, let stdin):
+        case .write(let argv, let stdin):
             headers.append(("Content-Type", "application/json"))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes]

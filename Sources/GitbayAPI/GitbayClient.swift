@@ -52,7 +52,7 @@ package actor GitbayClient {
     /// always sent: re-adding without one resets it. Safe to retry: the server upserts on the token.
     package func addDevice(token: Secret, label: String) async throws(GitbayError) -> DeviceAddResult {
         let words = ["notifications", "device", "add"]
-        let call = Call.command(argv: words + ["--label", label], stdin: token)
+        let call = Call.write(argv: words + ["--label", label], stdin: token)
         if !sentSecrets.contains(token) { sentSecrets.append(token) }
         let response = try await answer(to: call, command: words)
         // v1.32.0 answers without an id; a server omitting empty data gives none either.
@@ -67,7 +67,7 @@ package actor GitbayClient {
     package func checkWriteScope() async throws(GitbayError) {
         let words = ["notifications", "device", "add"]
         do {
-            _ = try await answer(to: .command(argv: words, stdin: nil), command: words)
+            _ = try await answer(to: .write(argv: words, stdin: nil), command: words)
         } catch where error.kind == .usage || error.kind == .pushDisabled {
             // Both come from past the scope check.
         }
@@ -93,7 +93,7 @@ package actor GitbayClient {
     package func removeDevice(id: Int) async throws(GitbayError) -> RemoveOutcome {
         let words = ["notifications", "device", "remove"]
         do {
-            _ = try await answer(to: .command(argv: words + [String(id)], stdin: nil), command: words)
+            _ = try await answer(to: .write(argv: words + [String(id)], stdin: nil), command: words)
             return .removed
         } catch where error.kind == .notFound {
             return .alreadyGone
@@ -113,15 +113,11 @@ package actor GitbayClient {
     /// `notifications settings push on|off`, returning the settings afterwards.
     package func setPush(_ on: Bool) async throws(GitbayError) -> NotificationSettings {
         let words = ["notifications", "settings", "push"]
-        let response = try await answer(to: .command(argv: words + [on ? "on" : "off"], stdin: nil), command: words)
+        let response = try await answer(to: .write(argv: words + [on ? "on" : "off"], stdin: nil), command: words)
         // The answer's data is the settings on servers that return them; otherwise ask.
-        let decoded: NotificationSettings?
-        do {
-            decoded = try JSONDecoder().decode(DataEnvelope<NotificationSettings>.self, from: Data(response.body)).data
-        } catch {
-            decoded = nil
+        if let decoded = try? JSONDecoder().decode(DataEnvelope<NotificationSettings>.self, from: Data(response.body)).data {
+            return decoded
         }
-        if let decoded { return decoded }
         return try await settings()
     }
 }

@@ -4,6 +4,8 @@ import Foundation
 extension FakeState {
     /// Longest token `device add` accepts, in bytes.
     static let deviceTokenLimit = 512
+    /// How many of a token's bytes `device list` shows.
+    static let shownTokenBytes = 8
 
     /// Runs `argv` for the account of `apiToken`, the bearer that sent it. The router has
     /// already stripped `--json`, refused an empty argv and, on the read route, any command
@@ -128,8 +130,8 @@ extension FakeState {
     /// is `(short token)`, or in full with `shortInFull` (v1.32.0).
     static func displayedToken(_ token: String, shortInFull: Bool) -> String {
         let bytes = Array(token.utf8)
-        guard bytes.count > 8 else { return shortInFull ? token : "(short token)" }
-        return GoText.jsonString(utf8: bytes.prefix(8)) + "\u{2026}"
+        guard bytes.count > shownTokenBytes else { return shortInFull ? token : "(short token)" }
+        return GoText.jsonString(utf8: bytes.prefix(shownTokenBytes)) + "\u{2026}"
     }
 
     private func settingsJSON(of user: String) -> JSONValue {
