@@ -29,7 +29,7 @@ extension StateStore {
                 ?? TokenIdentity(fingerprint: nil, length: nil, shown: prefix)
             return RetiredToken(
                 generation: Int(row.integer(0)), prefix: prefix, token: token,
-                retiredAt: Timestamp.parse(row.text(2)) ?? Date(timeIntervalSince1970: 0)
+                retiredAt: row.requiredDate(2)
             )
         }
         return try database.row(

@@ -12,7 +12,7 @@ extension StateStore {
             ?? TokenIdentity(fingerprint: nil, length: nil, shown: row.requiredText(6))
         return RegistrationRecord(
             accountID: row.integer(0), deviceID: Int(row.integer(1)), added: row.text(2), token: token,
-            generation: Int(row.integer(7)), madeAt: Timestamp.parse(row.text(8)) ?? Date(timeIntervalSince1970: 0)
+            generation: Int(row.integer(7)), madeAt: row.requiredDate(8)
         )
     }
 
