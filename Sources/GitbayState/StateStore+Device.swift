@@ -24,9 +24,7 @@ extension StateStore {
             "SELECT generation, prefix, retired_at, fingerprint, length, shown FROM device_token_history ORDER BY generation"
         ) { row in
             let prefix = row.requiredText(1)
-            // Tokens retired by an earlier version are known by their first 8 bytes only.
-            let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
-                ?? TokenIdentity(fingerprint: nil, length: nil, shown: prefix)
+            let token = row.tokenIdentity(fingerprint: 3, length: 4, shown: 5, prefix: prefix)
             return RetiredToken(
                 generation: Int(row.integer(0)), prefix: prefix, token: token,
                 retiredAt: row.requiredDate(2)

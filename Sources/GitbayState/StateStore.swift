@@ -118,10 +118,3 @@ private struct OpenedDatabase: @unchecked Sendable {
     let database: Database
     init(_ database: Database) { self.database = database }
 }
-
-extension Statement {
-    /// A time column declared NOT NULL, as `Timestamp` writes it; the epoch should it not parse.
-    func requiredDate(_ column: Int32) -> Date {
-        Timestamp.parse(text(column)) ?? Date(timeIntervalSince1970: 0)
-    }
-}
