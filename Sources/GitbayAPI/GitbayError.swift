@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// Why a gitbay command failed for one account. Carries values only: the account, the command
 /// words, the HTTP status, the `exit_code` and the server's message (with anything token-like
 /// redacted), never a header or a request body.

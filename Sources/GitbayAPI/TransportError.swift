@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// Why an HTTP exchange produced no answer. Carries values only: never a header value or a body.
 package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why a connection could not be made.
