@@ -57,7 +57,6 @@ package struct Logger: Sendable {
         sink(Record(level: level, message: message, metadata: baseMetadata.merging(metadata) { $1 }))
     }
 
-    package func trace(_ message: String, _ metadata: [String: String] = [:]) { log(.trace, message, metadata) }
     package func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
     package func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
     package func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
