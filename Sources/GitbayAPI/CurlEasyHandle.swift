@@ -40,18 +40,42 @@ final class CurlEasyHandle: @unchecked Sendable {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
 
-        var headerList: UnsafeMutablePointer<curl_slist>?
+        let headerList = Self.headerList(for: request)
         defer { curl_slist_free_all(headerList) }
+        var setup = OptionSetup(handle: handle)
+        setTransferOptions(&setup, headerList: headerList, url: request.url, configuration: configuration)
+        setCallbacks(&setup, context: Unmanaged.passUnretained(transfer).toOpaque())
+        setMethodAndBody(&setup, request: request)
+        if let failure = setup.failure {
+            return .failure(.other(code: Int(failure.rawValue), message: "could not configure the request: \(Self.message(for: failure))"))
+        }
+
+        let code = withExtendedLifetime(transfer) { curl_easy_perform(handle) }
+        guard code == CURLE_OK else {
+            return .failure(error(for: code, transfer: transfer, configuration: configuration))
+        }
+        return response(of: transfer)
+    }
+
+    /// The request's header fields as curl takes them; the caller frees the list.
+    private static func headerList(for request: HTTPRequest) -> UnsafeMutablePointer<curl_slist>? {
+        var headerList: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
         }
         // An empty `Expect:` stops curl from waiting for `100 Continue` before a POST body.
-        headerList = curl_slist_append(headerList, "Expect:")
+        return curl_slist_append(headerList, "Expect:")
+    }
 
-        let context = Unmanaged.passUnretained(transfer).toOpaque()
-        var setup = OptionSetup(handle: handle)
+    /// The URL, the headers, the limits and what curl may do on its own (no signals, no redirects).
+    private func setTransferOptions(
+        _ setup: inout OptionSetup,
+        headerList: UnsafeMutablePointer<curl_slist>?,
+        url: String,
+        configuration: TransportConfiguration
+    ) {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        setup.set(ccurl_setopt_string(handle, CURLOPT_URL, request.url))
+        setup.set(ccurl_setopt_string(handle, CURLOPT_URL, url))
         setup.set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         setup.set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
         setup.set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
@@ -62,7 +86,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+    }
 
+    /// The body, header and progress callbacks, each reaching the transfer through `context`.
+    private func setCallbacks(_ setup: inout OptionSetup, context: UnsafeMutableRawPointer) {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
         setup.set(ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             guard let context else { return 0 }
@@ -85,7 +112,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             guard let context else { return 0 }
             return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
         })
+    }
 
+    private func setMethodAndBody(_ setup: inout OptionSetup, request: HTTPRequest) {
         switch request.method {
         case "GET":
             setup.set(ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
@@ -102,21 +131,16 @@ final class CurlEasyHandle: @unchecked Sendable {
                 setup.set(ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start)))
             }
         }
-        if let failure = setup.failure {
-            return .failure(.other(code: Int(failure.rawValue), message: "could not configure the request: \(Self.message(for: failure))"))
-        }
+    }
 
-        let code = withExtendedLifetime(transfer) { curl_easy_perform(handle) }
-        guard code == CURLE_OK else {
-            return .failure(error(for: code, transfer: transfer, configuration: configuration))
-        }
-
+    /// The answer of a finished transfer; a redirect is refused, never followed.
+    private func response(of transfer: CurlTransfer) -> Result<HTTPResponse, TransportError> {
         var status = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         if (300..<400).contains(status) && status != 304 {
             var location: UnsafeMutablePointer<CChar>?
             _ = ccurl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &location)
-            return .failure(.redirect(status: status, target: location.map { Self.withoutQuery(String(cString: $0)) }))
+            return .failure(.redirect(status: status, target: location.map { Self.withoutCredentialsOrQuery(String(cString: $0)) }))
         }
         return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
     }
@@ -169,7 +193,7 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// The URL without user info, query or fragment: enough to name a redirect target without
     /// repeating anything secret it might carry.
-    static func withoutQuery(_ url: String) -> String {
+    static func withoutCredentialsOrQuery(_ url: String) -> String {
         var text = Substring(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
         if let schemeEnd = text.firstRange(of: "://") {

@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// Why a gitbay command failed for one account. Carries values only: the account, the command
 /// words, the HTTP status, the `exit_code` and the server's message (with anything token-like
 /// redacted), never a header or a request body.
@@ -31,6 +32,25 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         case protocolVersion(Int)
         /// No answer at all.
         case transport(TransportError)
+
+        /// A stable name for log metadata (`error.kind`).
+        var logName: String {
+            switch self {
+            case .authFailed: "auth-failed"
+            case .readOnlyToken: "read-only-token"
+            case .writeLimited: "write-limited"
+            case .denied: "denied"
+            case .rateLimited: "rate-limited"
+            case .notFound: "not-found"
+            case .pushDisabled: "push-disabled"
+            case .usage: "usage"
+            case .serverFailure: "server-failure"
+            case .notJSON: "not-json"
+            case .malformed: "malformed"
+            case .protocolVersion: "protocol-version"
+            case .transport: "transport"
+            }
+        }
     }
 
     package let kind: Kind

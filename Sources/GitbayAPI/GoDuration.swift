@@ -1,4 +1,3 @@
-import GitbaySupport
 /// Reads durations written by Go's `time.Duration.String`: `12s`, `1m30s`, `500ms`, `1h2m3.5s`.
 enum GoDuration {
     /// The duration in `text`, or nil when it is not a non-negative Go duration. Like Go, a

@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// When to send a failed request again: a pure schedule of capped exponential backoff with
 /// jitter that honours the server's requested wait, for errors that can succeed on a retry.
 package struct RetryPolicy: Sendable, Equatable {

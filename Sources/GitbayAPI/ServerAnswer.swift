@@ -18,72 +18,66 @@ enum ServerAnswer: Sendable, Equatable {
             self = .notModified
             return
         }
-        let envelope: ResponseEnvelope?
-        do {
-            envelope = try JSONDecoder().decode(ResponseEnvelope.self, from: Data(body))
-        } catch {
-            envelope = nil
-        }
+        let envelope = try? JSONDecoder().decode(ResponseEnvelope.self, from: Data(body))
         let exitCode = envelope?.exitCode
         let message = envelope?.error
         let retryAfter = headers["retry-after"].flatMap(Self.parseRetryAfter)
 
         // These statuses mean the same whoever wrote the body: the server, a proxy or a limiter.
-        switch status {
-        case 401:
-            self = .failure(.authFailed, exitCode: exitCode, message: message)
+        if let kind = Self.kind(ofStatus: status, retryAfter: retryAfter) {
+            self = .failure(kind, exitCode: exitCode, message: message)
             return
-        case 429:
-            self = .failure(.rateLimited(retryAfter: retryAfter), exitCode: exitCode, message: message)
-            return
-        case 503 where retryAfter != nil:
-            self = .failure(.rateLimited(retryAfter: retryAfter), exitCode: exitCode, message: message)
-            return
-        case 502, 503, 504:
-            self = .failure(.serverFailure, exitCode: exitCode, message: message)
-            return
-        default:
-            break
         }
-
         // Everything else depends on the body, which must speak this client's protocol.
-        if let envelope, envelope.protocolVersion != 1 {
-            self = .failure(.protocolVersion(envelope.protocolVersion), exitCode: envelope.exitCode, message: envelope.error)
-            return
-        }
         guard let envelope else {
             let kind: GitbayError.Kind = Self.looksLikeJSON(body) ? .malformed : (status >= 500 ? .serverFailure : .notJSON)
             self = .failure(kind, exitCode: nil, message: nil)
             return
         }
-        if (200..<300).contains(status) && (exitCode ?? 0) == 0 && envelope.error == nil {
+        if envelope.protocolVersion != 1 {
+            self = .failure(.protocolVersion(envelope.protocolVersion), exitCode: exitCode, message: message)
+            return
+        }
+        if (200..<300).contains(status) && (exitCode ?? 0) == 0 && message == nil {
             self = .success
             return
         }
+        self = .failure(Self.kind(ofExitCode: exitCode, status: status, message: message ?? ""), exitCode: exitCode, message: message)
+    }
 
-        let messageText = message ?? ""
-        let kind: GitbayError.Kind
+    /// The failure a status means on its own, whatever the body says; nil for any other status.
+    private static func kind(ofStatus status: Int, retryAfter: Duration?) -> GitbayError.Kind? {
+        switch status {
+        case 401: .authFailed
+        case 429: .rateLimited(retryAfter: retryAfter)
+        case 503 where retryAfter != nil: .rateLimited(retryAfter: retryAfter)
+        case 502, 503, 504: .serverFailure
+        default: nil
+        }
+    }
+
+    /// The failure a gitbay answer reports: by its `exit_code`, else by its status.
+    private static func kind(ofExitCode exitCode: Int?, status: Int, message: String) -> GitbayError.Kind {
         switch exitCode {
         case 1?:
-            kind = messageText.contains(Self.pushDisabledMarker) ? .pushDisabled : .serverFailure
+            message.contains(pushDisabledMarker) ? .pushDisabled : .serverFailure
         case 2?:
-            kind = .usage
+            .usage
         case 3?:
-            kind = .notFound
+            .notFound
         case 4?:
-            kind = Self.deniedKind(messageText)
+            deniedKind(message)
         case _?:
-            kind = .serverFailure
+            .serverFailure
         case nil:
             switch status {
-            case 400: kind = .usage
-            case 403: kind = Self.deniedKind(messageText)
-            case 404: kind = .notFound
-            case 500 where messageText.contains(Self.pushDisabledMarker): kind = .pushDisabled
-            default: kind = (200..<300).contains(status) || status >= 500 ? .serverFailure : .malformed
+            case 400: .usage
+            case 403: deniedKind(message)
+            case 404: .notFound
+            case 500 where message.contains(pushDisabledMarker): .pushDisabled
+            default: (200..<300).contains(status) || status >= 500 ? .serverFailure : .malformed
             }
         }
-        self = .failure(kind, exitCode: exitCode, message: message)
     }
 
     /// exit 4 / 403: the write limit and the read-only token are told apart by message only.

@@ -1,4 +1,3 @@
-import GitbaySupport
 /// Limits for one HTTP transport: how long to wait and how much to accept.
 package struct TransportConfiguration: Sendable, Equatable {
     /// How long connecting (TCP and TLS) may take.

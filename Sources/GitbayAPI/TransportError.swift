@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// Why an HTTP exchange produced no answer. Carries values only: never a header value or a body.
 package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why a connection could not be made.
@@ -28,7 +29,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     /// The response body is larger than `limit` bytes; the transfer was aborted.
     case responseTooLarge(limit: Int)
     /// The server answered with a redirect, which is never followed (it would carry the credentials
-    /// elsewhere). `target` is the Location without its query, or nil when there was none.
+    /// elsewhere). `target` is the Location without credentials, query or fragment, or nil when
+    /// there was none.
     case redirect(status: Int, target: String?)
     /// The task was cancelled; the transfer was aborted.
     case cancelled

@@ -1,12 +1,10 @@
-/// The answer to `whoami`: whose token this is. (`key_scope` is not read: over the API it
-/// always says `full`.)
+/// The answer to `whoami`: whose token this is. Its other fields are not read: `admin` decides
+/// nothing here, and `key_scope` always says `full` over the API.
 package struct WhoAmI: Sendable, Equatable, Decodable {
     /// The canonical user name.
     package let username: String
-    package let admin: Bool
 
-    package init(username: String, admin: Bool) {
+    package init(username: String) {
         self.username = username
-        self.admin = admin
     }
 }

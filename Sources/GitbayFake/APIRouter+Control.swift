@@ -22,7 +22,7 @@ extension APIRouter {
                         ("id", .number(row.id)),
                         ("owner", .string(row.owner)),
                         ("label", .string(row.label)),
-                        ("token", .string(GoText.jsonString(utf8: row.token.utf8.prefix(8)))),
+                        ("token", .string(GoText.jsonString(utf8: row.token.utf8.prefix(FakeState.shownTokenBytes)))),
                     ])
                 }
                 let stats = JSONValue.object([

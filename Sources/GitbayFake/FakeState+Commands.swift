@@ -4,6 +4,8 @@ import Foundation
 extension FakeState {
     /// Longest token `device add` accepts, in bytes.
     static let deviceTokenLimit = 512
+    /// How many of a token's bytes `device list` shows.
+    static let shownTokenBytes = 8
 
     /// Runs `argv` for the account of `apiToken`, the bearer that sent it. The router has
     /// already stripped `--json`, refused an empty argv and, on the read route, any command
@@ -54,58 +56,22 @@ extension FakeState {
         case .whoami:
             guard positionals.isEmpty else { return Self.noArguments(command) }
             return .success(.object([("username", .string(user)), ("admin", .bool(false)), ("key_scope", .string("full"))]))
-
         case .deviceAdd:
             guard positionals.isEmpty else {
                 return .failure(exitCode: 2, "`\(command.name)` takes no arguments; send the device token on stdin")
             }
-            guard modes.pushEnabled else {
-                return .failure(
-                    exitCode: 1,
-                    "this instance does not send push notifications ([push] enabled = false); ask an admin")
-            }
-            let deviceToken = (stdin ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !deviceToken.isEmpty else { return .failure(exitCode: 2, "no device token on stdin") }
-            guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
-                return .failure(exitCode: 2, "device token is too long")
-            }
-            let id = upsertDevice(
-                owner: user, token: deviceToken, label: flags["--label"] ?? "", now: now, apiToken: apiToken)
-            // v1.32.0 answered without the id.
-            return .success(modes.returnsDeviceID
-                ? .object([("id", .number(id)), ("status", .string("registered"))])
-                : .object([("status", .string("registered"))]))
-
+            return addDevice(stdin: stdin, label: flags["--label"] ?? "", user: user, apiToken: apiToken, now: now)
         case .deviceList:
             guard positionals.isEmpty else { return Self.noArguments(command) }
-            let rows = devices.filter { $0.owner == user }.map { row -> JSONValue in
-                .object([
-                    ("id", .number(row.id)),
-                    ("label", .string(row.label)),
-                    ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
-                    ("added", .string(Self.timestamp(row.added))),
-                ])
-            }
-            return .success(.array(rows))
-
+            return .success(deviceList(of: user))
         case .deviceRemove:
             guard positionals.count == 1 else {
                 return .failure(exitCode: 2, "usage: \(command.name) <id>")
             }
-            guard let id = Int(positionals[0]) else {
-                return .failure(exitCode: 2, "invalid device id \"\(positionals[0])\"; see `notifications device list`")
-            }
-            // Someone else's row answers exactly like a missing one.
-            guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
-                return .failure(exitCode: 3, "no such device; see `notifications device list`")
-            }
-            deleteDevice(id: id, apiToken: apiToken)
-            return .success(.object([("status", .string("removed"))]))
-
+            return removeDevice(positionals[0], user: user, apiToken: apiToken)
         case .settingsShow:
             guard positionals.isEmpty else { return Self.noArguments(command) }
             return .success(settingsJSON(of: user))
-
         case .settingsPush:
             guard positionals.count == 1, ["on", "off"].contains(positionals[0]) else {
                 return .failure(exitCode: 2, "usage: \(command.name) on|off")
@@ -115,13 +81,57 @@ extension FakeState {
         }
     }
 
+    /// `notifications device add` with its arguments checked: the token from stdin, upserted.
+    private mutating func addDevice(stdin: String?, label: String, user: String, apiToken: String, now: Date) -> CommandOutcome {
+        guard modes.pushEnabled else {
+            return .failure(
+                exitCode: 1,
+                "this instance does not send push notifications ([push] enabled = false); ask an admin")
+        }
+        let deviceToken = (stdin ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !deviceToken.isEmpty else { return .failure(exitCode: 2, "no device token on stdin") }
+        guard deviceToken.utf8.count <= Self.deviceTokenLimit else {
+            return .failure(exitCode: 2, "device token is too long")
+        }
+        let id = upsertDevice(owner: user, token: deviceToken, label: label, now: now, apiToken: apiToken)
+        // v1.32.0 answered without the id.
+        return .success(modes.returnsDeviceID
+            ? .object([("id", .number(id)), ("status", .string("registered"))])
+            : .object([("status", .string("registered"))]))
+    }
+
+    /// `notifications device list`: the rows `user` owns, id ascending.
+    private func deviceList(of user: String) -> JSONValue {
+        .array(devices.filter { $0.owner == user }.map { row -> JSONValue in
+            .object([
+                ("id", .number(row.id)),
+                ("label", .string(row.label)),
+                ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
+                ("added", .string(Self.timestamp(row.added))),
+            ])
+        })
+    }
+
+    /// `notifications device remove <id>`.
+    private mutating func removeDevice(_ argument: String, user: String, apiToken: String) -> CommandOutcome {
+        guard let id = Int(argument) else {
+            return .failure(exitCode: 2, "invalid device id \"\(argument)\"; see `notifications device list`")
+        }
+        // Someone else's row answers exactly like a missing one.
+        guard devices.contains(where: { $0.id == id && $0.owner == user }) else {
+            return .failure(exitCode: 3, "no such device; see `notifications device list`")
+        }
+        deleteDevice(id: id, apiToken: apiToken)
+        return .success(.object([("status", .string("removed"))]))
+    }
+
     /// A token as `device list` shows it: the first 8 bytes and `…`, written as Go's JSON
     /// encoder writes a cut character (one U+FFFD per stray byte). A token of 8 bytes or fewer
     /// is `(short token)`, or in full with `shortInFull` (v1.32.0).
     static func displayedToken(_ token: String, shortInFull: Bool) -> String {
         let bytes = Array(token.utf8)
-        guard bytes.count > 8 else { return shortInFull ? token : "(short token)" }
-        return GoText.jsonString(utf8: bytes.prefix(8)) + "\u{2026}"
+        guard bytes.count > shownTokenBytes else { return shortInFull ? token : "(short token)" }
+        return GoText.jsonString(utf8: bytes.prefix(shownTokenBytes)) + "\u{2026}"
     }
 
     private func settingsJSON(of user: String) -> JSONValue {

@@ -29,26 +29,82 @@ struct HTTPConnection {
         self.wake = wake
     }
 
+    /// Why reading a request ended without one.
+    private enum Stop: Error {
+        case closed
+        case malformed(String)
+    }
+
+    /// A request's line and header fields, before its body.
+    private struct Head {
+        let method: String
+        let target: String
+        let version: String
+        let headers: [String: String]
+        /// The declared body length; 0 when none was declared.
+        let length: Int
+
+        var expectsContinue: Bool { headers["expect"]?.lowercased() == "100-continue" }
+
+        func request(body: [UInt8], exceededLimit: Bool) -> HTTPRequest {
+            HTTPRequest(
+                method: method, target: target, version: version, headers: headers, body: body,
+                bodyExceededLimit: exceededLimit)
+        }
+    }
+
     /// Reads the next request, answering `Expect: 100-continue` before reading its body.
     mutating func next() -> Next {
+        do throws(Stop) {
+            let head = try Self.parse(try readHead())
+            if head.length > Self.bodyLimit {
+                // A client that asked to continue is simply told no. One that already sends the
+                // body has it read and dropped (within reason) so it gets to read the answer
+                // instead of a reset.
+                if !head.expectsContinue && head.length <= Self.drainLimit { try dropBody(head.length) }
+                return .request(head.request(body: [], exceededLimit: true))
+            }
+            if head.length > buffer.count, head.expectsContinue {
+                guard PosixSocket.sendAll(socket, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { throw .closed }
+            }
+            while buffer.count < head.length {
+                guard fill() else { throw .closed }
+            }
+            let body = Array(buffer.prefix(head.length))
+            buffer.removeFirst(head.length)
+            return .request(head.request(body: body, exceededLimit: false))
+        } catch {
+            switch error {
+            case .closed: return .closed
+            case .malformed(let reason): return .malformed(reason)
+            }
+        }
+    }
+
+    /// Reads up to the blank line that ends a request head and returns the head's text.
+    private mutating func readHead() throws(Stop) -> String {
         var headEnd = Self.endOfHead(in: buffer)
         while headEnd == nil {
-            guard buffer.count <= Self.headLimit else { return .malformed("request head too large") }
-            guard fill() else { return .closed }
+            guard buffer.count <= Self.headLimit else { throw .malformed("request head too large") }
+            guard fill() else { throw .closed }
             headEnd = Self.endOfHead(in: buffer)
         }
-        guard let headEnd else { return .closed }
+        guard let headEnd else { throw .closed }
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
+        return head
+    }
 
+    /// The request line and header fields of `head`.
+    private static func parse(_ head: String) throws(Stop) -> Head {
         var lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
-            return .malformed("malformed request line")
+            throw .malformed("malformed request line")
         }
         var headers: [String: String] = [:]
         for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { return .malformed("malformed header line") }
+            guard let colon = line.firstIndex(of: ":") else { throw .malformed("malformed header line") }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
@@ -56,45 +112,27 @@ struct HTTPConnection {
         if headers["transfer-encoding"] != nil {
             // libcurl sends a Content-Length for a body it holds in memory; chunked uploads
             // are not something a gitbay client does.
-            return .malformed("chunked request bodies are not supported")
+            throw .malformed("chunked request bodies are not supported")
         }
         var length = 0
         if let declared = headers["content-length"] {
-            guard let value = Int(declared), value >= 0 else { return .malformed("bad Content-Length") }
+            guard let value = Int(declared), value >= 0 else { throw .malformed("bad Content-Length") }
             length = value
         }
-        let method = String(requestLine[0])
-        let target = String(requestLine[1])
-        let version = String(requestLine[2])
-        if length > Self.bodyLimit {
-            // A client that asked to continue is simply told no. One that already sends the
-            // body has it read and dropped (within reason) so it gets to read the answer
-            // instead of a reset.
-            let expectsContinue = headers["expect"]?.lowercased() == "100-continue"
-            if !expectsContinue && length <= Self.drainLimit {
-                var remaining = length
-                while remaining > 0 {
-                    if buffer.isEmpty { guard fill() else { return .closed } }
-                    let dropped = min(remaining, buffer.count)
-                    buffer.removeFirst(dropped)
-                    remaining -= dropped
-                }
-            }
-            return .request(HTTPRequest(
-                method: method, target: target, version: version, headers: headers, body: [],
-                bodyExceededLimit: true))
+        return Head(
+            method: String(requestLine[0]), target: String(requestLine[1]), version: String(requestLine[2]),
+            headers: headers, length: length)
+    }
+
+    /// Reads and drops `count` bytes of body.
+    private mutating func dropBody(_ count: Int) throws(Stop) {
+        var remaining = count
+        while remaining > 0 {
+            if buffer.isEmpty { guard fill() else { throw .closed } }
+            let dropped = min(remaining, buffer.count)
+            buffer.removeFirst(dropped)
+            remaining -= dropped
         }
-        if length > buffer.count, headers["expect"]?.lowercased() == "100-continue" {
-            guard PosixSocket.sendAll(socket, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return .closed }
-        }
-        while buffer.count < length {
-            guard fill() else { return .closed }
-        }
-        let body = Array(buffer.prefix(length))
-        buffer.removeFirst(length)
-        return .request(HTTPRequest(
-            method: method, target: target, version: version, headers: headers, body: body,
-            bodyExceededLimit: false))
     }
 
     /// Sends a response; false if the client is gone.

@@ -9,21 +9,36 @@ import Glibc
 enum PosixSocket {
     /// A listening TCP socket on 127.0.0.1 (never any other address) and the port it got.
     static func listen(port: UInt16) throws(FakeServerError) -> (socket: Int32, port: UInt16) {
-        func failure(_ call: String) -> FakeServerError {
-            FakeServerError(call: call, code: errno, port: port)
-        }
         #if canImport(Darwin)
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
-        guard fd >= 0 else { throw failure("socket") }
+        guard fd >= 0 else { throw FakeServerError(call: "socket", code: errno, port: port) }
+        do throws(FakeServerError) {
+            // Lets a test stop a server and start another on the same port at once, even while
+            // connections of the first one sit in TIME_WAIT.
+            var yes: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            try bindLoopback(fd, port: port)
+            #if canImport(Darwin)
+            let listening = Darwin.listen(fd, 128)
+            #else
+            let listening = Glibc.listen(fd, 128)
+            #endif
+            guard listening == 0 else { throw FakeServerError(call: "listen", code: errno, port: port) }
+            let bound = try boundPort(of: fd, requested: port)
+            // Non-blocking, so a client that vanishes between poll and accept cannot stall the loop.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            return (fd, bound)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
 
-        // Lets a test stop a server and start another on the same port at once, even while
-        // connections of the first one sit in TIME_WAIT.
-        var yes: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-
+    /// Binds `fd` to 127.0.0.1 and `port`.
+    private static func bindLoopback(_ fd: Int32, port: UInt16) throws(FakeServerError) {
         var address = sockaddr_in()
         #if canImport(Darwin)
         address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -36,34 +51,18 @@ enum PosixSocket {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0 else {
-            let error = failure("bind")
-            close(fd)
-            throw error
-        }
-        #if canImport(Darwin)
-        let listening = Darwin.listen(fd, 128)
-        #else
-        let listening = Glibc.listen(fd, 128)
-        #endif
-        guard listening == 0 else {
-            let error = failure("listen")
-            close(fd)
-            throw error
-        }
+        guard bound == 0 else { throw FakeServerError(call: "bind", code: errno, port: port) }
+    }
 
+    /// The port `fd` is bound to; `requested` (0 for any) names it in an error.
+    private static func boundPort(of fd: Int32, requested: UInt16) throws(FakeServerError) -> UInt16 {
+        var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        guard named == 0 else {
-            let error = failure("getsockname")
-            close(fd)
-            throw error
-        }
-        // Non-blocking, so a client that vanishes between poll and accept cannot stall the loop.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        return (fd, UInt16(bigEndian: address.sin_port))
+        guard named == 0 else { throw FakeServerError(call: "getsockname", code: errno, port: requested) }
+        return UInt16(bigEndian: address.sin_port)
     }
 
     /// Accepts one connection, as a blocking socket; nil if none was pending.

@@ -12,7 +12,7 @@ extension StateStore {
         return AccountRecord(
             id: row.integer(0), instance: instance, username: row.requiredText(2), name: row.requiredText(3),
             state: AccountState(rawValue: row.requiredText(4)) ?? .active,
-            signedInAt: Timestamp.parse(row.text(5)) ?? Date(timeIntervalSince1970: 0)
+            signedInAt: row.requiredDate(5)
         )
     }
 

@@ -24,12 +24,10 @@ extension StateStore {
             "SELECT generation, prefix, retired_at, fingerprint, length, shown FROM device_token_history ORDER BY generation"
         ) { row in
             let prefix = row.requiredText(1)
-            // Tokens retired by an earlier version are known by their first 8 bytes only.
-            let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
-                ?? TokenIdentity(fingerprint: nil, length: nil, shown: prefix)
+            let token = row.tokenIdentity(fingerprint: 3, length: 4, shown: 5, prefix: prefix)
             return RetiredToken(
                 generation: Int(row.integer(0)), prefix: prefix, token: token,
-                retiredAt: Timestamp.parse(row.text(2)) ?? Date(timeIntervalSince1970: 0)
+                retiredAt: row.requiredDate(2)
             )
         }
         return try database.row(
@@ -97,21 +95,5 @@ extension StateStore {
             .int(generation), .text(token.prefix()), .text(Timestamp.format(now)), .optionalText(identity.fingerprint),
             .optionalInt(identity.length), .text(identity.shown)
         )
-    }
-}
-
-/// Defaults for a new device row.
-enum DeviceDefaults {
-    /// The host name, or `gitbay-sync` when it cannot be read.
-    static func hostLabel() -> String {
-        let name = ProcessInfo.processInfo.hostName
-        return name.isEmpty ? "gitbay-sync" : name
-    }
-
-    /// `gbs-` and six random base-36 characters: short, readable, unique enough per user.
-    static func newInstallMarker() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return "gbs-" + String((0..<6).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
     }
 }

@@ -112,8 +112,8 @@ extension StateStore {
     private static func lease(_ row: Statement) -> LeaseRecord {
         LeaseRecord(
             accountID: row.integer(0), holderPID: Int32(truncatingIfNeeded: row.integer(1)), holderID: row.requiredText(2),
-            takenAt: Timestamp.parse(row.text(3)) ?? Date(timeIntervalSince1970: 0),
-            expiresAt: Timestamp.parse(row.text(4)) ?? Date(timeIntervalSince1970: 0)
+            takenAt: row.requiredDate(3),
+            expiresAt: row.requiredDate(4)
         )
     }
 }

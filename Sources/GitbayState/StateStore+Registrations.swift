@@ -7,12 +7,10 @@ extension StateStore {
         """
 
     private static func registration(_ row: Statement) -> RegistrationRecord {
-        // Records kept before fingerprints name the token by its first 8 bytes only.
-        let token = row.text(3).map { TokenIdentity(fingerprint: $0, length: row.optionalInteger(4).map(Int.init), shown: row.text(5) ?? "") }
-            ?? TokenIdentity(fingerprint: nil, length: nil, shown: row.requiredText(6))
+        let token = row.tokenIdentity(fingerprint: 3, length: 4, shown: 5, prefix: row.requiredText(6))
         return RegistrationRecord(
             accountID: row.integer(0), deviceID: Int(row.integer(1)), added: row.text(2), token: token,
-            generation: Int(row.integer(7)), madeAt: Timestamp.parse(row.text(8)) ?? Date(timeIntervalSince1970: 0)
+            generation: Int(row.integer(7)), madeAt: row.requiredDate(8)
         )
     }
 

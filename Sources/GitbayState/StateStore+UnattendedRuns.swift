@@ -30,8 +30,8 @@ extension StateStore {
             ) { row in
                 let failed = row.requiredText(4)
                 return UnattendedRunRecord(
-                    trigger: trigger, startedAt: Timestamp.parse(row.text(0)) ?? Date(timeIntervalSince1970: 0),
-                    finishedAt: Timestamp.parse(row.text(1)) ?? Date(timeIntervalSince1970: 0),
+                    trigger: trigger, startedAt: row.requiredDate(0),
+                    finishedAt: row.requiredDate(1),
                     result: UnattendedRunRecord.Result(rawValue: row.requiredText(2)) ?? .failed, accounts: Int(row.integer(3)),
                     failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init),
                     waiting: Int(row.integer(5)), period: row.optionalInteger(6).map { .seconds($0) },

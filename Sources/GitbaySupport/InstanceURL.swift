@@ -101,14 +101,3 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
 
     package static func < (lhs: InstanceURL, rhs: InstanceURL) -> Bool { lhs.description < rhs.description }
 }
-
-extension StringProtocol {
-    /// The text without leading and trailing whitespace and line breaks.
-    package func trimmingWhitespace() -> String {
-        // Character.isWhitespace also covers "\r\n", which Swift holds as one character.
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
-            return ""
-        }
-        return String(self[first...last])
-    }
-}

@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// A small structured logger: constant messages with stable dotted metadata keys
-/// (`account.id`, `http.status`). Components receive one; only the executable makes one.
+/// (`account.id`, `http.status`). Components receive one and never make their own; the command
+/// line makes the one each command uses.
 package struct Logger: Sendable {
     package enum Level: Int, Sendable, Comparable, CustomStringConvertible {
         case trace, debug, info, notice, warning, error
@@ -56,7 +57,6 @@ package struct Logger: Sendable {
         sink(Record(level: level, message: message, metadata: baseMetadata.merging(metadata) { $1 }))
     }
 
-    package func trace(_ message: String, _ metadata: [String: String] = [:]) { log(.trace, message, metadata) }
     package func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
     package func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
     package func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }

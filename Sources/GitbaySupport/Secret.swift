@@ -13,8 +13,8 @@ package struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebug
     package var description: String { "<redacted>" }
     package var debugDescription: String { "<redacted>" }
 
-    /// The first `count` bytes, for display (`--json` shows at most 8).
-    package func prefix(bytes count: Int = 8) -> String {
+    /// The first `count` bytes, for display (by default as many as a server shows).
+    package func prefix(bytes count: Int = TokenDisplay.shownBytes) -> String {
         let bytes = Array(exposedValue.utf8.prefix(count))
         return String(decoding: bytes, as: UTF8.self)
     }

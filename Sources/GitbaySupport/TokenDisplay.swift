@@ -5,11 +5,13 @@
 /// shows as one U+FFFD per remaining byte. A token of 8 bytes or fewer shows as
 /// `(short token)` from v1.32.1 on; v1.32.0 showed such a token in full.
 package enum TokenDisplay {
+    /// How many of a token's bytes the server shows, and the most a short token has.
+    package static let shownBytes = 8
     package static let shortToken = "(short token)"
 
     /// The display of `token` by a v1.32.1 or later server.
     static func shown(_ token: some Collection<UInt8>) -> String {
-        token.count <= 8 ? shortToken : goText(Array(token.prefix(8))) + "\u{2026}"
+        token.count <= shownBytes ? shortToken : goText(Array(token.prefix(shownBytes))) + "\u{2026}"
     }
 
     /// `bytes` as Go's JSON encoder writes them: valid UTF-8 as it is, U+FFFD for each other byte.

@@ -33,10 +33,10 @@ package struct TokenIdentity: Sendable, Equatable, Hashable {
         guard let fingerprint else {
             // Recorded before fingerprints: only the first 8 bytes are known.
             if listed == shown + "\u{2026}" { return true }
-            return shown.utf8.count <= 8 && (listed == TokenDisplay.shortToken || listed == shown)
+            return shown.utf8.count <= TokenDisplay.shownBytes && (listed == TokenDisplay.shortToken || listed == shown)
         }
         if listed == shown { return true }
         // v1.32.0 lists a token of 8 bytes or fewer in full.
-        return (length ?? 0) <= 8 && SHA256.hex(listed.utf8) == fingerprint
+        return (length ?? 0) <= TokenDisplay.shownBytes && SHA256.hex(listed.utf8) == fingerprint
     }
 }

@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// Why a push payload cannot be resolved to an account: what is wrong with it.
 package enum PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Standard input held nothing but whitespace.

@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// The screen a push points at: an issue, a merge request or a build of a repository.
 ///
 /// Only `<owner>/<repo>/<section>/<number>` paths route, with the sections the gitbay app

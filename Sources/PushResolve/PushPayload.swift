@@ -16,13 +16,6 @@ package struct PushPayload: Sendable, Equatable {
     /// The unread inbox count (`aps.badge`), 0 when absent.
     package let badge: Int
 
-    package init(instance: InstanceURL, user: String, path: String, badge: Int) {
-        self.instance = instance
-        self.user = user
-        self.path = path
-        self.badge = badge
-    }
-
     /// Decodes a payload as PROTOCOL.md shows it.
     package init(decoding text: String) throws(PayloadError) {
         guard !text.trimmingWhitespace().isEmpty else { throw .empty }

@@ -47,7 +47,7 @@ struct CurlTransportTests {
         ("https://other.test", "https://other.test"),
     ])
     func redirectTarget(_ location: String, _ expected: String) {
-        #expect(CurlEasyHandle.withoutQuery(location) == expected)
+        #expect(CurlEasyHandle.withoutCredentialsOrQuery(location) == expected)
     }
 
     @Test("a closed port is a connect failure")

@@ -17,7 +17,7 @@ struct GitbayClientTests {
         defer { server.stop() }
         let client = try TestClients.make(server, token: server.mintToken(for: "alice"))
         let whoAmI = try await client.whoami()
-        #expect(whoAmI == WhoAmI(username: "alice", admin: false))
+        #expect(whoAmI == WhoAmI(username: "alice"))
         #expect(await client.requestCount == 1)
     }
 

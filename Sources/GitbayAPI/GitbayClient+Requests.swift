@@ -1,0 +1,157 @@
+import FoundationEssentials
+import GitbaySupport
+
+/// How a command travels: the request for each route, retries, classification of the answer
+/// and decoding of its `data`.
+extension GitbayClient {
+    /// The two routes of the API.
+    enum Call {
+        /// `GET /api/v1/read?argv=...`, for read-only commands.
+        case read(argv: [String], ifNoneMatch: String?)
+        /// `POST /api/v1/cmd` with `{"argv": [...], "stdin": "..."}`, for commands that write.
+        case write(argv: [String], stdin: Secret?)
+    }
+
+    /// An answer that is not an error: `304`, or a response whose `data` may be decoded.
+    enum Reply {
+        case notModified(status: Int)
+        case answer(HTTPResponse)
+    }
+
+    /// The request body of `POST /api/v1/cmd`.
+    private struct CommandBody: Encodable {
+        let argv: [String]
+        let stdin: String?
+    }
+
+    /// Sends `call` and returns a successful answer; a `304` here is malformed.
+    func answer(to call: Call, command: [String]) async throws(GitbayError) -> HTTPResponse {
+        switch try await send(call, command: command) {
+        case .answer(let response):
+            return response
+        case .notModified(let status):
+            throw GitbayError(kind: .malformed, account: accountName, command: command, httpStatus: status)
+        }
+    }
+
+    /// Sends `call`, retrying as the policy allows, and returns the first answer that is not an error.
+    func send(_ call: Call, command: [String]) async throws(GitbayError) -> Reply {
+        let request = makeRequest(call)
+        let commandText = command.joined(separator: " ")
+        var attempt = 0
+        while true {
+            attempt += 1
+            requestCount += 1
+            logger.debug("gitbay.request", [
+                "gitbay.command": commandText, "http.method": request.method, "request.attempt": String(attempt),
+            ])
+            let failure: GitbayError
+            do throws(GitbayError) {
+                return try await exchange(request, command: command)
+            } catch {
+                failure = error
+            }
+            let delay = configuration.retry.delay(afterAttempt: attempt, failedWith: failure, unitRandom: configuration.random())
+            guard let delay else {
+                logger.info("gitbay.request.failed", metadata(of: failure, command: commandText, attempt: attempt))
+                throw failure
+            }
+            var retryMetadata = metadata(of: failure, command: commandText, attempt: attempt)
+            retryMetadata["retry.delay_ms"] = String(delay.roundedUpMilliseconds)
+            logger.info("gitbay.request.retrying", retryMetadata)
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw GitbayError(kind: .transport(.cancelled), account: accountName, command: command)
+            }
+        }
+    }
+
+    /// One HTTP exchange, classified.
+    private func exchange(_ request: HTTPRequest, command: [String]) async throws(GitbayError) -> Reply {
+        let response: HTTPResponse
+        do throws(TransportError) {
+            if let gate = configuration.gate, !gate.mayStart() { throw .cancelled }
+            response = try await transport.send(request)
+            if let gate = configuration.gate, !gate.mayFinish() { throw .cancelled }
+        } catch {
+            throw GitbayError(kind: .transport(error), account: accountName, command: command)
+        }
+        logger.debug("gitbay.response", ["gitbay.command": command.joined(separator: " "), "http.status": String(response.status)])
+        switch ServerAnswer(status: response.status, headers: response.headers, body: response.body) {
+        case .success:
+            return .answer(response)
+        case .notModified:
+            return .notModified(status: response.status)
+        case .failure(let kind, let exitCode, let message):
+            throw GitbayError(
+                kind: kind, account: accountName, command: command, httpStatus: response.status,
+                exitCode: exitCode, serverMessage: message.map { redacting(sentSecrets, in: $0) }
+            )
+        }
+    }
+
+    private func makeRequest(_ call: Call) -> HTTPRequest {
+        var headers: [(name: String, value: String)] = [
+            ("Authorization", "Bearer " + apiToken.exposedValue),
+            ("Accept", "application/json"),
+        ]
+        switch call {
+        case .read(let argv, let etag):
+            if let etag { headers.append(("If-None-Match", etag)) }
+            let query = argv.map { "argv=" + Self.percentEncoded($0) }.joined(separator: "&")
+            return HTTPRequest(method: "GET", url: instance.url(path: "/api/v1/read") + "?" + query, headers: headers)
+        case .write(let argv, let stdin):
+            headers.append(("Content-Type", "application/json"))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            let body: Data
+            do {
+                body = try encoder.encode(CommandBody(argv: argv, stdin: stdin?.exposedValue))
+            } catch {
+                preconditionFailure("encoding an array of strings cannot fail: \(error)")
+            }
+            return HTTPRequest(method: "POST", url: instance.url(path: "/api/v1/cmd"), headers: headers, body: Array(body))
+        }
+    }
+
+    /// Decodes the answer's `data`; nil when the server omitted it.
+    func decode<Payload: Decodable>(_ type: Payload.Type, from response: HTTPResponse, command: [String]) throws(GitbayError) -> Payload? {
+        do {
+            return try JSONDecoder().decode(DataEnvelope<Payload>.self, from: Data(response.body)).data
+        } catch {
+            throw GitbayError(kind: .malformed, account: accountName, command: command, httpStatus: response.status)
+        }
+    }
+
+    private func metadata(of error: GitbayError, command: String, attempt: Int) -> [String: String] {
+        var metadata = ["gitbay.command": command, "request.attempt": String(attempt), "error.kind": error.kind.logName]
+        if let status = error.httpStatus { metadata["http.status"] = String(status) }
+        if let exitCode = error.exitCode { metadata["gitbay.exit_code"] = String(exitCode) }
+        return metadata
+    }
+
+    /// `text` with any of `secrets` replaced, in case a server echoes one.
+    private func redacting(_ secrets: [Secret], in text: String) -> String {
+        secrets.reduce(text) { text, secret in
+            secret.exposedValue.isEmpty ? text : text.replacing(secret.exposedValue, with: "<redacted>")
+        }
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                result += String(decoding: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
+            }
+        }
+        return result
+    }
+}
