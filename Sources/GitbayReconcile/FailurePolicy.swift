@@ -4,9 +4,12 @@ import GitbayState
 import GitbaySupport
 
 /// How a failed reconcile is recorded: the account's condition and when to try again.
-enum FailurePolicy {
+package enum FailurePolicy {
+    /// The longest wait after ordinary failures, unless a run is given another.
+    package static let defaultCeiling: Duration = .seconds(3600)
+
     /// After an ordinary failure: one minute, doubling per consecutive failure, at most `ceiling`.
-    static func backoff(failures: Int, ceiling: Duration = .seconds(3600)) -> Duration {
+    static func backoff(failures: Int, ceiling: Duration = defaultCeiling) -> Duration {
         let exponent = min(max(failures - 1, 0), 20)
         let seconds = min(60 * Double(1 << exponent), Double(ceiling.components.seconds))
         return .seconds(seconds)
@@ -16,7 +19,7 @@ enum FailurePolicy {
     static let rareRetry: Duration = .seconds(6 * 3600)
 
     /// The condition and the wait before the next attempt (nil: not until the user acts).
-    static func classify(_ error: Error, failures: Int, ceiling: Duration = .seconds(3600)) -> (AccountCondition, Duration?) {
+    static func classify(_ error: Error, failures: Int, ceiling: Duration = defaultCeiling) -> (AccountCondition, Duration?) {
         guard let error = error as? GitbayError else { return (.error, backoff(failures: failures, ceiling: ceiling)) }
         switch error.kind {
         case .authFailed:

@@ -22,8 +22,10 @@ package struct PreRemovalHook: Sendable {
     package let stopGrace: Duration
 
     package static let defaultStopGrace = Duration.seconds(5)
+    /// How long a hook may run before it is stopped and the removal kept for a later run.
+    package static let defaultTimeout = Duration.seconds(30)
 
-    package init(path: String, timeout: Duration = .seconds(30), stopGrace: Duration = Self.defaultStopGrace) {
+    package init(path: String, timeout: Duration = Self.defaultTimeout, stopGrace: Duration = Self.defaultStopGrace) {
         self.path = path
         self.timeout = timeout
         self.stopGrace = stopGrace

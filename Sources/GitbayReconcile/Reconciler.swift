@@ -23,7 +23,7 @@ package struct Reconciler: Sendable {
         package var leaseHolder: LeaseHolder
 
         package init(
-            concurrency: Int = 8, honourBackoff: Bool = false, backoffCeiling: Duration = .seconds(3600),
+            concurrency: Int = 8, honourBackoff: Bool = false, backoffCeiling: Duration = FailurePolicy.defaultCeiling,
             client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
             mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
         ) {

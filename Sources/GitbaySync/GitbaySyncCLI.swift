@@ -32,7 +32,7 @@ package struct CLIContext: Sendable {
 
     package init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(),
-        hookTimeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() }
+        hookTimeout: Duration = PreRemovalHook.defaultTimeout, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.environment = environment
         self.console = console

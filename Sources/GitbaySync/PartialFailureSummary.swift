@@ -4,26 +4,17 @@ import GitbaySupport
 /// accounts failed: one `Error:` line per failure, then one line that counts and names them,
 /// followed by what happens next when the command knows.
 struct PartialFailureSummary {
-    /// How the count names the accounts.
-    enum Count {
-        /// "1 of 1 account failed", as `run` and the commands that reconcile say it.
-        case grammatical
-        /// "1 of 1 accounts failed", as `devices` and `push show` say it.
-        case plural
-    }
-
     /// Each failed account and what went wrong, as the `Error:` line says it.
     let failures: [(account: String, error: String)]
     /// How many accounts the command worked on.
     let total: Int
-    var count = Count.grammatical
 
     var isEmpty: Bool { failures.isEmpty }
 
     /// The lines for stderr, nothing when no account failed; `advice` follows the count.
     func lines(advice: String? = nil) -> [String] {
         guard !failures.isEmpty else { return [] }
-        let noun = count == .plural || total != 1 ? "accounts" : "account"
+        let noun = total == 1 ? "account" : "accounts"
         var last = "\(failures.count) of \(total) \(noun) failed: \(failures.map(\.account).joined(separator: ", "))."
         if let advice { last += " " + advice }
         return failures.map { "Error: \(escaped: $0.error)" } + [TerminalText.escaped(last)]

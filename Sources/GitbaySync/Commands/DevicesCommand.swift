@@ -48,7 +48,7 @@ extension CommandRunner {
         }
         show(DevicesOutput(lists: lists))
         let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }
-        let summary = PartialFailureSummary(failures: failures, total: accounts.count, count: .plural)
+        let summary = PartialFailureSummary(failures: failures, total: accounts.count)
         summary.lines().forEach(context.console.err)
         return summary.isEmpty ? .success : .partialFailure
     }

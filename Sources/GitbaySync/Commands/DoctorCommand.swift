@@ -143,7 +143,7 @@ extension CommandRunner {
     /// Longer than a reconcile of one account takes with every retry and timeout.
     static let stuckAfter: Double = 10 * 60
 
-    /// The device token: set, at most 512 bytes, no whitespace. Returns the device when its token is plausible.
+    /// The device token: set, at most `InputLimit.deviceToken` bytes, no whitespace. Returns the device when its token is plausible.
     private func deviceCheck(_ store: StateStore, into checks: inout [DoctorCheck]) async -> DeviceRecord? {
         let setToken = "`printf %s \"$TOKEN\" | gitbay-sync device set-token`"
         guard let device = try? await store.storedDevice(), let token = device.token else {

@@ -35,7 +35,7 @@ extension CommandRunner {
         }
         show(PushShowOutput(switches: switches))
         let failures = switches.compactMap { entry in entry.error.map { (entry.account, $0) } }
-        let summary = PartialFailureSummary(failures: failures, total: accounts.count, count: .plural)
+        let summary = PartialFailureSummary(failures: failures, total: accounts.count)
         summary.lines().forEach(context.console.err)
         return summary.isEmpty ? .success : .partialFailure
     }

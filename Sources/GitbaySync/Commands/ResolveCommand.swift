@@ -9,7 +9,7 @@ struct ResolveCommand: CommandDefinition {
         summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
         discussion: """
             Matches the payload's instance and user to a signed-in account and prints the web URL
-            to open. The payload is read on stdin, at most 4096 bytes (what APNs delivers).
+            to open. The payload is read on stdin, at most \(InputLimit.pushPayload.maximumBytes) bytes (what APNs delivers).
             """
     )
 

@@ -75,9 +75,8 @@ struct CommandRegistryTests {
         #expect(PartialFailureSummary(failures: [], total: 3).lines(advice: "Advice.").isEmpty)
         let one = PartialFailureSummary(failures: [("a@h", "a@h: refused")], total: 1)
         #expect(one.lines(advice: "Try again.") == ["Error: a@h: refused", "1 of 1 account failed: a@h. Try again."])
-        var plural = one
-        plural.count = .plural
-        #expect(plural.lines() == ["Error: a@h: refused", "1 of 1 accounts failed: a@h."])
+        let two = PartialFailureSummary(failures: [("a@h", "a@h: refused")], total: 2)
+        #expect(two.lines() == ["Error: a@h: refused", "1 of 2 accounts failed: a@h."])
         let odd = PartialFailureSummary(failures: [("b\u{1B}@h", "b\u{1B}@h failed"), ("c@h", "c@h failed")], total: 4)
         #expect(odd.lines() == ["Error: b\\u{1B}@h failed", "Error: c@h failed", "2 of 4 accounts failed: b\\u{1B}@h, c@h."])
     }
