@@ -91,27 +91,30 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// The body, header and progress callbacks, each reaching the transfer through `context`.
     private func setCallbacks(_ setup: inout OptionSetup, context: UnsafeMutableRawPointer) {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
-        setup.set(ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            let length = size * count
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
-        })
+        setup.set(
+            ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                let length = size * count
+                return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+            })
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
-        setup.set(ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            let length = size * count
-            transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
-            return length
-        })
+        setup.set(
+            ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                let length = size * count
+                transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+                return length
+            })
         // The progress callback is how a cancelled task aborts a transfer that is waiting.
         setup.set(ccurl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context))
-        setup.set(ccurl_setopt_progress_callback(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
-            guard let context else { return 0 }
-            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-        })
+        setup.set(
+            ccurl_setopt_progress_callback(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
+                guard let context else { return 0 }
+                return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+            })
     }
 
     private func setMethodAndBody(_ setup: inout OptionSetup, request: HTTPRequest) {
@@ -167,13 +170,13 @@ final class CurlEasyHandle: @unchecked Sendable {
             }
             return .timedOut(.request, limit: configuration.requestTimeout)
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_WEIRD_SERVER_REPLY:
+            CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_WEIRD_SERVER_REPLY:
             return .connectionLost(detail: detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
-             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
-             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
-             CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
+            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             return .tlsFailed(detail: detail)
         default:
             return .other(code: Int(code.rawValue), message: detail)

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Synchronization
 import GitbaySupport
+import Synchronization
 
 /// The state of one transfer, shared with curl's callbacks through an `Unmanaged` pointer.
 ///

@@ -1,12 +1,13 @@
 internal import CCurl
 import Dispatch
 import FoundationEssentials
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// HTTP over libcurl for one client: one easy handle, reused so requests share a connection.
 ///

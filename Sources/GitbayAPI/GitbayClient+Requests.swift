@@ -42,9 +42,11 @@ extension GitbayClient {
         while true {
             attempt += 1
             requestCount += 1
-            logger.debug("gitbay.request", [
-                "gitbay.command": commandText, "http.method": request.method, "request.attempt": String(attempt),
-            ])
+            logger.debug(
+                "gitbay.request",
+                [
+                    "gitbay.command": commandText, "http.method": request.method, "request.attempt": String(attempt),
+                ])
             let failure: GitbayError
             do throws(GitbayError) {
                 return try await exchange(request, command: command)
@@ -144,8 +146,8 @@ extension GitbayClient {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF".utf8)

@@ -68,7 +68,7 @@ package actor GitbayClient {
         let words = ["notifications", "device", "add"]
         do {
             _ = try await answer(to: .write(argv: words, stdin: nil), command: words)
-        } catch where error.kind == .usage || error.kind == .pushDisabled {
+        } catch  where error.kind == .usage || error.kind == .pushDisabled {
             // Both come from past the scope check.
         }
     }
@@ -95,7 +95,7 @@ package actor GitbayClient {
         do {
             _ = try await answer(to: .write(argv: words + [String(id)], stdin: nil), command: words)
             return .removed
-        } catch where error.kind == .notFound {
+        } catch  where error.kind == .notFound {
             return .alreadyGone
         }
     }

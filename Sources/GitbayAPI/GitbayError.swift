@@ -87,7 +87,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         case .rateLimited, .writeLimited: true
         case .serverFailure: httpStatus.map { [502, 503, 504].contains($0) } ?? false
         case .authFailed, .readOnlyToken, .denied, .notFound, .pushDisabled, .usage, .notJSON, .malformed,
-             .protocolVersion:
+            .protocolVersion:
             false
         }
     }
@@ -134,7 +134,8 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         case .serverFailure:
             return "\(head): the server reported a failure\(said)."
         case .notJSON:
-            return "\(head): the answer is not JSON\(said). Check that the URL is a gitbay server with `[api] enabled = true`, and any proxy in front of it."
+            return
+                "\(head): the answer is not JSON\(said). Check that the URL is a gitbay server with `[api] enabled = true`, and any proxy in front of it."
         case .malformed:
             return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short."
         case .protocolVersion(let version):
@@ -163,7 +164,8 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         while let start = rest.firstRange(of: "gb_") {
             result += rest[..<start.lowerBound]
             let tail = rest[start.upperBound...]
-            let end = tail.firstIndex(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-")) })
+            let end =
+                tail.firstIndex(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-")) })
                 ?? tail.endIndex
             result += "gb_<redacted>"
             rest = tail[end...]

@@ -74,8 +74,8 @@ enum GoDuration {
     }
 }
 
-private extension Unicode.Scalar {
-    var digitValue: Int? {
+extension Unicode.Scalar {
+    fileprivate var digitValue: Int? {
         (48...57).contains(value) ? Int(value - 48) : nil
     }
 }

@@ -64,11 +64,12 @@ package struct RetryPolicy: Sendable, Equatable {
         let exponent = min(max(attempt - 1, 0), 30)
         let uncapped = baseDelay.inSeconds * Double(1 << exponent)
         let ceiling = min(uncapped, maxDelay.inSeconds)
-        let seconds = switch jitter {
-        case .full: ceiling * random
-        case .equal: ceiling / 2 + ceiling / 2 * random
-        case .none: ceiling
-        }
+        let seconds =
+            switch jitter {
+            case .full: ceiling * random
+            case .equal: ceiling / 2 + ceiling / 2 * random
+            case .none: ceiling
+            }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 }

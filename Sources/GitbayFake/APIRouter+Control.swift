@@ -34,9 +34,10 @@ extension APIRouter {
                 ])
                 return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))
             case ("POST", "/_fake/down"):
-                let seconds = request.query.flatMap { query in
-                    query.split(separator: "&").first { $0.hasPrefix("seconds=") }.flatMap { Int($0.dropFirst(8)) }
-                } ?? 0
+                let seconds =
+                    request.query.flatMap { query in
+                        query.split(separator: "&").first { $0.hasPrefix("seconds=") }.flatMap { Int($0.dropFirst(8)) }
+                    } ?? 0
                 guard (1...60).contains(seconds) else {
                     let body = JSONValue.object([("error", .string("give ?seconds=N, 1 to 60"))])
                     return HTTPResponse(status: 400, headers: [json], body: Array(body.serialized.utf8))

@@ -16,8 +16,9 @@ extension APIRouter {
         case .hang:
             return .hang
         case .garbage:
-            return .respond(HTTPResponse(
-                status: 200, headers: [("Content-Type", "application/json")], body: Envelope.garbage))
+            return .respond(
+                HTTPResponse(
+                    status: 200, headers: [("Content-Type", "application/json")], body: Envelope.garbage))
         case .truncatedJSON:
             var response = answer(request, route: route, call: call, bearer: bearer, protocolVersion: 1, in: &state)
             response.body = Array(response.body.prefix(response.body.count / 2))
@@ -28,9 +29,10 @@ extension APIRouter {
             return .respond(Self.rateLimited(retryAfter: seconds))
         case .writeLimited(let seconds):
             let outcome = CommandOutcome.failure(exitCode: 4, FakeState.writeLimitMessage(wait: .seconds(seconds)))
-            return .respond(HTTPResponse(
-                status: outcome.status, headers: [("Content-Type", "application/json")],
-                body: Envelope.body(for: outcome)))
+            return .respond(
+                HTTPResponse(
+                    status: outcome.status, headers: [("Content-Type", "application/json")],
+                    body: Envelope.body(for: outcome)))
         }
     }
 

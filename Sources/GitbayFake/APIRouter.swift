@@ -35,11 +35,12 @@ struct APIRouter: Sendable {
         let modes = state.modes
         if modes.isDown { return HTTPReply(action: .drop) }
 
-        let route: Route? = switch (request.method, request.path) {
-        case ("POST", "/api/v1/cmd"): .command
-        case ("GET", "/api/v1/read"): .read
-        default: nil
-        }
+        let route: Route? =
+            switch (request.method, request.path) {
+            case ("POST", "/api/v1/cmd"): .command
+            case ("GET", "/api/v1/read"): .read
+            default: nil
+            }
         guard modes.apiEnabled, let route else {
             let response = HTTPResponse(
                 status: 404, headers: [("Content-Type", "text/html; charset=utf-8")], body: Envelope.notFoundPage)

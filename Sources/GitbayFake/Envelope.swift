@@ -16,7 +16,8 @@ enum Envelope {
 
     /// The site's HTML 404 page, which is what gitbay serves for any route it does not know
     /// (and for `/api/...` when the API is disabled).
-    static let notFoundPage = Array("""
+    static let notFoundPage = Array(
+        """
         <!DOCTYPE html>
         <html lang="en">
         <head><meta charset="utf-8"><title>Page not found - gitbay</title></head>

@@ -54,10 +54,12 @@ public final class FakeGitbayServer: Sendable {
     @discardableResult
     public func mintToken(for username: String, scope: TokenScope = .full) -> String {
         var generator = SystemRandomNumberGenerator()
-        let token = "gb_" + (0..<20).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        let token =
+            "gb_"
+            + (0..<20).map { _ in
+                let byte = UInt8.random(in: 0...255, using: &generator)
+                return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }.joined()
         state.withLock { $0.addToken(token, for: username, scope: scope) }
         return token
     }

@@ -95,21 +95,23 @@ extension FakeState {
         }
         let id = upsertDevice(owner: user, token: deviceToken, label: label, now: now, apiToken: apiToken)
         // v1.32.0 answered without the id.
-        return .success(modes.returnsDeviceID
-            ? .object([("id", .number(id)), ("status", .string("registered"))])
-            : .object([("status", .string("registered"))]))
+        return .success(
+            modes.returnsDeviceID
+                ? .object([("id", .number(id)), ("status", .string("registered"))])
+                : .object([("status", .string("registered"))]))
     }
 
     /// `notifications device list`: the rows `user` owns, id ascending.
     private func deviceList(of user: String) -> JSONValue {
-        .array(devices.filter { $0.owner == user }.map { row -> JSONValue in
-            .object([
-                ("id", .number(row.id)),
-                ("label", .string(row.label)),
-                ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
-                ("added", .string(Self.timestamp(row.added))),
-            ])
-        })
+        .array(
+            devices.filter { $0.owner == user }.map { row -> JSONValue in
+                .object([
+                    ("id", .number(row.id)),
+                    ("label", .string(row.label)),
+                    ("token", .string(Self.displayedToken(row.token, shortInFull: !modes.returnsDeviceID))),
+                    ("added", .string(Self.timestamp(row.added))),
+                ])
+            })
     }
 
     /// `notifications device remove <id>`.

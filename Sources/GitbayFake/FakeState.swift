@@ -111,11 +111,13 @@ struct FakeState: Sendable {
 
     /// Takes one use of the first pending fault matching the request, if any.
     mutating func takeFault(argv: [String], user: String?) -> FakeFault? {
-        guard let index = faults.firstIndex(where: { pending in
-            if let command = pending.command, !argv.starts(with: command) { return false }
-            if let wanted = pending.user, wanted != user { return false }
-            return true
-        }) else { return nil }
+        guard
+            let index = faults.firstIndex(where: { pending in
+                if let command = pending.command, !argv.starts(with: command) { return false }
+                if let wanted = pending.user, wanted != user { return false }
+                return true
+            })
+        else { return nil }
         let fault = faults[index].fault
         faults[index].remaining -= 1
         if faults[index].remaining <= 0 { faults.remove(at: index) }

@@ -74,11 +74,12 @@ package struct AccountDecision: Sendable {
     /// What a remembered list tag vouches for: a 304 is only "in sync" for the same token,
     /// label, account state, desire and local records.
     package func tagBasis(records: [RegistrationRecord]) -> String {
-        let wanted = switch desire {
-        case .hold: "hold"
-        case .shadowed(let holder): "shadowed:\(holder)"
-        case .release: "release"
-        }
+        let wanted =
+            switch desire {
+            case .hold: "hold"
+            case .shadowed(let holder): "shadowed:\(holder)"
+            case .release: "release"
+            }
         let held = records.map { "\($0.deviceID)@\($0.added ?? "?")=\($0.token.fingerprint.map { String($0.prefix(16)) } ?? "?")" }
         return "\(generation)|\(serverLabel)|\(accountState.rawValue)|\(wanted)|\(held.joined(separator: ","))"
     }
@@ -98,13 +99,14 @@ package struct AccountDecision: Sendable {
         }
         let input = planInput(records: records, rows: rows)
         let actions = ReconcilePlan.actions(for: input)
-        let tag: TagRule = if actions.contains(where: \.isWrite) {
-            .confirmAfterWrites
-        } else if actions.isEmpty {
-            .remember(tag: etag, basis: tagBasis(records: records))
-        } else {
-            .rebase(tag: etag)
-        }
+        let tag: TagRule =
+            if actions.contains(where: \.isWrite) {
+                .confirmAfterWrites
+            } else if actions.isEmpty {
+                .remember(tag: etag, basis: tagBasis(records: records))
+            } else {
+                .rebase(tag: etag)
+            }
         return Plan(actions: actions, heldID: desire == .hold ? input.ownership.heldRowID : nil, tag: tag)
     }
 

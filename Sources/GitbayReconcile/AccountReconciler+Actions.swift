@@ -75,10 +75,11 @@ extension AccountReconciler {
     private func findAddedRow() async throws -> AddedRow {
         guard case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil) else { return .ambiguous([]) }
         let ownership = decision.planInput(records: try await store.registrations(ofAccount: account.id), rows: rows).ownership
-        let candidates = switch ownership.heldRow {
-        case .row(let id): [id]
-        case .undecided(let ids): ids
-        }
+        let candidates =
+            switch ownership.heldRow {
+            case .row(let id): [id]
+            case .undecided(let ids): ids
+            }
         guard candidates.count == 1, let row = rows.first(where: { $0.id == candidates[0] }) else { return .ambiguous(candidates) }
         try await record(row.id, added: row.added)
         return .found(row.id)
@@ -95,8 +96,9 @@ extension AccountReconciler {
     /// Records `id` as a row of this account holding the current token.
     private func record(_ id: Int, added: String?) async throws {
         guard let current = decision.current else { return }
-        try await store.recordRegistration(RegistrationRecord(
-            accountID: account.id, deviceID: id, added: added, token: current, generation: device.generation, madeAt: now()
-        ))
+        try await store.recordRegistration(
+            RegistrationRecord(
+                accountID: account.id, deviceID: id, added: added, token: current, generation: device.generation, madeAt: now()
+            ))
     }
 }

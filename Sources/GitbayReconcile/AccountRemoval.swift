@@ -40,7 +40,8 @@ package struct AccountRemoval: Sendable {
     /// failed: the token is kept until the hook passes (or `--force`).
     package static let hookFailedDetail = "this device is deregistered; the API token is kept because the pre-remove hook failed"
     /// The same, when the hook was interrupted (or a stop came before it started).
-    package static let interruptedDetail = "this device is deregistered; the API token is kept because the removal was interrupted at the pre-remove hook"
+    package static let interruptedDetail =
+        "this device is deregistered; the API token is kept because the removal was interrupted at the pre-remove hook"
 
     /// Removes an account already marked `removing`. Holds the account's lease from the
     /// deregistration to the deletion, so that no run can add a row for it in between; when
@@ -55,7 +56,8 @@ package struct AccountRemoval: Sendable {
             if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
         }
         do {
-            let outcome = try await reconciler.reconcile(only: [account.id]).first
+            let outcome =
+                try await reconciler.reconcile(only: [account.id]).first
                 ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, error: "not reconciled")
             let result = try await complete(account, after: outcome, force: force)
             await release()

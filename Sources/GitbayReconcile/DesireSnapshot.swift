@@ -22,10 +22,11 @@ package struct DesireSnapshot: Sendable, Equatable {
             accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred,
             hasDeviceToken: facts.hasDeviceToken, honourBackoff: false, now: Date()
         )
-        let desire: Desire? = switch entries.first(where: { $0.account.id == id }) {
-        case .reconcile(_, let desire)?: desire
-        case .skip?, nil: nil
-        }
+        let desire: Desire? =
+            switch entries.first(where: { $0.account.id == id }) {
+            case .reconcile(_, let desire)?: desire
+            case .skip?, nil: nil
+            }
         self.init(desire: desire, generation: facts.tokenGeneration, label: facts.label)
     }
 }

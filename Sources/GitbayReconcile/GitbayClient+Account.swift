@@ -1,6 +1,7 @@
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
 extension GitbayClient {
     /// The short-lived client of a signed-in account: its own token, its own instance.
     ///

@@ -1,11 +1,12 @@
 import FoundationEssentials
+import GitbayState
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbayState
-import GitbaySupport
 
 /// The user's pre-removal hook: `$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove`, run after the
 /// built-in deregistration with the account in its environment (never the token). A non-zero
@@ -33,7 +34,8 @@ package struct PreRemovalHook: Sendable {
 
     /// The hook's place: `$XDG_CONFIG_HOME`, else `~/.config`.
     package static func path(environment: [String: String]) -> String {
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let config =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? HomeFolder.path(environment: environment) + "/.config"
         return config + "/gitbay-sync/hooks/pre-remove"
     }

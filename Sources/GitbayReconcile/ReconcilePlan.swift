@@ -1,6 +1,7 @@
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
 /// What an account should have on its server, decided before looking at the server.
 package enum Desire: Sendable, Equatable {
     /// Exactly one row with the current token.

@@ -126,7 +126,7 @@ package struct Reconciler: Sendable {
             }
             do {
                 guard let fresh = try await store.account(id: account.id), let snapshot = try await store.desireSnapshot(ofAccount: account.id),
-                      let next = snapshot.desire
+                    let next = snapshot.desire
                 else {
                     return AccountOutcome(
                         account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
@@ -135,7 +135,9 @@ package struct Reconciler: Sendable {
                 }
                 (account, desire, device) = (fresh, next, try await store.device())
             } catch {
-                return AccountOutcome(account: account.name, action: .failed, condition: .error, requests: spent.requests, writes: spent.writes, error: String(describing: error))
+                return AccountOutcome(
+                    account: account.name, action: .failed, condition: .error, requests: spent.requests, writes: spent.writes,
+                    error: String(describing: error))
             }
         }
         return AccountOutcome(

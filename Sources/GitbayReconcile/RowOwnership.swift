@@ -1,6 +1,7 @@
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
 /// The ownership rule applied to one account's `device list`: which rows this device made,
 /// and which token each of them holds.
 ///
@@ -87,7 +88,8 @@ package struct RowOwnership: Sendable {
 
         let holder = Self.settleHolder(&kinds, proven: proven)
         self.kinds = kinds
-        heldRow = holder.map(HeldRow.row) ?? .undecided(rows.filter { kinds[$0.id] == .unsettled && $0.label.contains("[\(installMarker)]") }.map(\.id))
+        heldRow =
+            holder.map(HeldRow.row) ?? .undecided(rows.filter { kinds[$0.id] == .unsettled && $0.label.contains("[\(installMarker)]") }.map(\.id))
         recordStates = states
         provenByRecord = proven
     }

@@ -14,9 +14,10 @@ struct Migrator {
 
     /// The migrations the database records, by version, read without writing anything.
     static func recorded(in database: Database) throws(SQLiteError) -> [Int: (name: String, checksum: String)] {
-        let exists = try database.row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        ) { _ in true } ?? false
+        let exists =
+            try database.row(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+            ) { _ in true } ?? false
         guard exists else { return [:] }
         let rows = try database.rows("SELECT version, name, checksum FROM schema_migrations") { row in
             (Int(row.integer(0)), row.requiredText(1), row.requiredText(2))
@@ -47,7 +48,8 @@ struct Migrator {
         let recorded = try Self.recorded(in: database)
         let pending = migrations.filter { recorded[$0.version] == nil }.sorted { $0.version < $1.version }
         guard !pending.isEmpty else { return [] }
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version    INTEGER PRIMARY KEY,
                 name       TEXT NOT NULL,
@@ -58,16 +60,18 @@ struct Migrator {
         for migration in pending {
             try database.transaction {
                 // Another process may have applied it while this one waited for the write lock.
-                let applied = try database.row(
-                    "SELECT 1 FROM schema_migrations WHERE version = ?", .int(migration.version)
-                ) { _ in true } ?? false
+                let applied =
+                    try database.row(
+                        "SELECT 1 FROM schema_migrations WHERE version = ?", .int(migration.version)
+                    ) { _ in true } ?? false
                 guard !applied else { return }
                 try database.execute(migration.sql)
                 let violations = try database.rows("PRAGMA foreign_key_check") { row in row.text(0) ?? "?" }
                 if !violations.isEmpty {
                     throw SQLiteError(
                         code: SQLITE_CONSTRAINT,
-                        message: "migration \(migration.version) leaves foreign key violations in \(Set(violations).sorted().joined(separator: ", "))",
+                        message:
+                            "migration \(migration.version) leaves foreign key violations in \(Set(violations).sorted().joined(separator: ", "))",
                         sql: "PRAGMA foreign_key_check"
                     )
                 }

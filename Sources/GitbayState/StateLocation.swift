@@ -1,10 +1,11 @@
 import FoundationEssentials
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// Where the state database lives, and the file-system rules around it: a folder gitbay-sync
 /// creates is 0700, and a folder that was there is left as it is but must be yours; the

@@ -141,7 +141,8 @@ extension StateStore {
     /// from an earlier run is no longer known to be true. A run that stopped half way (a
     /// removal sent, its answer lost) must not leave an account reported registered.
     static func forgetVerdicts(_ database: Database, _ condition: String = "1", _ arguments: SQLiteValue...) throws(SQLiteError) {
-        let statement = try database.prepare("""
+        let statement = try database.prepare(
+            """
             UPDATE account_status SET list_etag = NULL, etag_basis = NULL,
                 condition = CASE condition WHEN 'registered' THEN 'pending' ELSE condition END
             WHERE \(condition)

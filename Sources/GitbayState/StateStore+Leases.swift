@@ -1,10 +1,11 @@
 import FoundationEssentials
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// One taking of account leases: this process, and a random id for this command.
 package struct LeaseHolder: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import FoundationEssentials
 internal import CSQLite
+import FoundationEssentials
 import GitbaySupport
 
 /// The state database: accounts, their API tokens, the device, registrations and outcomes.

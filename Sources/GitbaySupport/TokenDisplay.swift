@@ -34,13 +34,14 @@ package enum TokenDisplay {
     /// U+10FFFF, no truncated sequence); nil when the byte there does not start one.
     private static func decodeScalar(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {
         let lead = bytes[index]
-        let (length, minimum): (Int, UInt32) = switch lead {
-        case 0x00...0x7F: (1, 0)
-        case 0xC2...0xDF: (2, 0x80)
-        case 0xE0...0xEF: (3, 0x800)
-        case 0xF0...0xF4: (4, 0x10000)
-        default: (0, 0)
-        }
+        let (length, minimum): (Int, UInt32) =
+            switch lead {
+            case 0x00...0x7F: (1, 0)
+            case 0xC2...0xDF: (2, 0x80)
+            case 0xE0...0xEF: (3, 0x800)
+            case 0xF0...0xF4: (4, 0x10000)
+            default: (0, 0)
+            }
         guard length > 0, index + length <= bytes.count else { return nil }
         var value = length == 1 ? UInt32(lead) : UInt32(lead) & (0xFF >> (length + 1))
         for offset in 1..<length {

@@ -14,19 +14,13 @@ struct AccountProbe: Sendable {
     let logger: Logger
 
     private var name: String { account.name }
-    private var signIn: String { "sign in again with a full-scope token: `gitbay-sync login \(account.instance)` (mint one with `token create --name gitbay-sync --scope full`)" }
+    private var signIn: String {
+        "sign in again with a full-scope token: `gitbay-sync login \(account.instance)` (mint one with `token create --name gitbay-sync --scope full`)"
+    }
 
     func checks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
-            let force = "`gitbay-sync remove-account \(name) --force` deletes it now"
-            let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
-            if let detail = status.detail {
-                // Deregistered; what is left is the pre-remove hook.
-                return [.fail("account.state", name, "being signed out: \(detail)" + (status.lastError.map { " (\($0))" } ?? ""),
-                              fix: "fix the pre-remove hook, then `gitbay-sync run` runs it again and deletes the token; \(force)")]
-            }
-            return [.fail("account.state", name, "being signed out, but this device's rows are not all removed yet",
-                          fix: "`gitbay-sync run` retries the removal (so does the timer, if installed); \(force)")]
+            return [await removalCheck()]
         }
         guard let apiToken = try? await store.apiToken(ofAccount: account.id) else {
             return [.fail("account.token", name, "no API token is stored", fix: signIn)]
@@ -44,25 +38,49 @@ struct AccountProbe: Sendable {
         } catch {
             return checks + whoamiFailure(error)
         }
-
-        do {
-            let settings = try await client.settings()
-            checks.append(settings.push
-                ? .pass("account.push", name, "push notifications on for the account")
-                : .fail("account.push", name, "push notifications are off for the account: the server sends this device nothing",
-                        fix: "`gitbay-sync push on \(name)`, or turn push on in the account's notification settings"))
-        } catch {
-            checks.append(.fail("account.push", name, "settings cannot be read: \(text(error))", fix: "run `gitbay-sync doctor` again later"))
-        }
-
+        checks.append(await pushCheck(client))
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
-        checks.append(status.condition == .pushDisabled
-            ? .fail("instance.push", name, "the last run was refused: \(account.instance) does not send push notifications",
-                    fix: "ask the instance's admin to set `[push] enabled = true`; runs try again hourly, or at once with `gitbay-sync run --now`")
-            : .pass("instance.push", name, "not reported off by the last run"))
-
+        checks.append(instancePushCheck(status))
         if let row = await rowCheck(client, status: status, device: device) { checks.append(row) }
         return checks
+    }
+
+    /// An account being signed out: what is left of its removal.
+    private func removalCheck() async -> DoctorCheck {
+        let force = "`gitbay-sync remove-account \(name) --force` deletes it now"
+        let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        if let detail = status.detail {
+            // Deregistered; what is left is the pre-remove hook.
+            return .fail(
+                "account.state", name, "being signed out: \(detail)" + (status.lastError.map { " (\($0))" } ?? ""),
+                fix: "fix the pre-remove hook, then `gitbay-sync run` runs it again and deletes the token; \(force)")
+        }
+        return .fail(
+            "account.state", name, "being signed out, but this device's rows are not all removed yet",
+            fix: "`gitbay-sync run` retries the removal (so does the timer, if installed); \(force)")
+    }
+
+    /// Whether the account's own notification settings let pushes out.
+    private func pushCheck(_ client: GitbayClient) async -> DoctorCheck {
+        do {
+            let settings = try await client.settings()
+            return settings.push
+                ? .pass("account.push", name, "push notifications on for the account")
+                : .fail(
+                    "account.push", name, "push notifications are off for the account: the server sends this device nothing",
+                    fix: "`gitbay-sync push on \(name)`, or turn push on in the account's notification settings")
+        } catch {
+            return .fail("account.push", name, "settings cannot be read: \(text(error))", fix: "run `gitbay-sync doctor` again later")
+        }
+    }
+
+    /// Whether the last run found the instance sending no pushes at all.
+    private func instancePushCheck(_ status: AccountStatusRecord) -> DoctorCheck {
+        status.condition == .pushDisabled
+            ? .fail(
+                "instance.push", name, "the last run was refused: \(account.instance) does not send push notifications",
+                fix: "ask the instance's admin to set `[push] enabled = true`; runs try again hourly, or at once with `gitbay-sync run --now`")
+            : .pass("instance.push", name, "not reported off by the last run")
     }
 
     /// An error's text without the account name it starts with (the check names it).
@@ -77,17 +95,27 @@ struct AccountProbe: Sendable {
         }
         switch error.kind {
         case .transport:
-            return [.fail("account.reachable", name, "\(account.instance) cannot be reached: \(text(error))",
-                          fix: "check the network, and that \(account.instance) is the instance's address")]
+            return [
+                .fail(
+                    "account.reachable", name, "\(account.instance) cannot be reached: \(text(error))",
+                    fix: "check the network, and that \(account.instance) is the instance's address")
+            ]
         case .notJSON, .malformed, .protocolVersion:
-            return [.fail("account.reachable", name, "\(account.instance) answered, but not as a gitbay API: \(text(error))",
-                          fix: "check the address; the instance needs `[api] enabled = true`")]
+            return [
+                .fail(
+                    "account.reachable", name, "\(account.instance) answered, but not as a gitbay API: \(text(error))",
+                    fix: "check the address; the instance needs `[api] enabled = true`")
+            ]
         case .authFailed:
-            return [.pass("account.reachable", name, "\(account.instance) answers"),
-                    .fail("account.token", name, "the API token is invalid, expired or revoked", fix: signIn)]
+            return [
+                .pass("account.reachable", name, "\(account.instance) answers"),
+                .fail("account.token", name, "the API token is invalid, expired or revoked", fix: signIn),
+            ]
         default:
-            return [.pass("account.reachable", name, "\(account.instance) answers"),
-                    .fail("account.token", name, "whoami failed: \(text(error))", fix: "run `gitbay-sync doctor` again later")]
+            return [
+                .pass("account.reachable", name, "\(account.instance) answers"),
+                .fail("account.token", name, "whoami failed: \(text(error))", fix: "run `gitbay-sync doctor` again later"),
+            ]
         }
     }
 
@@ -116,17 +144,25 @@ struct AccountProbe: Sendable {
             if let held = rows.first(where: { $0.id == ownership.heldRowID }) {
                 return ownership.isProvenByRecord(held)
                     ? .pass("account.device", name, "row \(held.id) holds this device's token")
-                    : .fail("account.device", name, "row \(held.id) carries this install's marker and shows this device's token, but is not recorded yet", fix: "`gitbay-sync run` records it")
+                    : .fail(
+                        "account.device", name, "row \(held.id) carries this install's marker and shows this device's token, but is not recorded yet",
+                        fix: "`gitbay-sync run` records it")
             }
             if let replaced = records.first(where: { ownership.state(of: $0) == .replaced }) {
                 return .fail("account.device", name, "row \(replaced.deviceID), recorded as this device's, is now another row", fix: run)
             }
             if let unsettled = rows.first(where: { ownership.kind(of: $0) == .unsettled }) {
-                return .fail("account.device", name, "row \(unsettled.id) is this device's, but whether it holds the current token or an old one cannot be told from the list", fix: "`gitbay-sync run` settles it with one re-add")
+                return .fail(
+                    "account.device", name,
+                    "row \(unsettled.id) is this device's, but whether it holds the current token or an old one cannot be told from the list",
+                    fix: "`gitbay-sync run` settles it with one re-add")
             }
             if status.condition == .pushDisabled {
-                return .fail("account.device", name, "no row of this device on the server: the instance takes none while its push is off",
-                             fix: "nothing to do here: once the instance sends pushes again (see instance.push), `gitbay-sync run` (or the timer, if installed) registers it")
+                return .fail(
+                    "account.device", name, "no row of this device on the server: the instance takes none while its push is off",
+                    fix:
+                        "nothing to do here: once the instance sends pushes again (see instance.push), `gitbay-sync run` (or the timer, if installed) registers it"
+                )
             }
             return .fail("account.device", name, "no row of this device on the server", fix: run)
         } catch {

@@ -32,7 +32,8 @@ struct AccountRow {
         if account.state == .removing {
             // A signed-out account: say plainly whether its rows may still be on its server.
             let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
-            return "\(escaped: account.name)  removing: \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now"
+            return
+                "\(escaped: account.name)  removing: \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now"
         }
         var line = "\(escaped: account.name)  \(status.condition.rawValue)"
         if account.state != .active { line += " (\(account.state.rawValue))" }
@@ -49,9 +50,10 @@ struct AccountRow {
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
         if let at = status.nextRetryAt {
             let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
-            lines.append(at > now
-                ? "    next attempt: not before \(Timestamp.format(at))\(why); `gitbay-sync run --now` tries it now"
-                : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
+            lines.append(
+                at > now
+                    ? "    next attempt: not before \(Timestamp.format(at))\(why); `gitbay-sync run --now` tries it now"
+                    : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
         }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines

@@ -52,9 +52,10 @@ struct ArgumentTokens {
         if let unknown = flags.first(where: { $0 != "h" && $0 != "v" }) {
             // `-json` is a long option with one dash too few, not the flags j, s, o, n.
             let long = "-" + token
-            note(CommandRegistry.longOptionNames.contains(long)
-                ? "unknown option '\(token)'. Did you mean '\(long)'?"
-                : "unknown option '-\(unknown)'; the short options are -h and -v")
+            note(
+                CommandRegistry.longOptionNames.contains(long)
+                    ? "unknown option '\(token)'. Did you mean '\(long)'?"
+                    : "unknown option '-\(unknown)'; the short options are -h and -v")
             return
         }
         for flag in flags {

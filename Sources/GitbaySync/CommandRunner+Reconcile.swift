@@ -1,12 +1,13 @@
 import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbayReconcile
-import GitbayState
-import GitbaySupport
 
 extension CommandRunner {
     /// What an unattended run (or a cycle of `run --every`) did, to be recorded for `doctor`.
@@ -34,23 +35,26 @@ extension CommandRunner {
         let removal = removal(store)
         for (index, outcome) in outcomes.enumerated() {
             guard let account = accounts.first(where: { $0.name == outcome.account }), account.state == .removing,
-                  !outcome.isFailure, outcome.action != .skipped
+                !outcome.isFailure, outcome.action != .skipped
             else { continue }
             switch try await removal.complete(account, after: outcome, force: false) {
             case .removed(let done), .forced(let done, _, _):
                 outcomes[index] = done
             case .busy(var kept, _):
                 kept.action = .skipped
-                kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
+                kept.reason =
+                    "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
                 outcomes[index] = kept
             case .kept(var kept, let reason, _):
                 // Only the hook can fail here: the deregistration went through.
                 kept.action = .failed
-                kept.error = "\(account.name): removal not finished: this device is deregistered, but \(Self.sentence(reason)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(account.name) --force` deletes the token now"
+                kept.error =
+                    "\(account.name): removal not finished: this device is deregistered, but \(Self.sentence(reason)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(account.name) --force` deletes the token now"
                 outcomes[index] = kept
             case .interrupted(var kept, let reason):
                 kept.action = .failed
-                kept.error = "\(account.name): removal not finished: \(reason); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal"
+                kept.error =
+                    "\(account.name): removal not finished: \(reason); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal"
                 outcomes[index] = kept
             }
         }

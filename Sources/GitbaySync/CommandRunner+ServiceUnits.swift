@@ -22,7 +22,9 @@ extension CommandRunner {
             throw CommandFailure("cannot tell where this gitbay-sync binary is; run it by its full path", exitCode: .unavailable)
         }
         if executable.contains("/.build/") {
-            context.console.err("Note: the units call \(executable), inside a build folder; install the binary somewhere lasting (e.g. ~/.local/bin) and run `service install` from there.")
+            context.console.err(
+                "Note: the units call \(executable), inside a build folder; install the binary somewhere lasting (e.g. ~/.local/bin) and run `service install` from there."
+            )
         }
         let platform = ServiceUnits.Platform.current
         let home = HomeFolder.path(environment: context.environment)

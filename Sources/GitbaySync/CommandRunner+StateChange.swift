@@ -25,9 +25,10 @@ extension CommandRunner {
         let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
         let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
         let own = outcomes.first { $0.account == account.name }
-        show(ReconciledOutput(
-            fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
-        ))
+        show(
+            ReconciledOutput(
+                fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
+            ))
         return report(outcomes)
     }
 

@@ -16,12 +16,13 @@ struct CommandRunner {
     init(global: GlobalOptions, context: CLIContext) {
         self.global = global
         self.context = context
-        let level: Logger.Level = switch global.verbosity {
-        case 0: .error
-        case 1: .info
-        case 2: .debug
-        default: .trace
-        }
+        let level: Logger.Level =
+            switch global.verbosity {
+            case 0: .error
+            case 1: .info
+            case 2: .debug
+            default: .trace
+            }
         let err = context.console.err
         logger = Logger(minimumLevel: level) { record in err(Logger.format(record)) }
     }
@@ -34,7 +35,8 @@ struct CommandRunner {
             context.console.out(HelpText.topic(topic))
             return .success
         case .version:
-            context.console.out(global.json ? JSONValue.object([("version", .string(HelpText.version))]).rendered() : "gitbay-sync \(HelpText.version)")
+            context.console.out(
+                global.json ? JSONValue.object([("version", .string(HelpText.version))]).rendered() : "gitbay-sync \(HelpText.version)")
             return .success
         case .command(let command):
             return try await command.run(self)
@@ -61,7 +63,9 @@ struct CommandRunner {
         }
         if let account = try await store.account(named: normalised) { return account }
         let names = try await store.accounts().map(\.name)
-        let known = names.isEmpty ? "no account is signed in; sign in with `gitbay-sync login <instance-url>`"
+        let known =
+            names.isEmpty
+            ? "no account is signed in; sign in with `gitbay-sync login <instance-url>`"
             : "signed in: \(names.joined(separator: ", "))"
         let hint = NearMiss.suggestion(for: name, among: names).map { " Did you mean '\($0)'?" } ?? ""
         throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
@@ -94,7 +98,8 @@ struct CommandRunner {
     /// Reads a secret from stdin, or asks for it without echo on a terminal, refusing more
     /// than `limit` allows; returns it without the whitespace around it.
     func readSecret(prompt: String, limit: InputLimit) throws -> String {
-        let input = context.console.inputIsTerminal
+        let input =
+            context.console.inputIsTerminal
             ? context.console.readSecret(prompt, limit.readLimit) : context.console.readInput(limit.readLimit)
         let value: String
         switch input {
@@ -162,10 +167,14 @@ struct CommandRunner {
         var advice: [String] = []
         if !retried.isEmpty {
             let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"
-            advice.append("Runs try again\(which) once the backoff is over (the timer's too, if installed with `gitbay-sync service install`; `gitbay-sync run --now` tries at once).")
+            advice.append(
+                "Runs try again\(which) once the backoff is over (the timer's too, if installed with `gitbay-sync service install`; `gitbay-sync run --now` tries at once)."
+            )
         }
         if !refused.isEmpty {
-            advice.append("Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused.")
+            advice.append(
+                "Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url>`: the API token was refused."
+            )
         }
         advice.append("`gitbay-sync status` shows each account's last error and next attempt.")
         return advice.joined(separator: " ")

@@ -1,11 +1,12 @@
 import FoundationEssentials
+import GitbaySupport
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// The process's standard streams, as the commands see them; tests substitute their own.
 package struct Console: Sendable {

@@ -48,11 +48,12 @@ struct DoctorCheck: Sendable, Equatable {
     /// warning or a failure. Subject, detail and fix carry outside text (an account's name, a
     /// server's answer, a path) and are printed escaped.
     var lines: [String] {
-        let label = switch level {
-        case .ok: "OK  "
-        case .warning: "WARN"
-        case .fail: "FAIL"
-        }
+        let label =
+            switch level {
+            case .ok: "OK  "
+            case .warning: "WARN"
+            case .fail: "FAIL"
+            }
         let head = "\(label)  \(name)  \(escaped: subject): \(escaped: detail)"
         return fix.map { [head, "      fix: \(escaped: $0)"] } ?? [head]
     }

@@ -1,10 +1,11 @@
 import FoundationEssentials
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// Where the running executable really is, symbolic links resolved, so the service units call
 /// this binary and not whatever `gitbay-sync` a `PATH` finds later.

@@ -109,35 +109,40 @@ package enum GitbaySyncCLI {
             }
         }
         if json {
-            context.console.out(JSONValue.object([
-                ("error", .object([
-                    ("message", .string(message)),
-                    ("exit_code", .int(Int(code.rawValue))),
-                    ("kind", .string(kind)),
-                ])),
-            ]).rendered())
+            context.console.out(
+                JSONValue.object([
+                    (
+                        "error",
+                        .object([
+                            ("message", .string(message)),
+                            ("exit_code", .int(Int(code.rawValue))),
+                            ("kind", .string(kind)),
+                        ])
+                    )
+                ]).rendered())
         }
         return code
     }
 
     /// An error's exit code, message and the `kind` its JSON form names.
     static func classify(_ error: Error) -> (code: ExitCode, message: String, kind: String) {
-        let (code, message): (ExitCode, String) = switch error {
-        case let usage as UsageError: (.usage, usage.message)
-        case let failure as CommandFailure: (failure.exitCode, failure.message)
-        case let store as StoreError:
-            switch store {
-            case .noDatabase: (.noDatabase, store.description)
-            default: (.stateError, store.description)
+        let (code, message): (ExitCode, String) =
+            switch error {
+            case let usage as UsageError: (.usage, usage.message)
+            case let failure as CommandFailure: (failure.exitCode, failure.message)
+            case let store as StoreError:
+                switch store {
+                case .noDatabase: (.noDatabase, store.description)
+                default: (.stateError, store.description)
+                }
+            case let gitbay as GitbayError:
+                switch gitbay.kind {
+                case .authFailed, .readOnlyToken, .denied: (.denied, gitbay.description)
+                default: (.unavailable, gitbay.description)
+                }
+            case is CancellationError: (.unavailable, "interrupted")
+            default: (.partialFailure, String(describing: error))
             }
-        case let gitbay as GitbayError:
-            switch gitbay.kind {
-            case .authFailed, .readOnlyToken, .denied: (.denied, gitbay.description)
-            default: (.unavailable, gitbay.description)
-            }
-        case is CancellationError: (.unavailable, "interrupted")
-        default: (.partialFailure, String(describing: error))
-        }
         return (code, message, error is CancellationError ? "interrupted" : code.kind)
     }
 }

@@ -1,5 +1,6 @@
 import GitbayReconcile
 import GitbaySupport
+
 /// The text of `--help`, made from the command registry.
 enum HelpText {
     static let version = "0.1.0"

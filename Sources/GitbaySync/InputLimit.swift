@@ -1,4 +1,5 @@
 import GitbayReconcile
+
 /// How much a command reads on stdin. Every read is bounded, so an endless stream (`yes |`)
 /// or a huge paste is refused as soon as it passes the bound, a few bytes past the limit,
 /// instead of being read to its end.

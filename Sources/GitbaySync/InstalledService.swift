@@ -1,10 +1,11 @@
 import FoundationEssentials
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// What is installed in the unit folder (or `~/Library/LaunchAgents`), read back for `doctor`:
 /// which files are there, whether `systemctl enable` linked them, and what command line,
@@ -90,14 +91,14 @@ struct InstalledService: Sendable {
         switch platform {
         case .systemd:
             guard units.count > 1, let contents = units[1].contents,
-                  let value = Self.systemdValues("OnUnitActiveSec", in: contents).last
+                let value = Self.systemdValues("OnUnitActiveSec", in: contents).last
             else { return nil }
             return try? IntervalParser.parse(value.trimmingWhitespace())
         case .launchd:
             guard let contents = service.contents, let range = contents.firstRange(of: "<key>StartInterval</key>") else { return nil }
             let rest = contents[range.upperBound...]
             guard let open = rest.firstRange(of: "<integer>"), let close = rest.firstRange(of: "</integer>"), open.upperBound <= close.lowerBound,
-                  let seconds = Int64(String(rest[open.upperBound..<close.lowerBound]).trimmingWhitespace()), seconds > 0
+                let seconds = Int64(String(rest[open.upperBound..<close.lowerBound]).trimmingWhitespace()), seconds > 0
             else { return nil }
             return .seconds(seconds)
         }
@@ -178,7 +179,7 @@ enum PlistText {
         guard let keyRange = contents.firstRange(of: "<key>\(key)</key>") else { return nil }
         let rest = contents[keyRange.upperBound...]
         guard let open = rest.firstRange(of: "<\(container)>"), let close = rest.firstRange(of: "</\(container)>"),
-              open.upperBound <= close.lowerBound
+            open.upperBound <= close.lowerBound
         else { return nil }
         var body = rest[open.upperBound..<close.lowerBound]
         var values: [String] = []

@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// Parses the periods `run --every` and `service install --every` take: whole numbers with a
 /// unit, `30s`, `15m`, `1h`, `1h30m`, `2d`. Between 10 seconds and 7 days.
 enum IntervalParser {

@@ -1,11 +1,12 @@
 import FoundationEssentials
+import GitbayReconcile
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbayReconcile
-import GitbaySupport
 
 /// Lines that read well in the systemd journal: one event a line, no timestamps (the journal
 /// adds its own), the account first. When the stream they go to is the journal's (its
@@ -64,7 +65,9 @@ struct JournalText: Sendable {
             // Errors name their account already; the line names it once, first.
             var reason = outcome.error ?? outcome.condition.rawValue
             if reason.hasPrefix(outcome.account + ": ") { reason.removeFirst(outcome.account.count + 2) }
-            return line(.warning, "\(escaped: outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(escaped: reason)\(retry) \(cost)")
+            return line(
+                .warning,
+                "\(escaped: outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(escaped: reason)\(retry) \(cost)")
         }
         switch outcome.action {
         case .unchanged, .shadowed:
@@ -89,6 +92,7 @@ struct JournalText: Sendable {
         let requests = outcomes.map(\.requests).reduce(0, +)
         let then = next.map { "; next in \(IntervalParser.format(.seconds($0.components.seconds)))" } ?? "; no next cycle"
         let stillFailed = waiting == 0 ? "" : ", \(waiting) still failed (skipped)"
-        return "cycle \(number): \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), \(changed) changed, \(failed) failed\(stillFailed), \(requests) request\(requests == 1 ? "" : "s")\(then)"
+        return
+            "cycle \(number): \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), \(changed) changed, \(failed) failed\(stillFailed), \(requests) request\(requests == 1 ? "" : "s")\(then)"
     }
 }

@@ -1,6 +1,7 @@
 import GitbayAPI
 import GitbayReconcile
 import GitbaySupport
+
 /// One row of an account's `device list`, as `devices` shows it: with what it is to this device.
 struct ListedDevice {
     let row: ServerDevice
@@ -37,7 +38,8 @@ struct ListedDevice {
     func text(idWidth: Int, labelWidth: Int) -> String {
         let id = String(row.id)
         let label = shownLabel
-        var line = "  " + String(repeating: " ", count: max(0, idWidth - id.count)) + id
+        var line =
+            "  " + String(repeating: " ", count: max(0, idWidth - id.count)) + id
             + "  " + label + String(repeating: " ", count: max(0, labelWidth - label.count))
             + "  " + shownToken + "  added " + TerminalText.escaped(row.added)
         switch kind {

@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// The timer of `run --every`: run a cycle, sleep the period give or take the jitter, repeat,
 /// until the shutdown signal asks it to stop.
 ///

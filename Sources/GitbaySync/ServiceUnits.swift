@@ -1,4 +1,5 @@
 import GitbaySupport
+
 /// The files `service install` writes, as pure text: systemd user units on Linux, a launchd
 /// agent on macOS. Nothing here touches the disk.
 struct ServiceUnits: Sendable, Equatable {
@@ -48,10 +49,12 @@ struct ServiceUnits: Sendable, Equatable {
                 File(name: Self.timerName, contents: Self.systemdTimer(interval)),
             ]
         case .launchd:
-            files = [File(
-                name: Self.launchdLabel + ".plist",
-                contents: Self.launchdAgent(arguments, environment: environment, interval: interval, logPath: logPath)
-            )]
+            files = [
+                File(
+                    name: Self.launchdLabel + ".plist",
+                    contents: Self.launchdAgent(arguments, environment: environment, interval: interval, logPath: logPath)
+                )
+            ]
         }
     }
 

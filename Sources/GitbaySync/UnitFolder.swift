@@ -1,10 +1,11 @@
 import FoundationEssentials
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbaySupport
 
 /// The folder the service files go in, and writing them all or none: each file goes to a
 /// temporary name first and is renamed into place only when every one was written.

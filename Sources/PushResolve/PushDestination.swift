@@ -35,9 +35,9 @@ package struct PushDestination: Sendable, Equatable {
     package init?(path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 4, Self.isName(parts[0]), Self.isName(parts[1]),
-              let kind = Kind.allCases.first(where: { $0.section == parts[2] }),
-              !parts[3].isEmpty, parts[3].utf8.count <= 18, parts[3].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              let number = Int(parts[3]), number > 0
+            let kind = Kind.allCases.first(where: { $0.section == parts[2] }),
+            !parts[3].isEmpty, parts[3].utf8.count <= 18, parts[3].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let number = Int(parts[3]), number > 0
         else { return nil }
         self.init(kind: kind, owner: parts[0], repository: parts[1], number: number)
     }

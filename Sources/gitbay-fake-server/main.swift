@@ -11,12 +11,14 @@ do {
         options = parsed
     }
 } catch {
-    FileHandle.standardError.write(Data("""
-        Error: \(error.message)
-        \(Options.usageLine)
-        See 'gitbay-fake-server --help'.
+    FileHandle.standardError.write(
+        Data(
+            """
+            Error: \(error.message)
+            \(Options.usageLine)
+            See 'gitbay-fake-server --help'.
 
-        """.utf8))
+            """.utf8))
     exit(64)
 }
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GitbaySupport
 import GitbaySync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

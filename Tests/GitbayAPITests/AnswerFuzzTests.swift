@@ -2,6 +2,7 @@ import Foundation
 import GitbayFake
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 
@@ -29,12 +30,16 @@ struct AnswerFuzzTests {
         var (input, iterations, seed) = Self.start("ServerAnswer and data decoding", default: 3000)
         let statuses = [200, 200, 200, 201, 204, 304, 400, 401, 403, 404, 429, 500, 502, 503, 504, 418]
         for index in 0..<iterations {
-            let body: [UInt8] = switch input.int(0...9) {
-            case 0...5: input.mutate(input.pick(Self.validBodies))
-            case 6...7: Array(input.jsonValue().utf8)
-            case 8: Array(#"{"protocol_version":1,"error":"too many writes; try again in \#(input.text(from: Array("0123456789.hms"), length: 1...30))","exit_code":4}"#.utf8)
-            default: (0..<input.int(0...64)).map { _ in UInt8(truncatingIfNeeded: input.random.next()) }
-            }
+            let body: [UInt8] =
+                switch input.int(0...9) {
+                case 0...5: input.mutate(input.pick(Self.validBodies))
+                case 6...7: Array(input.jsonValue().utf8)
+                case 8:
+                    Array(
+                        #"{"protocol_version":1,"error":"too many writes; try again in \#(input.text(from: Array("0123456789.hms"), length: 1...30))","exit_code":4}"#
+                            .utf8)
+                default: (0..<input.int(0...64)).map { _ in UInt8(truncatingIfNeeded: input.random.next()) }
+                }
             let status = input.pick(statuses)
             let headers = input.chance(30) ? ["retry-after": input.pick(["3", "0", "-1", "99999999999999999999", "soon", ""])] : [:]
             let answer = ServerAnswer(status: status, headers: headers, body: body)
@@ -51,7 +56,9 @@ struct AnswerFuzzTests {
                     break
                 }
                 if status == 401 { #expect(kind == .authFailed, "\(context)") }
-                if status == 429 { #expect(kind == .rateLimited(retryAfter: ServerAnswer.parseRetryAfter(headers["retry-after"] ?? "")), "\(context)") }
+                if status == 429 {
+                    #expect(kind == .rateLimited(retryAfter: ServerAnswer.parseRetryAfter(headers["retry-after"] ?? "")), "\(context)")
+                }
                 if case .writeLimited(let wait?) = kind { #expect(wait >= .zero, "\(context)") }
             }
             // The client decodes `data` of a successful answer exactly like this.
@@ -71,7 +78,8 @@ struct AnswerFuzzTests {
         var (input, iterations, seed) = Self.start("GitbayClient.listDevices over a fake server", default: 60)
         let server = try FakeGitbayServer()
         let token = server.mintToken(for: "alice")
-        let client = try TestClients.make(server, token: token, retry: RetryPolicy(maxAttempts: 1, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .zero, jitter: .none))
+        let client = try TestClients.make(
+            server, token: token, retry: RetryPolicy(maxAttempts: 1, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .zero, jitter: .none))
         var lists = 0
         for index in 0..<iterations {
             let body = String(decoding: input.mutate(Self.validBodies[0]), as: UTF8.self)

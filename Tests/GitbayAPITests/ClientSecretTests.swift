@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 
@@ -21,8 +22,9 @@ struct ClientSecretTests {
         let id = try #require(try await client.addDevice(token: Secret(pushToken), label: "laptop").id)
         _ = try await client.listDevices(ifNoneMatch: nil)
         server.inject(.status(502, body: "<html>\(apiToken)</html>"), command: "whoami", times: 3)
-        server.inject(.status(403, body: #"{"protocol_version":1,"error":"token \#(apiToken) and \#(pushToken) denied","exit_code":4}"#),
-                      command: "notifications settings show")
+        server.inject(
+            .status(403, body: #"{"protocol_version":1,"error":"token \#(apiToken) and \#(pushToken) denied","exit_code":4}"#),
+            command: "notifications settings show")
         for call in [ClientCall.whoami, .settings] {
             do { try await call.run(client) } catch { errors.append(error) }
         }

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 

@@ -1,22 +1,25 @@
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 
 @Suite("CurlTransport")
 struct CurlTransportTests {
-    @Test("only https, or plain http to a loopback host, may be sent to", arguments: [
-        ("https://gitbay.org/api/v1/cmd", true),
-        ("HTTPS://gitbay.org:8443/api/v1/read?argv=whoami", true),
-        ("http://127.0.0.1:8080/api/v1/cmd", true),
-        ("http://localhost/api/v1/cmd", true),
-        ("http://[::1]:9000/api/v1/cmd", true),
-        ("http://gitbay.org/api/v1/cmd", false),
-        ("http://127.0.0.1.evil.test/api/v1/cmd", false),
-        ("http://user@gitbay.org/api/v1/cmd", false),
-        ("ftp://127.0.0.1/x", false),
-        ("gitbay.org/api/v1/cmd", false),
-    ])
+    @Test(
+        "only https, or plain http to a loopback host, may be sent to",
+        arguments: [
+            ("https://gitbay.org/api/v1/cmd", true),
+            ("HTTPS://gitbay.org:8443/api/v1/read?argv=whoami", true),
+            ("http://127.0.0.1:8080/api/v1/cmd", true),
+            ("http://localhost/api/v1/cmd", true),
+            ("http://[::1]:9000/api/v1/cmd", true),
+            ("http://gitbay.org/api/v1/cmd", false),
+            ("http://127.0.0.1.evil.test/api/v1/cmd", false),
+            ("http://user@gitbay.org/api/v1/cmd", false),
+            ("ftp://127.0.0.1/x", false),
+            ("gitbay.org/api/v1/cmd", false),
+        ])
     func destination(_ url: String, _ allowed: Bool) {
         let refused: Bool
         do {
@@ -41,11 +44,13 @@ struct CurlTransportTests {
         #expect(error == .insecureURL(scheme: "http", host: "gitbay.example"))
     }
 
-    @Test("a redirect target is named without its query or user info", arguments: [
-        ("https://other.test/login?token=gb_x#frag", "https://other.test/login"),
-        ("https://user:pw@other.test/a", "https://other.test/a"),
-        ("https://other.test", "https://other.test"),
-    ])
+    @Test(
+        "a redirect target is named without its query or user info",
+        arguments: [
+            ("https://other.test/login?token=gb_x#frag", "https://other.test/login"),
+            ("https://user:pw@other.test/a", "https://other.test/a"),
+            ("https://other.test", "https://other.test"),
+        ])
     func redirectTarget(_ location: String, _ expected: String) {
         #expect(CurlEasyHandle.withoutCredentialsOrQuery(location) == expected)
     }

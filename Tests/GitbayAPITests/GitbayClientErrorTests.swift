@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 
@@ -40,42 +41,55 @@ struct GitbayClientErrorTests {
     }
 
     static let cases: [ClientErrorCase] = [
-        ClientErrorCase(name: "read-only token writing", call: .add, scope: .read, setUp: { _ in },
-                        kind: .readOnlyToken, status: 403, exitCode: 4),
-        ClientErrorCase(name: "per-account write limit", call: .add, scope: .full,
-                        setUp: fault(.writeLimited(seconds: 7), on: "notifications device add"),
-                        kind: .writeLimited(retryAfter: .seconds(7)), status: 403, exitCode: 4),
-        ClientErrorCase(name: "API limiter 429", call: .list, scope: .full,
-                        setUp: fault(.rateLimited(retryAfter: 9), on: "notifications device list"),
-                        kind: .rateLimited(retryAfter: .seconds(9)), status: 429, exitCode: nil),
-        ClientErrorCase(name: "503 with Retry-After", call: .whoami, scope: .full,
-                        setUp: fault(.status(503, body: #"{"protocol_version":1,"error":"busy"}"#, headers: ["Retry-After": "9"]), on: "whoami"),
-                        kind: .rateLimited(retryAfter: .seconds(9)), status: 503, exitCode: nil),
-        ClientErrorCase(name: "404 from gitbay", call: .whoami, scope: .full,
-                        setUp: fault(.status(404, body: #"{"protocol_version":1,"error":"no such thing","exit_code":3}"#), on: "whoami"),
-                        kind: .notFound, status: 404, exitCode: 3),
-        ClientErrorCase(name: "push disabled on the instance", call: .add, scope: .full, setUp: { $0.pushEnabled = false },
-                        kind: .pushDisabled, status: 500, exitCode: 1),
-        ClientErrorCase(name: "usage: a server rejecting the command line", call: .whoami, scope: .full,
-                        setUp: fault(.status(400, body: #"{"protocol_version":1,"error":"unknown flag","exit_code":2}"#), on: "whoami"),
-                        kind: .usage, status: 400, exitCode: 2),
-        ClientErrorCase(name: "502 HTML from a proxy", call: .list, scope: .full,
-                        setUp: fault(.status(502, body: "<html>bad gateway</html>"), on: "notifications device list"),
-                        kind: .serverFailure, status: 502, exitCode: nil),
-        ClientErrorCase(name: "store failure, exit 1", call: .whoami, scope: .full,
-                        setUp: fault(.status(500, body: #"{"protocol_version":1,"error":"database is locked","exit_code":1}"#), on: "whoami"),
-                        kind: .serverFailure, status: 500, exitCode: 1),
-        ClientErrorCase(name: "API disabled: the HTML 404 page", call: .whoami, scope: .full, setUp: { $0.apiEnabled = false },
-                        kind: .notJSON, status: 404, exitCode: nil),
-        ClientErrorCase(name: "garbage labelled as JSON", call: .settings, scope: .full,
-                        setUp: fault(.garbage, on: "notifications settings show"),
-                        kind: .notJSON, status: 200, exitCode: nil),
-        ClientErrorCase(name: "truncated JSON", call: .list, scope: .full,
-                        setUp: fault(.truncatedJSON, on: "notifications device list"),
-                        kind: .malformed, status: 200, exitCode: nil),
-        ClientErrorCase(name: "protocol_version 2", call: .whoami, scope: .full,
-                        setUp: fault(.protocolVersion(2), on: "whoami"),
-                        kind: .protocolVersion(2), status: 200, exitCode: 0),
+        ClientErrorCase(
+            name: "read-only token writing", call: .add, scope: .read, setUp: { _ in },
+            kind: .readOnlyToken, status: 403, exitCode: 4),
+        ClientErrorCase(
+            name: "per-account write limit", call: .add, scope: .full,
+            setUp: fault(.writeLimited(seconds: 7), on: "notifications device add"),
+            kind: .writeLimited(retryAfter: .seconds(7)), status: 403, exitCode: 4),
+        ClientErrorCase(
+            name: "API limiter 429", call: .list, scope: .full,
+            setUp: fault(.rateLimited(retryAfter: 9), on: "notifications device list"),
+            kind: .rateLimited(retryAfter: .seconds(9)), status: 429, exitCode: nil),
+        ClientErrorCase(
+            name: "503 with Retry-After", call: .whoami, scope: .full,
+            setUp: fault(.status(503, body: #"{"protocol_version":1,"error":"busy"}"#, headers: ["Retry-After": "9"]), on: "whoami"),
+            kind: .rateLimited(retryAfter: .seconds(9)), status: 503, exitCode: nil),
+        ClientErrorCase(
+            name: "404 from gitbay", call: .whoami, scope: .full,
+            setUp: fault(.status(404, body: #"{"protocol_version":1,"error":"no such thing","exit_code":3}"#), on: "whoami"),
+            kind: .notFound, status: 404, exitCode: 3),
+        ClientErrorCase(
+            name: "push disabled on the instance", call: .add, scope: .full, setUp: { $0.pushEnabled = false },
+            kind: .pushDisabled, status: 500, exitCode: 1),
+        ClientErrorCase(
+            name: "usage: a server rejecting the command line", call: .whoami, scope: .full,
+            setUp: fault(.status(400, body: #"{"protocol_version":1,"error":"unknown flag","exit_code":2}"#), on: "whoami"),
+            kind: .usage, status: 400, exitCode: 2),
+        ClientErrorCase(
+            name: "502 HTML from a proxy", call: .list, scope: .full,
+            setUp: fault(.status(502, body: "<html>bad gateway</html>"), on: "notifications device list"),
+            kind: .serverFailure, status: 502, exitCode: nil),
+        ClientErrorCase(
+            name: "store failure, exit 1", call: .whoami, scope: .full,
+            setUp: fault(.status(500, body: #"{"protocol_version":1,"error":"database is locked","exit_code":1}"#), on: "whoami"),
+            kind: .serverFailure, status: 500, exitCode: 1),
+        ClientErrorCase(
+            name: "API disabled: the HTML 404 page", call: .whoami, scope: .full, setUp: { $0.apiEnabled = false },
+            kind: .notJSON, status: 404, exitCode: nil),
+        ClientErrorCase(
+            name: "garbage labelled as JSON", call: .settings, scope: .full,
+            setUp: fault(.garbage, on: "notifications settings show"),
+            kind: .notJSON, status: 200, exitCode: nil),
+        ClientErrorCase(
+            name: "truncated JSON", call: .list, scope: .full,
+            setUp: fault(.truncatedJSON, on: "notifications device list"),
+            kind: .malformed, status: 200, exitCode: nil),
+        ClientErrorCase(
+            name: "protocol_version 2", call: .whoami, scope: .full,
+            setUp: fault(.protocolVersion(2), on: "whoami"),
+            kind: .protocolVersion(2), status: 200, exitCode: 0),
     ]
 
     @Test("a server condition becomes its GitbayError", arguments: cases)
@@ -227,9 +241,11 @@ struct GitbayClientErrorTests {
         #expect(server.requests().map(\.status) == [503, 200])
     }
 
-    @Test("transient faults are retried up to the attempt limit", arguments: [
-        (1, 2, true), (2, 3, true), (3, 3, false),
-    ])
+    @Test(
+        "transient faults are retried up to the attempt limit",
+        arguments: [
+            (1, 2, true), (2, 3, true), (3, 3, false),
+        ])
     func transientRetries(faults: Int, requests: Int, succeeds: Bool) async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }

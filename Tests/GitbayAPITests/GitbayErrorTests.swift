@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 
@@ -31,12 +32,14 @@ struct GitbayErrorTests {
         #expect(!String(reflecting: error).contains(Self.token))
     }
 
-    @Test("token-like words are redacted", arguments: [
-        ("invalid token gb_abc123", "invalid token gb_<redacted>"),
-        ("gb_x-y_z, then more", "gb_<redacted>, then more"),
-        ("no token here", "no token here"),
-        ("two gb_a and gb_b!", "two gb_<redacted> and gb_<redacted>!"),
-    ])
+    @Test(
+        "token-like words are redacted",
+        arguments: [
+            ("invalid token gb_abc123", "invalid token gb_<redacted>"),
+            ("gb_x-y_z, then more", "gb_<redacted>, then more"),
+            ("no token here", "no token here"),
+            ("two gb_a and gb_b!", "two gb_<redacted> and gb_<redacted>!"),
+        ])
     func redaction(_ message: String, _ expected: String) {
         #expect(GitbayError.redactingTokens(in: message) == expected)
     }
@@ -53,8 +56,9 @@ struct GitbayErrorTests {
         let redirect = GitbayError(kind: .transport(.redirect(status: 302, target: "https://other.test/login")), account: "a@b", command: ["x"])
         #expect(redirect.description.contains("https://other.test/login"))
         // A 404 refused before dispatch (no exit_code): the server does not know the command.
-        let unknown = GitbayError(kind: .notFound, account: "a@b", command: ["notifications", "device", "list"], httpStatus: 404,
-                                  serverMessage: "unknown command \"notifications device list\"")
+        let unknown = GitbayError(
+            kind: .notFound, account: "a@b", command: ["notifications", "device", "list"], httpStatus: 404,
+            serverMessage: "unknown command \"notifications device list\"")
         #expect(unknown.description.contains("older than gitbay's device commands"))
         let missing = GitbayError(kind: .notFound, account: "a@b", command: ["notifications", "device", "remove"], httpStatus: 404, exitCode: 3)
         #expect(!missing.description.contains("older"))

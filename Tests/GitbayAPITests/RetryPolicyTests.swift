@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbaySupport
 
@@ -76,10 +77,12 @@ struct RetryPolicyTests {
         }
     }
 
-    @Test("backoff doubles up to the cap", arguments: [
-        (1, Duration.milliseconds(500)), (2, .seconds(1)), (3, .seconds(2)), (4, .seconds(4)),
-        (5, .seconds(8)), (6, .seconds(8)), (40, .seconds(8)),
-    ])
+    @Test(
+        "backoff doubles up to the cap",
+        arguments: [
+            (1, Duration.milliseconds(500)), (2, .seconds(1)), (3, .seconds(2)), (4, .seconds(4)),
+            (5, .seconds(8)), (6, .seconds(8)), (40, .seconds(8)),
+        ])
     func backoffWithoutJitter(_ attempt: Int, _ expected: Duration) {
         let policy = RetryPolicy(maxAttempts: 100, jitter: .none)
         #expect(policy.backoff(afterAttempt: attempt, unitRandom: 0.5) == expected)
@@ -93,8 +96,8 @@ struct RetryPolicyTests {
         #expect(full.backoff(afterAttempt: attempt, unitRandom: 0) == .zero)
         #expect(equal.backoff(afterAttempt: attempt, unitRandom: 0) == ceiling / 2)
         for random in Self.randoms {
-            #expect((Duration.zero ... ceiling).contains(full.backoff(afterAttempt: attempt, unitRandom: random)))
-            #expect((ceiling / 2 ... ceiling).contains(equal.backoff(afterAttempt: attempt, unitRandom: random)))
+            #expect((Duration.zero...ceiling).contains(full.backoff(afterAttempt: attempt, unitRandom: random)))
+            #expect((ceiling / 2...ceiling).contains(equal.backoff(afterAttempt: attempt, unitRandom: random)))
         }
     }
 

@@ -1,15 +1,18 @@
 import Foundation
 import Testing
+
 @testable import GitbayAPI
 
 @Suite("WhoAmI")
 struct WhoAmITests {
-    @Test("whoami's data decodes to the user name, whatever else it carries", arguments: [
-        #"{"username":"alice","admin":false,"key_scope":"full"}"#,
-        #"{"username":"alice","admin":true,"key_scope":"full"}"#,
-        #"{"username":"alice","key_scope":"read"}"#,
-        #"{"username":"alice"}"#,
-    ])
+    @Test(
+        "whoami's data decodes to the user name, whatever else it carries",
+        arguments: [
+            #"{"username":"alice","admin":false,"key_scope":"full"}"#,
+            #"{"username":"alice","admin":true,"key_scope":"full"}"#,
+            #"{"username":"alice","key_scope":"read"}"#,
+            #"{"username":"alice"}"#,
+        ])
     func decodes(_ data: String) throws {
         let answer = #"{"protocol_version":1,"data":\#(data),"exit_code":0}"#
         let decoded = try JSONDecoder().decode(DataEnvelope<WhoAmI>.self, from: Data(answer.utf8)).data

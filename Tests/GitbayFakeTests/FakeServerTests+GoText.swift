@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
-@testable import GitbayFake
 import Testing
+
+@testable import GitbayFake
 
 /// What the fake writes the way gitbay's Go code does: the token display of `device list`,
 /// Go's UTF-8 repair, Go durations and the write limit's wait.

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
 
 /// Who inserted, moved and deleted each device row, for model-based tests.
@@ -24,10 +24,11 @@ extension FakeServerTests {
         #expect(server.devices().count == 1)
         #expect(row.owner == "alice")
         #expect(row.insertedWith == alice)
-        #expect(server.moves() == [
-            FakeMove(id: 1, from: "alice", to: "bob", byAPIToken: bob),
-            FakeMove(id: 1, from: "bob", to: "alice", byAPIToken: aliceAgain),
-        ])
+        #expect(
+            server.moves() == [
+                FakeMove(id: 1, from: "alice", to: "bob", byAPIToken: bob),
+                FakeMove(id: 1, from: "bob", to: "alice", byAPIToken: aliceAgain),
+            ])
     }
 
     @Test("insertDevice upserts like device add: it moves an existing row and logs the move without a token")
@@ -42,10 +43,11 @@ extension FakeServerTests {
         let fresh = server.insertDevice(owner: "carol", token: "cccccccccccccccc", label: "carol's")
 
         #expect(moved == before.id)
-        #expect(server.devices() == [
-            FakeDevice(id: 1, owner: "bob", label: "bob's", token: "3f2a9c01aabbccdd", added: before.added, insertedWith: alice),
-            FakeDevice(id: 2, owner: "carol", label: "carol's", token: "cccccccccccccccc", added: server.devices()[1].added),
-        ])
+        #expect(
+            server.devices() == [
+                FakeDevice(id: 1, owner: "bob", label: "bob's", token: "3f2a9c01aabbccdd", added: before.added, insertedWith: alice),
+                FakeDevice(id: 2, owner: "carol", label: "carol's", token: "cccccccccccccccc", added: server.devices()[1].added),
+            ])
         #expect(server.devices().map(\.insertedWith) == [alice, nil])
         #expect(fresh == 2)
         #expect(server.moves() == [FakeMove(id: 1, from: "alice", to: "bob", byAPIToken: nil)])

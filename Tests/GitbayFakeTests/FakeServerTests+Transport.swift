@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
 
 /// ETags, limits, faults and the HTTP mechanics of the fake server.
@@ -122,15 +122,17 @@ extension FakeServerTests {
 
         let first = try connection.send("GET", RawHTTP.readTarget(["whoami"]), headers: RawHTTP.authorization(token))
         let body = RawHTTP.commandBody(Self.add, stdin: "3f2a9c01aabbccdd")
-        try connection.write(Array("""
-            POST /api/v1/cmd HTTP/1.1\r
-            Host: 127.0.0.1\r
-            Authorization: Bearer \(token)\r
-            Content-Length: \(body.count)\r
-            Expect: 100-continue\r
-            \r
+        try connection.write(
+            Array(
+                """
+                POST /api/v1/cmd HTTP/1.1\r
+                Host: 127.0.0.1\r
+                Authorization: Bearer \(token)\r
+                Content-Length: \(body.count)\r
+                Expect: 100-continue\r
+                \r
 
-            """.utf8))
+                """.utf8))
         let interim = try connection.readResponse()
         try connection.write(body)
         let final = try connection.readResponse()

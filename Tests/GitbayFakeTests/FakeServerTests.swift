@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
 
 /// The fake gitbay server, spoken to over real HTTP on 127.0.0.1 with `RawHTTP`.
@@ -76,7 +76,8 @@ struct FakeServerTests {
         defer { server.stop() }
         let token = server.mintToken(for: "alice")
 
-        let response = example.overRead
+        let response =
+            example.overRead
             ? try RawHTTP.read(server.port, token: token, example.argv)
             : try RawHTTP.command(server.port, token: token, example.argv, stdin: example.stdin)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -45,26 +46,40 @@ extension PlanCase {
 struct AccountDecisionTests {
     static let verdicts: [VerdictCase] = [
         VerdictCase(PlanCase("1. no record: added, registered", expected: []), .added, .registered),
-        VerdictCase(PlanCase("2. recorded row present: unchanged, registered", records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
-                             rows: [(7, PlanCase.label, mine, t1)], expected: []), .unchanged, .registered),
-        VerdictCase(PlanCase("3. recorded row gone: re-added", records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)], expected: []),
-                    .reAdded, .registered),
-        VerdictCase(PlanCase("4. recorded id reused by another device: re-added", records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
-                             rows: [(7, PlanCase.otherLabel, "12345678…", t2)], expected: []), .reAdded, .registered),
-        VerdictCase(PlanCase("5. token rotated: rotated", oldTokens: [PlanCase.old], records: [RecordedRow(id: 5, added: t1, token: PlanCase.old)],
-                             rows: [(5, PlanCase.label, old, t1)], expected: []), .rotated, .registered),
+        VerdictCase(
+            PlanCase(
+                "2. recorded row present: unchanged, registered", records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
+                rows: [(7, PlanCase.label, mine, t1)], expected: []), .unchanged, .registered),
+        VerdictCase(
+            PlanCase("3. recorded row gone: re-added", records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)], expected: []),
+            .reAdded, .registered),
+        VerdictCase(
+            PlanCase(
+                "4. recorded id reused by another device: re-added", records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
+                rows: [(7, PlanCase.otherLabel, "12345678…", t2)], expected: []), .reAdded, .registered),
+        VerdictCase(
+            PlanCase(
+                "5. token rotated: rotated", oldTokens: [PlanCase.old], records: [RecordedRow(id: 5, added: t1, token: PlanCase.old)],
+                rows: [(5, PlanCase.label, old, t1)], expected: []), .rotated, .registered),
         VerdictCase(PlanCase("6. marked row without a record: adopted", rows: [(9, PlanCase.label, mine, t1)], expected: []), .adopted, .registered),
         VerdictCase(PlanCase("7. shadowed, nothing of ours: shadowed", desire: .shadowed(by: "alice@h"), expected: []), .shadowed, .shadowed),
-        VerdictCase(PlanCase("7. shadowed after a handover: the record goes, still shadowed", desire: .shadowed(by: "alice@h"),
-                             records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)], rows: [(7, PlanCase.label, mine, t1)],
-                             expected: []), .shadowed, .shadowed),
-        VerdictCase(PlanCase("8. paused with a row: removed, paused", desire: .release, records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
-                             rows: [(7, PlanCase.label, mine, t1)], expected: []), state: .paused, .removed, .paused),
+        VerdictCase(
+            PlanCase(
+                "7. shadowed after a handover: the record goes, still shadowed", desire: .shadowed(by: "alice@h"),
+                records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)], rows: [(7, PlanCase.label, mine, t1)],
+                expected: []), .shadowed, .shadowed),
+        VerdictCase(
+            PlanCase(
+                "8. paused with a row: removed, paused", desire: .release, records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
+                rows: [(7, PlanCase.label, mine, t1)], expected: []), state: .paused, .removed, .paused),
         VerdictCase(PlanCase("8. paused, nothing left: unchanged, paused", desire: .release, expected: []), state: .paused, .unchanged, .paused),
-        VerdictCase(PlanCase("9. being removed: removed, removing", desire: .release, records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
-                             rows: [(7, PlanCase.label, mine, t1)], expected: []), state: .removing, .removed, .removing),
-        VerdictCase(PlanCase("no device token: nothing held, no-device-token", desire: .release, token: nil, expected: []),
-                    .unchanged, .noDeviceToken),
+        VerdictCase(
+            PlanCase(
+                "9. being removed: removed, removing", desire: .release, records: [RecordedRow(id: 7, added: t1, token: PlanCase.current)],
+                rows: [(7, PlanCase.label, mine, t1)], expected: []), state: .removing, .removed, .removing),
+        VerdictCase(
+            PlanCase("no device token: nothing held, no-device-token", desire: .release, token: nil, expected: []),
+            .unchanged, .noDeviceToken),
     ]
 
     /// The held row after the plan, as the executor finds it when every step goes through:
@@ -105,8 +120,9 @@ struct AccountDecisionTests {
 
     @Test("not modified: no actions, the remembered tag stands, the recorded row of the current token is held")
     func notModified() {
-        let example = PlanCase("steady", records: [RecordedRow(id: 5, added: t1, token: PlanCase.old), RecordedRow(id: 7, added: t1, token: PlanCase.current)],
-                               expected: [])
+        let example = PlanCase(
+            "steady", records: [RecordedRow(id: 5, added: t1, token: PlanCase.old), RecordedRow(id: 7, added: t1, token: PlanCase.current)],
+            expected: [])
         let plan = example.decision().plan(records: example.input.records, answer: .notModified)
         #expect(plan == AccountDecision.Plan(actions: [], heldID: 7, tag: .keepRemembered))
         let shadowed = PlanCase("shadowed", desire: .shadowed(by: "a@h"), records: example.records, expected: [])

@@ -2,6 +2,7 @@ import Foundation
 import GitbayFake
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -25,8 +26,9 @@ struct FailureIsolationTests {
             server.revokeToken(token)
         },
         FailureCase(name: "read-only token (403)", condition: .denied, retries: true) { server, _ in
-            server.inject(.status(403, body: #"{"protocol_version":1,"error":"this token is read-only; mint one with --scope full","exit_code":4}"#),
-                          command: "notifications device", user: "bob", times: 10)
+            server.inject(
+                .status(403, body: #"{"protocol_version":1,"error":"this token is read-only; mint one with --scope full","exit_code":4}"#),
+                command: "notifications device", user: "bob", times: 10)
         },
         FailureCase(name: "push disabled on the instance (500)", condition: .pushDisabled, retries: true) { server, _ in
             server.pushEnabled = false

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -47,13 +48,21 @@ struct FailurePolicyTests {
     }
 
     static let cases: [Case] = [
-        .init(name: "429 waits its Retry-After, even past the ceiling", error: error(.rateLimited(retryAfter: .seconds(1200)), status: 429), condition: .error, wait: .seconds(1200)),
-        .init(name: "the write limit waits the time its message names", error: error(.writeLimited(retryAfter: .seconds(45)), status: 403), condition: .error, wait: .seconds(45)),
+        .init(
+            name: "429 waits its Retry-After, even past the ceiling", error: error(.rateLimited(retryAfter: .seconds(1200)), status: 429),
+            condition: .error, wait: .seconds(1200)),
+        .init(
+            name: "the write limit waits the time its message names", error: error(.writeLimited(retryAfter: .seconds(45)), status: 403),
+            condition: .error, wait: .seconds(45)),
         .init(name: "429 without a wait backs off", error: error(.rateLimited(retryAfter: nil), status: 429), condition: .error, wait: .seconds(240)),
-        .init(name: "a transport fault backs off", error: error(.transport(.connectFailed(.refused, detail: "connection refused"))), condition: .error, wait: .seconds(240)),
+        .init(
+            name: "a transport fault backs off", error: error(.transport(.connectFailed(.refused, detail: "connection refused"))), condition: .error,
+            wait: .seconds(240)),
         .init(name: "a 502 backs off", error: error(.serverFailure, status: 502), condition: .error, wait: .seconds(240)),
         .init(name: "401 waits for a new sign-in", error: error(.authFailed, status: 401), condition: .authFailed, wait: nil),
-        .init(name: "push off on the instance retries at the ceiling", error: error(.pushDisabled, status: 500), condition: .pushDisabled, wait: .seconds(900)),
+        .init(
+            name: "push off on the instance retries at the ceiling", error: error(.pushDisabled, status: 500), condition: .pushDisabled,
+            wait: .seconds(900)),
         .init(name: "a read-only token retries at the ceiling", error: error(.readOnlyToken, status: 403), condition: .denied, wait: .seconds(900)),
     ]
 

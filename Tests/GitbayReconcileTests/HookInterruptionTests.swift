@@ -2,9 +2,11 @@ import Foundation
 import GitbayFake
 import TestSupport
 import Testing
+
 @testable import GitbayReconcile
 @testable import GitbayState
 @testable import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,7 +56,9 @@ struct HookInterruptionTests {
         #endif
     }
 
-    @Test("a hook ignoring SIGTERM is killed with its group after the grace, or at once on a second request; --force does not override", arguments: [1, 2])
+    @Test(
+        "a hook ignoring SIGTERM is killed with its group after the grace, or at once on a second request; --force does not override",
+        arguments: [1, 2])
     func escalation(requests: Int) async throws {
         let server = try FakeGitbayServer()
         let world = try await ReconcileWorld()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -28,29 +29,41 @@ struct ListTagTests {
 
     static let cases: [TagCase] = [
         TagCase(name: "2. nothing changed: the tag is sent, so an unchanged list costs a 304", change: { _, _, _ in }, sendsTag: true),
-        TagCase(name: "5. the device token changed: forgotten, or a rotation would be skipped", change: { decision, _, _ in
-            decision.generation += 1
-            decision.current = PlanCase.identity(PlanCase.sibling)
-        }, sendsTag: false),
+        TagCase(
+            name: "5. the device token changed: forgotten, or a rotation would be skipped",
+            change: { decision, _, _ in
+                decision.generation += 1
+                decision.current = PlanCase.identity(PlanCase.sibling)
+            }, sendsTag: false),
         TagCase(name: "the label changed: forgotten", change: { decision, _, _ in decision.serverLabel = "desk [gbs-abc123]" }, sendsTag: false),
-        TagCase(name: "7. another account now holds the token: forgotten", change: { decision, _, _ in
-            decision.desire = .shadowed(by: "bob@h")
-        }, sendsTag: false),
+        TagCase(
+            name: "7. another account now holds the token: forgotten",
+            change: { decision, _, _ in
+                decision.desire = .shadowed(by: "bob@h")
+            }, sendsTag: false),
         TagCase(name: "7. shadowed, nothing changed: the tag is sent", change: { _, _, _ in }, sendsTag: true, whileShadowed: true),
-        TagCase(name: "7. the holder of a shadowed account changed: forgotten", change: { decision, _, _ in
-            decision.desire = .shadowed(by: "carol@h")
-        }, sendsTag: false, whileShadowed: true),
-        TagCase(name: "7. a shadowed account now holds the token: forgotten", change: { decision, _, _ in
-            decision.desire = .hold
-        }, sendsTag: false, whileShadowed: true),
-        TagCase(name: "8. paused: forgotten", change: { decision, _, _ in
-            decision.desire = .release
-            decision.accountState = .paused
-        }, sendsTag: false),
-        TagCase(name: "9. being removed: forgotten", change: { decision, _, _ in
-            decision.desire = .release
-            decision.accountState = .removing
-        }, sendsTag: false),
+        TagCase(
+            name: "7. the holder of a shadowed account changed: forgotten",
+            change: { decision, _, _ in
+                decision.desire = .shadowed(by: "carol@h")
+            }, sendsTag: false, whileShadowed: true),
+        TagCase(
+            name: "7. a shadowed account now holds the token: forgotten",
+            change: { decision, _, _ in
+                decision.desire = .hold
+            }, sendsTag: false, whileShadowed: true),
+        TagCase(
+            name: "8. paused: forgotten",
+            change: { decision, _, _ in
+                decision.desire = .release
+                decision.accountState = .paused
+            }, sendsTag: false),
+        TagCase(
+            name: "9. being removed: forgotten",
+            change: { decision, _, _ in
+                decision.desire = .release
+                decision.accountState = .removing
+            }, sendsTag: false),
         TagCase(name: "3. a record was dropped meanwhile (devices remove): forgotten", change: { _, records, _ in records = [] }, sendsTag: false),
         TagCase(name: "the last attempt failed: forgotten", change: { _, _, status in status.failures = 1 }, sendsTag: false),
         TagCase(name: "no tag remembered: none sent", change: { _, _, status in status.listETag = nil }, sendsTag: false),

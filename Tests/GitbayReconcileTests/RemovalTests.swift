@@ -2,6 +2,7 @@ import Foundation
 import GitbayFake
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -121,7 +122,8 @@ struct RemovalTests {
         #expect(server.devices(of: "alice").isEmpty)
         #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
         #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.hookFailedDetail)
-        guard case .forced(_, _, let forcedAfterDeregistering) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook)) else {
+        guard case .forced(_, _, let forcedAfterDeregistering) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook))
+        else {
             Issue.record("--force overrides a failing hook")
             return
         }

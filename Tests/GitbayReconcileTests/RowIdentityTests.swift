@@ -2,6 +2,7 @@ import Foundation
 import GitbayFake
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GitbayReconcile
 @testable import GitbayState
 @testable import GitbaySupport
@@ -55,35 +56,48 @@ struct ScheduleCase: Sendable, CustomTestStringConvertible {
 @Suite("Run schedule")
 struct RunScheduleTests {
     static let cases: [ScheduleCase] = [
-        ScheduleCase(name: "one account per instance: each holds", accounts: [("alice", "a.example", .active), ("carol", "b.example", .active)],
-                     expected: ["hold", "hold"]),
-        ScheduleCase(name: "7. two accounts on one instance: the earliest signed in holds, the other is shadowed",
-                     accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)], expected: ["hold", "shadowed:alice"]),
-        ScheduleCase(name: "7. the user's choice holds", accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)],
-                     preferred: ["bob"], expected: ["shadowed:bob", "hold"]),
-        ScheduleCase(name: "7. a paused account does not hold: the next active one does",
-                     accounts: [("alice", "a.example", .paused), ("bob", "a.example", .active)], expected: ["release", "hold"]),
-        ScheduleCase(name: "7. a refused token does not hold: it is skipped and the next one holds",
-                     accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)], statuses: ["alice": ScheduleCase.refused],
-                     expected: ["skip:refused", "hold"]),
-        ScheduleCase(name: "7. a holder waiting out a backoff keeps the token: the others stay shadowed",
-                     accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)], statuses: ["alice": ScheduleCase.later],
-                     expected: ["skip:backoff", "shadowed:alice"]),
+        ScheduleCase(
+            name: "one account per instance: each holds", accounts: [("alice", "a.example", .active), ("carol", "b.example", .active)],
+            expected: ["hold", "hold"]),
+        ScheduleCase(
+            name: "7. two accounts on one instance: the earliest signed in holds, the other is shadowed",
+            accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)], expected: ["hold", "shadowed:alice"]),
+        ScheduleCase(
+            name: "7. the user's choice holds", accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)],
+            preferred: ["bob"], expected: ["shadowed:bob", "hold"]),
+        ScheduleCase(
+            name: "7. a paused account does not hold: the next active one does",
+            accounts: [("alice", "a.example", .paused), ("bob", "a.example", .active)], expected: ["release", "hold"]),
+        ScheduleCase(
+            name: "7. a refused token does not hold: it is skipped and the next one holds",
+            accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)], statuses: ["alice": ScheduleCase.refused],
+            expected: ["skip:refused", "hold"]),
+        ScheduleCase(
+            name: "7. a holder waiting out a backoff keeps the token: the others stay shadowed",
+            accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)], statuses: ["alice": ScheduleCase.later],
+            expected: ["skip:backoff", "shadowed:alice"]),
         ScheduleCase(name: "8. paused: released", accounts: [("alice", "a.example", .paused)], expected: ["release"]),
-        ScheduleCase(name: "9. being removed: released, also when the instance has another account",
-                     accounts: [("alice", "a.example", .removing), ("bob", "a.example", .active)], expected: ["release", "hold"]),
-        ScheduleCase(name: "no device token: every account released", accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)],
-                     hasDeviceToken: false, expected: ["release", "release"]),
-        ScheduleCase(name: "waiting out a backoff: skipped", accounts: [("alice", "a.example", .active)], statuses: ["alice": ScheduleCase.later],
-                     expected: ["skip:backoff"]),
-        ScheduleCase(name: "a person's word (or --now) does not wait for the backoff", accounts: [("alice", "a.example", .active)],
-                     statuses: ["alice": ScheduleCase.later], honourBackoff: false, expected: ["hold"]),
-        ScheduleCase(name: "a backoff already over: reconciled", accounts: [("alice", "a.example", .active)],
-                     statuses: ["alice": AccountStatusRecord(condition: .error, nextRetryAt: ScheduleCase.now, failures: 1)], expected: ["hold"]),
-        ScheduleCase(name: "a refused token is skipped even with --now", accounts: [("alice", "a.example", .active)],
-                     statuses: ["alice": ScheduleCase.refused], honourBackoff: false, expected: ["skip:refused"]),
-        ScheduleCase(name: "9. a refused token being removed still deregisters", accounts: [("alice", "a.example", .removing)],
-                     statuses: ["alice": ScheduleCase.refused], expected: ["release"]),
+        ScheduleCase(
+            name: "9. being removed: released, also when the instance has another account",
+            accounts: [("alice", "a.example", .removing), ("bob", "a.example", .active)], expected: ["release", "hold"]),
+        ScheduleCase(
+            name: "no device token: every account released", accounts: [("alice", "a.example", .active), ("bob", "a.example", .active)],
+            hasDeviceToken: false, expected: ["release", "release"]),
+        ScheduleCase(
+            name: "waiting out a backoff: skipped", accounts: [("alice", "a.example", .active)], statuses: ["alice": ScheduleCase.later],
+            expected: ["skip:backoff"]),
+        ScheduleCase(
+            name: "a person's word (or --now) does not wait for the backoff", accounts: [("alice", "a.example", .active)],
+            statuses: ["alice": ScheduleCase.later], honourBackoff: false, expected: ["hold"]),
+        ScheduleCase(
+            name: "a backoff already over: reconciled", accounts: [("alice", "a.example", .active)],
+            statuses: ["alice": AccountStatusRecord(condition: .error, nextRetryAt: ScheduleCase.now, failures: 1)], expected: ["hold"]),
+        ScheduleCase(
+            name: "a refused token is skipped even with --now", accounts: [("alice", "a.example", .active)],
+            statuses: ["alice": ScheduleCase.refused], honourBackoff: false, expected: ["skip:refused"]),
+        ScheduleCase(
+            name: "9. a refused token being removed still deregisters", accounts: [("alice", "a.example", .removing)],
+            statuses: ["alice": ScheduleCase.refused], expected: ["release"]),
     ]
 
     @Test("which accounts run, with what desire, and which are skipped", arguments: cases)
@@ -107,9 +121,11 @@ struct RunScheduleTests {
 
     @Test("a skipped account says why, and when it is tried again")
     func skippedOutcomes() {
-        let waiting = AccountStatusRecord(condition: .error, lastError: "boom", nextRetryAt: ScheduleCase.later.nextRetryAt, nextRetryReason: .backoff, failures: 1)
-        let example = ScheduleCase(name: "skips", accounts: [("alice", "a.example", .active), ("carol", "b.example", .active)],
-                                   statuses: ["alice": waiting, "carol": AccountStatusRecord(condition: .authFailed, lastError: "401")], expected: [])
+        let waiting = AccountStatusRecord(
+            condition: .error, lastError: "boom", nextRetryAt: ScheduleCase.later.nextRetryAt, nextRetryReason: .backoff, failures: 1)
+        let example = ScheduleCase(
+            name: "skips", accounts: [("alice", "a.example", .active), ("carol", "b.example", .active)],
+            statuses: ["alice": waiting, "carol": AccountStatusRecord(condition: .authFailed, lastError: "401")], expected: [])
         let outcomes = example.entries.compactMap(\.skippedOutcome)
         #expect(outcomes.map(\.action) == [.skipped, .skipped])
         #expect(outcomes[0].reason == RunSchedule.waitingReason(waiting))

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbayState
 @testable import GitbaySupport
 
@@ -71,12 +72,15 @@ struct StateStoreTests {
         let env = ["GITBAY_SYNC_DB": "/e/db", "XDG_STATE_HOME": "/x", "HOME": "/h"]
         #expect(StateLocation.resolve(explicitPath: "/a/db", environment: env).databasePath == "/a/db")
         #expect(StateLocation.resolve(explicitPath: nil, environment: env).databasePath == "/e/db")
-        #expect(StateLocation.resolve(explicitPath: nil, environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]).databasePath
-            == "/x/gitbay-sync/state.db")
-        #expect(StateLocation.resolve(explicitPath: nil, environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]).databasePath
-            == "/h/.local/state/gitbay-sync/state.db")
-        #expect(StateLocation.resolve(explicitPath: nil, environment: ["HOME": "/h"]).databasePath
-            == "/h/.local/state/gitbay-sync/state.db")
+        #expect(
+            StateLocation.resolve(explicitPath: nil, environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]).databasePath
+                == "/x/gitbay-sync/state.db")
+        #expect(
+            StateLocation.resolve(explicitPath: nil, environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]).databasePath
+                == "/h/.local/state/gitbay-sync/state.db")
+        #expect(
+            StateLocation.resolve(explicitPath: nil, environment: ["HOME": "/h"]).databasePath
+                == "/h/.local/state/gitbay-sync/state.db")
     }
 
     @Test("a lease is taken once: another holder of a live process is refused, the same holder holds it already, and it comes back when given back")
@@ -117,7 +121,8 @@ struct StateStoreTests {
         #expect(try await store.takeLeases([account.id], holder: LeaseHolder.new()).taken == [account.id])
 
         let live = LeaseHolder.new()
-        try await store.releaseLeases([account.id], holder: try #require(try await store.leases().first.map { LeaseHolder(pid: $0.holderPID, id: $0.holderID) }))
+        try await store.releaseLeases(
+            [account.id], holder: try #require(try await store.leases().first.map { LeaseHolder(pid: $0.holderPID, id: $0.holderID) }))
         #expect(try await store.takeLeases([account.id], holder: live).taken == [account.id])
         let later = Date().addingTimeInterval(Double(StateStore.leaseDuration.components.seconds) + 1)
         #expect(try await store.takeLeases([account.id], holder: LeaseHolder.new(), now: later).taken == [account.id])
@@ -156,9 +161,12 @@ struct StateStoreTests {
         let second = try await store.setDeviceToken(Secret("bbbbbbbb33334444"), label: nil)
         #expect(second.generation == 2)
         #expect(second.label == "laptop")
-        #expect(second.history == [RetiredToken(
-            generation: 1, prefix: "aaaaaaaa", token: TokenIdentity(of: Secret("aaaaaaaa11112222")), retiredAt: second.history[0].retiredAt
-        )])
+        #expect(
+            second.history == [
+                RetiredToken(
+                    generation: 1, prefix: "aaaaaaaa", token: TokenIdentity(of: Secret("aaaaaaaa11112222")), retiredAt: second.history[0].retiredAt
+                )
+            ])
         #expect(second.history[0].token.shown == "aaaaaaaa\u{2026}")
         #expect(second.history[0].token.length == 16)
         let same = try await store.setDeviceToken(Secret("bbbbbbbb33334444"), label: nil)

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import GitbaySupport
 @testable import PushResolve
 
@@ -66,12 +67,14 @@ struct PushDestinationTests {
         #expect(PushDestination(path: testCase.path) == testCase.expected)
     }
 
-    @Test("the web URL is the instance, the repository, the path's section and the number", arguments: [
-        ("https://gitbay.org", "owner/repo/issues/1", "https://gitbay.org/owner/repo/issues/1"),
-        ("https://gitbay.org/", "owner/repo/mrs/12", "https://gitbay.org/owner/repo/mrs/12"),
-        ("https://git.work.example:8443", "team/app/builds/345", "https://git.work.example:8443/team/app/builds/345"),
-        ("http://127.0.0.1:8080", "o/r/issues/2", "http://127.0.0.1:8080/o/r/issues/2"),
-    ])
+    @Test(
+        "the web URL is the instance, the repository, the path's section and the number",
+        arguments: [
+            ("https://gitbay.org", "owner/repo/issues/1", "https://gitbay.org/owner/repo/issues/1"),
+            ("https://gitbay.org/", "owner/repo/mrs/12", "https://gitbay.org/owner/repo/mrs/12"),
+            ("https://git.work.example:8443", "team/app/builds/345", "https://git.work.example:8443/team/app/builds/345"),
+            ("http://127.0.0.1:8080", "o/r/issues/2", "http://127.0.0.1:8080/o/r/issues/2"),
+        ])
     func webURL(_ instance: String, _ path: String, _ url: String) throws {
         let destination = try #require(PushDestination(path: path))
         #expect(destination.webURL(on: try InstanceURL(parsing: instance)) == url)

@@ -74,8 +74,10 @@ package struct FuzzInput {
         case 3: return "\(int(-5...70_000))"
         case 4: return "[" + (0..<int(0...3)).map { _ in jsonValue(depth: depth + 1) }.joined(separator: ",") + "]"
         default:
-            let keys = ["protocol_version", "data", "error", "exit_code", "id", "label", "token", "added", "status",
-                        "username", "admin", "mail", "watch", "push", "stderr", "x"]
+            let keys = [
+                "protocol_version", "data", "error", "exit_code", "id", "label", "token", "added", "status",
+                "username", "admin", "mail", "watch", "push", "stderr", "x",
+            ]
             return "{" + (0..<int(0...4)).map { _ in "\"\(pick(keys))\":" + jsonValue(depth: depth + 1) }.joined(separator: ",") + "}"
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,6 +12,8 @@ private func libcFunction<Function>(_ name: String, as type: Function.Type) -> F
     guard let address = dlsym(nil, name) else { preconditionFailure("libc has no \(name)") }
     return unsafeBitCast(address, to: type)
 }
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// Named as libc names it.
 private let posix_openpt = libcFunction("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
 private let grantpt = libcFunction("grantpt", as: (@convention(c) (Int32) -> Int32).self)
 private let unlockpt = libcFunction("unlockpt", as: (@convention(c) (Int32) -> Int32).self)

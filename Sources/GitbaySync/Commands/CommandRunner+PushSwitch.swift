@@ -10,14 +10,19 @@ extension CommandRunner {
         let account = try await account(named: name, in: store)
         let settings = try await fanOut(store).run([account]) { client in try await client.setPush(on) }[0].outcome.get()
         guard settings.push == on else {
-            throw CommandFailure("\(account.name): the server still reports push \(settings.push ? "on" : "off") after `notifications settings push \(on ? "on" : "off")`", exitCode: .unavailable)
+            throw CommandFailure(
+                "\(account.name): the server still reports push \(settings.push ? "on" : "off") after `notifications settings push \(on ? "on" : "off")`",
+                exitCode: .unavailable)
         }
-        show(ReportedOutput(
-            json: .object([("account", .string(account.name)), ("push", .bool(settings.push))]),
-            text: [settings.push
-                ? "Push notifications for \(escaped: account.name) are on."
-                : "Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(escaped: account.name)`."]
-        ))
+        show(
+            ReportedOutput(
+                json: .object([("account", .string(account.name)), ("push", .bool(settings.push))]),
+                text: [
+                    settings.push
+                        ? "Push notifications for \(escaped: account.name) are on."
+                        : "Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(escaped: account.name)`."
+                ]
+            ))
         return .success
     }
 }

@@ -34,7 +34,8 @@ extension CommandRunner {
     private static func clearedText(_ outcomes: [AccountOutcome]) -> String {
         let left = outcomes.filter { $0.action == .failed || $0.action == .skipped }.map { TerminalText.escaped($0.account) }
         guard !left.isEmpty else { return "Device token forgotten; this device's rows are removed from every account." }
-        return "Device token forgotten; this device's rows are removed from \(outcomes.count - left.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), "
+        return
+            "Device token forgotten; this device's rows are removed from \(outcomes.count - left.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), "
             + "not yet from \(left.joined(separator: ", ")) (below)."
     }
 }

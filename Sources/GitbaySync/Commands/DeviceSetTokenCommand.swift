@@ -39,14 +39,18 @@ extension CommandRunner {
             let trimmed = label.trimmingWhitespace()
             let isControl: (Character) -> Bool = { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }
             guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { isControl($0) || $0 == "[" || $0 == "]" }) else {
-                throw CommandFailure("--label must be 1 to 100 characters on one line, without control characters, [ or ] (they mark this install's rows)", exitCode: .dataError)
+                throw CommandFailure(
+                    "--label must be 1 to 100 characters on one line, without control characters, [ or ] (they mark this install's rows)",
+                    exitCode: .dataError)
             }
         }
         let text = try readSecret(prompt: "Device push token (input hidden): ", limit: .deviceToken)
         // APNs, FCM and UnifiedPush tokens are printable ASCII. Anything else is a paste gone
         // wrong, and a server would show it cut in the middle of a character.
         guard text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw CommandFailure("the device token contains whitespace, control characters or characters outside printable ASCII; give the token alone, as the platform hands it out", exitCode: .dataError)
+            throw CommandFailure(
+                "the device token contains whitespace, control characters or characters outside printable ASCII; give the token alone, as the platform hands it out",
+                exitCode: .dataError)
         }
         let limit = InputLimit.deviceToken.maximumBytes
         guard text.utf8.count <= limit else {
@@ -58,10 +62,11 @@ extension CommandRunner {
         let rotated = before.token != nil && before.generation != device.generation
         let what = before.generation == device.generation ? "unchanged" : (rotated ? "rotated" : "set")
         let prefix = device.token.map { $0.prefix() } ?? ""
-        show(ReportedOutput(
-            json: .object([("device", device.json), ("rotated", .bool(rotated))]),
-            text: ["Device token \(what) (\(prefix)…), label \"\(device.label)\". `gitbay-sync run` (or the timer) brings every account in line."]
-        ))
+        show(
+            ReportedOutput(
+                json: .object([("device", device.json), ("rotated", .bool(rotated))]),
+                text: ["Device token \(what) (\(prefix)…), label \"\(device.label)\". `gitbay-sync run` (or the timer) brings every account in line."]
+            ))
         return .success
     }
 }

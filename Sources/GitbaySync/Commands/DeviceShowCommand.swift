@@ -39,7 +39,8 @@ struct DeviceOutput: CommandOutput {
         var lines = [
             "label: \(escaped: device.label)",
             "install marker: \(device.installMarker) (rows are labelled \"\(escaped: device.serverLabel)\")",
-            "token: " + (device.token.map { "\($0.prefix())… (generation \(device.generation))" } ?? "not set; set one with `gitbay-sync device set-token`"),
+            "token: "
+                + (device.token.map { "\($0.prefix())… (generation \(device.generation))" } ?? "not set; set one with `gitbay-sync device set-token`"),
         ]
         if !device.history.isEmpty {
             lines.append("previous tokens: \(device.history.map { "\($0.prefix)…" }.joined(separator: ", "))")

@@ -41,10 +41,12 @@ extension CommandRunner {
         let results = await fanOut(store).run(accounts) { client in try await Self.fullList(client) }
 
         let lists = results.map { result in
-            DevicesOutput.AccountList(account: result.account, listed: result.outcome.map { rows in
-                let ownership = RowOwnership(device: device, records: records[result.account.id] ?? [], rows: rows)
-                return rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
-            }.mapError { DevicesOutput.ListingError(message: "\($0)") })
+            DevicesOutput.AccountList(
+                account: result.account,
+                listed: result.outcome.map { rows in
+                    let ownership = RowOwnership(device: device, records: records[result.account.id] ?? [], rows: rows)
+                    return rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
+                }.mapError { DevicesOutput.ListingError(message: "\($0)") })
         }
         show(DevicesOutput(lists: lists))
         let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }

@@ -45,7 +45,8 @@ extension CommandRunner {
     /// after confirmation on a terminal.
     fileprivate func removeListedDevice(_ name: String, id: Int, yes: Bool) async throws -> ExitCode {
         guard yes || context.console.inputIsTerminal else {
-            throw UsageError("not removing device \(id) without --yes: there is no terminal to ask for confirmation on", command: ["devices", "remove"])
+            throw UsageError(
+                "not removing device \(id) without --yes: there is no terminal to ask for confirmation on", command: ["devices", "remove"])
         }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
@@ -75,12 +76,13 @@ extension CommandRunner {
 
     /// Asks on the terminal before a row is removed; throws when the answer is not yes.
     private func confirmRemoval(_ listed: ListedDevice, from account: AccountRecord) throws {
-        let note = switch listed.kind {
-        case .current: " It is this device's own row."
-        case .oldToken: " It is a row of this device's old token."
-        case .unsettled: " It is a row of this device's, of the current token or an old one."
-        case .notOurs: ""
-        }
+        let note =
+            switch listed.kind {
+            case .current: " It is this device's own row."
+            case .oldToken: " It is a row of this device's old token."
+            case .unsettled: " It is a row of this device's, of the current token or an old one."
+            case .notOurs: ""
+            }
         let question = "Remove device \(listed.row.id) \"\(listed.shownLabel)\" (\(listed.shownToken)) from \(escaped: account.name)?\(note)"
         guard context.console.confirm(question) else {
             throw CommandFailure("not confirmed; nothing removed", exitCode: .partialFailure)
@@ -114,9 +116,12 @@ struct DeviceRemovalOutput: CommandOutput {
         }
         let removed = "Removed device \(id) \"\(listed.shownLabel)\" (\(listed.shownToken)) from \(escaped: account.name)."
         if listed.isThisDevice {
-            return [removed, account.state == .active
-                ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`gitbay-sync pause \(escaped: account.name)`)."
-                : "It was this device's own row; \(escaped: account.name) is \(account.state.rawValue), so it stays removed."]
+            return [
+                removed,
+                account.state == .active
+                    ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`gitbay-sync pause \(escaped: account.name)`)."
+                    : "It was this device's own row; \(escaped: account.name) is \(account.state.rawValue), so it stays removed.",
+            ]
         }
         if listed.isOldToken {
             return [removed, "It was a row of this device's old token, which `gitbay-sync run` removes as well."]

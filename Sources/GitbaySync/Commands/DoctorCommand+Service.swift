@@ -1,12 +1,13 @@
 import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbayReconcile
-import GitbayState
-import GitbaySupport
 
 extension CommandRunner {
     /// The service: whether its files are installed and enabled, whether they call this binary
@@ -31,31 +32,44 @@ extension CommandRunner {
         let enable = ServiceUnits.enableCommand(platform)
         if installed.isAbsent {
             let what = platform == .systemd ? "no gitbay-sync units" : "no gitbay-sync launchd agent"
-            return .warn("service.units", subject, "\(what): nothing runs gitbay-sync at login or on a timer",
-                         fix: "to keep the registration true without you: `gitbay-sync service install`, then `\(enable)`; nothing to do if you run `gitbay-sync run` yourself, or `run --every` under a supervisor of your own")
+            return .warn(
+                "service.units", subject, "\(what): nothing runs gitbay-sync at login or on a timer",
+                fix:
+                    "to keep the registration true without you: `gitbay-sync service install`, then `\(enable)`; nothing to do if you run `gitbay-sync run` yourself, or `run --every` under a supervisor of your own"
+            )
         }
         let missing = installed.units.filter { !$0.isPresent }.map(\.name)
         if !missing.isEmpty {
-            return .fail("service.units", subject, "\(missing.joined(separator: " and ")) is missing: the units are half installed",
-                         fix: "`gitbay-sync service install` writes them all, then `\(enable)`")
+            return .fail(
+                "service.units", subject, "\(missing.joined(separator: " and ")) is missing: the units are half installed",
+                fix: "`gitbay-sync service install` writes them all, then `\(enable)`")
         }
         let byHand = installed.units.filter { !$0.isGenerated }.map(\.name)
         let note = byHand.isEmpty ? "" : " (\(byHand.joined(separator: " and ")) not written by `gitbay-sync service install`)"
         guard platform == .systemd else {
-            return .pass("service.units", subject, "installed: launchd loads the agent at login (`launchctl print gui/$(id -u)/\(ServiceUnits.launchdLabel)` shows whether it is loaded now)\(note)")
+            return .pass(
+                "service.units", subject,
+                "installed: launchd loads the agent at login (`launchctl print gui/$(id -u)/\(ServiceUnits.launchdLabel)` shows whether it is loaded now)\(note)"
+            )
         }
         let period = installed.period.map { " every \(IntervalParser.format($0))" } ?? ""
         let disabled = installed.units.filter { !$0.enabled }
         if disabled.isEmpty {
-            return .pass("service.units", subject, "installed and enabled: \(ServiceUnits.serviceName) runs at login, \(ServiceUnits.timerName)\(period)\(note)")
+            return .pass(
+                "service.units", subject,
+                "installed and enabled: \(ServiceUnits.serviceName) runs at login, \(ServiceUnits.timerName)\(period)\(note)")
         }
         let links = disabled.compactMap { unit in unit.wantedBy.map { "\($0).wants/\(unit.name)" } }.joined(separator: " and ")
         if disabled.contains(where: { $0.name == ServiceUnits.timerName }) {
-            let what = disabled.count == installed.units.count ? "neither unit is enabled: nothing runs" : "\(ServiceUnits.timerName) is not enabled: nothing runs on a timer"
+            let what =
+                disabled.count == installed.units.count
+                ? "neither unit is enabled: nothing runs" : "\(ServiceUnits.timerName) is not enabled: nothing runs on a timer"
             return .fail("service.units", subject, "installed, but \(what) (no \(links))\(note)", fix: "`\(enable)`")
         }
-        return .warn("service.units", subject, "installed, but \(ServiceUnits.serviceName) is not enabled: it runs on the timer\(period), not at login (no \(links))\(note)",
-                     fix: "`\(enable)`")
+        return .warn(
+            "service.units", subject,
+            "installed, but \(ServiceUnits.serviceName) is not enabled: it runs on the timer\(period), not at login (no \(links))\(note)",
+            fix: "`\(enable)`")
     }
 
     /// `service.command`: the service runs `gitbay-sync run` by an executable that is there
@@ -64,10 +78,12 @@ extension CommandRunner {
     private func commandCheck(_ installed: InstalledService) -> DoctorCheck {
         let subject = installed.service.path
         let handWritten = !installed.service.isGenerated
-        let reload = installed.platform == .systemd
+        let reload =
+            installed.platform == .systemd
             ? "`systemctl --user daemon-reload`"
             : "`launchctl bootout gui/$(id -u)/\(ServiceUnits.launchdLabel)` and `\(ServiceUnits.enableCommand(.launchd))`"
-        let fix = "run `gitbay-sync service install\(handWritten ? " --force" : "")` with the binary and in the shell you use (it writes the units afresh), then \(reload)"
+        let fix =
+            "run `gitbay-sync service install\(handWritten ? " --force" : "")` with the binary and in the shell you use (it writes the units afresh), then \(reload)"
         guard let arguments = installed.arguments, let program = arguments.first, !program.isEmpty else {
             return .fail("service.command", subject, "no command line can be read from it", fix: fix)
         }
@@ -88,7 +104,9 @@ extension CommandRunner {
         let ourHook = PreRemovalHook.path(environment: context.environment)
 
         guard !problems.isEmpty else {
-            return .pass("service.command", subject, "runs `gitbay-sync run --unattended` by this binary (\(program)) with this database and this shell's pre-remove hook (\(ourHook))")
+            return .pass(
+                "service.command", subject,
+                "runs `gitbay-sync run --unattended` by this binary (\(program)) with this database and this shell's pre-remove hook (\(ourHook))")
         }
         let detail = problems.map(\.text).joined(separator: "; ")
         return problems.contains { $0.level == .fail }
@@ -112,7 +130,8 @@ extension CommandRunner {
             problems.append((.warning, "it names no --db: it reaches \(ours) only through the service's environment"))
         }
         if !options.contains("--unattended") {
-            problems.append((.warning, "it does not pass --unattended, so its runs are not recorded for doctor (units written by an earlier gitbay-sync)"))
+            problems.append(
+                (.warning, "it does not pass --unattended, so its runs are not recorded for doctor (units written by an earlier gitbay-sync)"))
         }
 
         let theirHook = PreRemovalHook.path(environment: environment)
@@ -134,18 +153,26 @@ extension CommandRunner {
         if installed.service.isPresent {
             let subject = systemd ? ServiceUnits.serviceName : ServiceUnits.launchdLabel
             guard let run = try? await store.lastUnattendedRun(.service) else {
-                let start = systemd ? "`systemctl --user start \(ServiceUnits.serviceName)` runs it now" : "`launchctl kickstart gui/$(id -u)/\(ServiceUnits.launchdLabel)` runs it now"
-                return .warn("service.last-run", subject, "no run of the service is recorded in this database yet",
-                             fix: "it runs at login and on its timer (\(start)); if it did run, it uses another database or was installed by an earlier gitbay-sync (see service.command)")
+                let start =
+                    systemd
+                    ? "`systemctl --user start \(ServiceUnits.serviceName)` runs it now"
+                    : "`launchctl kickstart gui/$(id -u)/\(ServiceUnits.launchdLabel)` runs it now"
+                return .warn(
+                    "service.last-run", subject, "no run of the service is recorded in this database yet",
+                    fix:
+                        "it runs at login and on its timer (\(start)); if it did run, it uses another database or was installed by an earlier gitbay-sync (see service.command)"
+                )
             }
             let logs = systemd ? "`journalctl --user -u gitbay-sync`" : "~/Library/Logs/gitbay-sync.log"
-            let stale = systemd
+            let stale =
+                systemd
                 ? "`systemctl --user status \(ServiceUnits.timerName) \(ServiceUnits.serviceName)` shows whether the timer runs (it does not while the computer sleeps)"
                 : "`launchctl print gui/$(id -u)/\(ServiceUnits.launchdLabel)` shows whether the agent is loaded (it does not run while the computer sleeps)"
             return lastRunCheck(run, subject: subject, period: installed.period, logs: logs, whenStale: stale)
         }
         guard let run = try? await store.lastUnattendedRun(.every) else { return nil }
-        return lastRunCheck(run, subject: "run --every", period: run.period, logs: "its output", whenStale: "check that `gitbay-sync run --every` is still running")
+        return lastRunCheck(
+            run, subject: "run --every", period: run.period, logs: "its output", whenStale: "check that `gitbay-sync run --every` is still running")
     }
 
     private func lastRunCheck(_ run: UnattendedRunRecord, subject: String, period: Duration?, logs: String, whenStale: String) -> DoctorCheck {
@@ -158,7 +185,8 @@ extension CommandRunner {
             let waiting = run.waiting == 0 ? "" : ", \(run.waiting) waiting out a backoff"
             detail = "last ran at \(when): ok, \(run.accounts) account\(run.accounts == 1 ? "" : "s")\(waiting)"
         case .failed:
-            detail = "last ran at \(when): \(run.failedAccounts.count) of \(run.accounts) accounts failed (\(run.failedAccounts.joined(separator: ", ")))"
+            detail =
+                "last ran at \(when): \(run.failedAccounts.count) of \(run.accounts) accounts failed (\(run.failedAccounts.joined(separator: ", ")))"
             fixes.append("`gitbay-sync status` shows why and when each is tried again; \(logs) has the run's lines")
         case .interrupted:
             detail = "last ran at \(when) and was interrupted"

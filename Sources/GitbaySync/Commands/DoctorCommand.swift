@@ -1,12 +1,13 @@
 import FoundationEssentials
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import GitbayReconcile
-import GitbayState
-import GitbaySupport
 
 /// `doctor`.
 struct DoctorCommand: CommandDefinition {
@@ -50,14 +51,16 @@ extension CommandRunner {
     /// The database: present, opens (schema known), intact, private, and no run stuck in it.
     private func databaseChecks(_ path: String, into checks: inout [DoctorCheck]) async -> StateStore? {
         guard location.databaseExists else {
-            checks.append(.fail("database", path, "no state database here", fix: "sign in with `gitbay-sync login <instance-url>`, or pass the --db you use"))
+            checks.append(
+                .fail("database", path, "no state database here", fix: "sign in with `gitbay-sync login <instance-url>`, or pass the --db you use"))
             return nil
         }
         let store: StateStore
         do {
             store = try await openExistingStore()
         } catch {
-            checks.append(.fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
+            checks.append(
+                .fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
             // A database refused for who owns or can write it fails its own check too.
             let permissions = permissionsCheck(path)
             if !permissions.ok { checks.append(permissions) }
@@ -65,15 +68,21 @@ extension CommandRunner {
         }
         do {
             let findings = try await store.integrityCheck()
-            checks.append(findings == ["ok"]
-                ? .pass("database.integrity", path, "integrity check ok")
-                : .fail("database.integrity", path, "damaged: \(findings.prefix(3).joined(separator: "; "))",
+            checks.append(
+                findings == ["ok"]
+                    ? .pass("database.integrity", path, "integrity check ok")
+                    : .fail(
+                        "database.integrity", path, "damaged: \(findings.prefix(3).joined(separator: "; "))",
                         fix: "move the file aside and sign in again (the accounts' tokens are in it)"))
             let applied = try await store.appliedMigrations()
             let known = Migration.all.map(\.version)
-            checks.append(applied == known
-                ? .pass("database.schema", path, "schema version \(known.last ?? 0), \(applied.count) migration\(applied.count == 1 ? "" : "s") applied")
-                : .fail("database.schema", path, "applied migrations \(applied) differ from this build's \(known)",
+            checks.append(
+                applied == known
+                    ? .pass(
+                        "database.schema", path,
+                        "schema version \(known.last ?? 0), \(applied.count) migration\(applied.count == 1 ? "" : "s") applied")
+                    : .fail(
+                        "database.schema", path, "applied migrations \(applied) differ from this build's \(known)",
                         fix: "use the gitbay-sync that wrote this database, or pass another --db"))
         } catch {
             checks.append(.fail("database.integrity", path, "cannot be read: \(error)", fix: "move the file aside and sign in again"))
@@ -134,8 +143,10 @@ extension CommandRunner {
         }
         let pids = Set(live.map(\.holderPID)).sorted().map(String.init).joined(separator: ", ")
         if now.timeIntervalSince(oldest.takenAt) > Self.stuckAfter {
-            return .fail("database.leases", path, "gitbay-sync (pid \(pids)) has been reconciling \(live.count) account\(live.count == 1 ? "" : "s") since \(Timestamp.format(oldest.takenAt))",
-                         fix: "if it hangs, stop it (`kill \(oldest.holderPID)`): its accounts pass to the next run")
+            return .fail(
+                "database.leases", path,
+                "gitbay-sync (pid \(pids)) has been reconciling \(live.count) account\(live.count == 1 ? "" : "s") since \(Timestamp.format(oldest.takenAt))",
+                fix: "if it hangs, stop it (`kill \(oldest.holderPID)`): its accounts pass to the next run")
         }
         return .pass("database.leases", path, "a run in progress (pid \(pids)) is reconciling \(live.count) account\(live.count == 1 ? "" : "s")")
     }
@@ -152,8 +163,13 @@ extension CommandRunner {
         }
         let bytes = token.exposedValue.utf8.count
         if bytes > InputLimit.deviceToken.maximumBytes || token.exposedValue.contains(where: \.isWhitespace) || bytes == 0 {
-            let why = bytes > InputLimit.deviceToken.maximumBytes ? "\(bytes) bytes, more than a server takes (\(InputLimit.deviceToken.maximumBytes))" : "it contains whitespace"
-            checks.append(.fail("device.token", "device", "the push token (\(token.prefix())…) is implausible: \(why)", fix: "set the token the platform hands out: \(setToken)"))
+            let why =
+                bytes > InputLimit.deviceToken.maximumBytes
+                ? "\(bytes) bytes, more than a server takes (\(InputLimit.deviceToken.maximumBytes))" : "it contains whitespace"
+            checks.append(
+                .fail(
+                    "device.token", "device", "the push token (\(token.prefix())…) is implausible: \(why)",
+                    fix: "set the token the platform hands out: \(setToken)"))
             return nil
         }
         checks.append(.pass("device.token", "device", "set (\(token.prefix())…, \(bytes) bytes)"))
@@ -192,6 +208,8 @@ struct DoctorOutput: CommandOutput {
         let failed = checks.filter { !$0.ok }.count
         let warnings = checks.filter { $0.level == .warning }.count
         let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
-        return checks.flatMap(\.lines) + [failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."]
+        return checks.flatMap(\.lines) + [
+            failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."
+        ]
     }
 }

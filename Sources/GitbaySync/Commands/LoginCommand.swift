@@ -6,7 +6,8 @@ import GitbaySupport
 
 /// `login <instance-url>`.
 struct LoginCommand: CommandDefinition {
-    static let instanceURL = CommandSpec.Argument(name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")
+    static let instanceURL = CommandSpec.Argument(
+        name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")
 
     static let spec = CommandSpec(
         words: ["login"], arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
@@ -49,7 +50,8 @@ extension CommandRunner {
         let apiToken = Secret(tokenText)
         let store = try await openStore()
 
-        let client = GitbayClient(instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
+        let client = GitbayClient(
+            instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
         let username = try await verifiedUsername(client, instance: instance)
         let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: context.now())
         let device = try await store.device()
@@ -62,10 +64,11 @@ extension CommandRunner {
         if device.token == nil {
             text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
         }
-        show(ReconciledOutput(
-            fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
-            outcomes: outcomes, text: text
-        ))
+        show(
+            ReconciledOutput(
+                fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
+                outcomes: outcomes, text: text
+            ))
         return outcomes.isEmpty ? .success : report(outcomes)
     }
 
@@ -125,13 +128,20 @@ extension CommandRunner {
         guard let error = error as? GitbayError else { return error }
         switch error.kind {
         case .authFailed:
-            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. Mint a new one with `token create --name gitbay-sync --scope full`.", exitCode: .denied)
+            return CommandFailure(
+                "\(instance) refused the API token (invalid, expired or revoked); nothing was stored. Mint a new one with `token create --name gitbay-sync --scope full`.",
+                exitCode: .denied)
         case .readOnlyToken:
-            return CommandFailure("the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.", exitCode: .denied)
+            return CommandFailure(
+                "the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.",
+                exitCode: .denied)
         case .notJSON:
-            return CommandFailure("\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.", exitCode: .unavailable)
+            return CommandFailure(
+                "\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.",
+                exitCode: .unavailable)
         default:
-            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
+            return CommandFailure(
+                "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
         }
     }
 }

@@ -37,10 +37,12 @@ extension CommandRunner {
         let name = TerminalText.escaped(account.name)
         let until = "until `gitbay-sync resume \(name)`"
         guard let outcome, outcome.action != .failed else {
-            return "Paused \(name) here, but this device could not be deregistered on \(account.instance) (the error is below): it may get the account's pushes \(Self.untilRun)."
+            return
+                "Paused \(name) here, but this device could not be deregistered on \(account.instance) (the error is below): it may get the account's pushes \(Self.untilRun)."
         }
         if outcome.action == .skipped {
-            return "Paused \(name) here; \(outcome.reason ?? "it was not reconciled"), so this device is deregistered on \(account.instance) by that run \(Self.orNextRun). It stays paused \(until)."
+            return
+                "Paused \(name) here; \(outcome.reason ?? "it was not reconciled"), so this device is deregistered on \(account.instance) by that run \(Self.orNextRun). It stays paused \(until)."
         }
         return "Paused \(name): this device is deregistered on \(account.instance) and stays so \(until)."
     }

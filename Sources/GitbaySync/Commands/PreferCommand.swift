@@ -38,7 +38,9 @@ extension CommandRunner {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         guard account.state != .removing else {
-            throw CommandFailure("\(account.name) is being removed, so it cannot hold this device's token; finish with `gitbay-sync remove-account \(account.name)`", exitCode: .dataError)
+            throw CommandFailure(
+                "\(account.name) is being removed, so it cannot hold this device's token; finish with `gitbay-sync remove-account \(account.name)`",
+                exitCode: .dataError)
         }
         try await store.prefer(accountID: account.id, on: account.instance)
         let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
@@ -59,21 +61,25 @@ extension CommandRunner {
         }
         if account.state == .paused {
             let now = holder.map { "\($0) holds it meanwhile" } ?? "no account holds it meanwhile"
-            return "\(preferred), but it is paused, so it cannot hold this device's token: \(now). `gitbay-sync resume \(name)` registers the device for it and moves the token to it."
+            return
+                "\(preferred), but it is paused, so it cannot hold this device's token: \(now). `gitbay-sync resume \(name)` registers the device for it and moves the token to it."
         }
         guard let own else {
             return "\(preferred); it holds this device's token from the next `gitbay-sync run`."
         }
         switch own.condition {
         case .authFailed:
-            return "\(preferred), but its API token was refused, so it cannot hold this device's token until you sign in again with `gitbay-sync login \(account.instance)`."
+            return
+                "\(preferred), but its API token was refused, so it cannot hold this device's token until you sign in again with `gitbay-sync login \(account.instance)`."
         case .noDeviceToken:
-            return "\(preferred); no device token is set yet: it holds the token once one is set (`gitbay-sync device set-token`) and `gitbay-sync run` registers it."
+            return
+                "\(preferred); no device token is set yet: it holds the token once one is set (`gitbay-sync device set-token`) and `gitbay-sync run` registers it."
         default:
             if own.action == .skipped {
                 return "\(preferred); \(own.reason ?? "it was not reconciled"), and it holds this device's token after that run \(Self.orNextRun)."
             }
-            return "\(preferred), but the token could not be moved to it yet (the error is below): it holds the token once `gitbay-sync run` gets through to the server (the timer runs it, if installed)."
+            return
+                "\(preferred), but the token could not be moved to it yet (the error is below): it holds the token once `gitbay-sync run` gets through to the server (the timer runs it, if installed)."
         }
     }
 }

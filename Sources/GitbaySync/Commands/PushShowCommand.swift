@@ -53,9 +53,17 @@ struct PushShowOutput: CommandOutput {
     let switches: [Switch]
 
     var json: JSONValue {
-        .object([("accounts", .array(switches.map { entry in
-            .object([("account", .string(entry.account)), ("push", entry.push.map(JSONValue.bool) ?? .null), ("error", .optional(entry.error))])
-        }))])
+        .object([
+            (
+                "accounts",
+                .array(
+                    switches.map { entry in
+                        .object([
+                            ("account", .string(entry.account)), ("push", entry.push.map(JSONValue.bool) ?? .null), ("error", .optional(entry.error)),
+                        ])
+                    })
+            )
+        ])
     }
 
     var text: [String] {

@@ -6,7 +6,8 @@ import GitbaySupport
 
 /// `remove-account <account> [--force]`, also called `logout`.
 struct RemoveAccountCommand: CommandDefinition {
-    static let force = CommandSpec.Option(name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")
+    static let force = CommandSpec.Option(
+        name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")
 
     static let spec = CommandSpec(
         words: ["remove-account"], aliases: ["logout"], arguments: [.account], options: [force],
@@ -62,7 +63,9 @@ extension CommandRunner {
         }
         show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes))
         if !left.isEmpty {
-            context.console.err("Warning: \(shown) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page.")
+            context.console.err(
+                "Warning: \(shown) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page."
+            )
         }
         if let failure {
             context.console.err("Error: \(escaped: failure.message)")
@@ -123,23 +126,35 @@ struct RemovalVerdict {
 
     init(_ result: AccountRemoval.Result, account: AccountRecord) {
         let shown = TerminalText.escaped(account.name)
-        let retry = "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
+        let retry =
+            "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
         switch result {
         case .removed:
             (said, word, handOver) = ("Removed \(shown): this device is deregistered and the API token is deleted.", "removed", true)
         case .forced(let outcome, let rows, let deregistered):
             let why = CommandRunner.sentence(outcome.error ?? "the removal did not complete")
             let what = deregistered ? "this device is deregistered, but the pre-remove hook did not pass" : "this device could not be deregistered"
-            (said, word, left, handOver) = ("Removed \(shown) by force: the API token is deleted, although \(what): \(TerminalText.escaped(why)).", "forced", rows, deregistered)
+            (said, word, left, handOver) = (
+                "Removed \(shown) by force: the API token is deleted, although \(what): \(TerminalText.escaped(why)).", "forced", rows, deregistered
+            )
         case .busy(_, let pid):
-            failure = CommandFailure("\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does). It is no longer counted as signed in.", exitCode: .busy)
+            failure = CommandFailure(
+                "\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does). It is no longer counted as signed in.",
+                exitCode: .busy)
         case .interrupted(_, let reason):
-            failure = CommandFailure("\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).", exitCode: .unavailable)
+            failure = CommandFailure(
+                "\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).",
+                exitCode: .unavailable)
         case .kept(_, let reason, let deregistered):
             let why = CommandRunner.sentence(reason)
-            failure = deregistered
-                ? CommandFailure("\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.", exitCode: .unavailable)
-                : CommandFailure("\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.", exitCode: .unavailable)
+            failure =
+                deregistered
+                ? CommandFailure(
+                    "\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.",
+                    exitCode: .unavailable)
+                : CommandFailure(
+                    "\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.",
+                    exitCode: .unavailable)
             handOver = deregistered
         }
     }

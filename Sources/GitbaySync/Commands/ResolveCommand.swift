@@ -70,14 +70,17 @@ struct ResolvedOutput: CommandOutput {
             ("state", .string(account.state.rawValue)),
             ("path", .string(payload.path)),
             ("badge", .int(payload.badge)),
-            ("destination", payload.destination.map { destination in
-                .object([
-                    ("kind", .string(destination.kind.rawValue)),
-                    ("repository", .string(destination.repositoryPath)),
-                    ("number", .int(destination.number)),
-                    ("url", .string(destination.webURL(on: account.instance))),
-                ])
-            } ?? .null),
+            (
+                "destination",
+                payload.destination.map { destination in
+                    .object([
+                        ("kind", .string(destination.kind.rawValue)),
+                        ("repository", .string(destination.repositoryPath)),
+                        ("number", .int(destination.number)),
+                        ("url", .string(destination.webURL(on: account.instance))),
+                    ])
+                } ?? .null
+            ),
         ])
     }
 

@@ -35,13 +35,15 @@ extension CommandRunner {
     fileprivate func resumedText(_ account: AccountRecord, _ outcome: AccountOutcome?) -> String {
         let name = TerminalText.escaped(account.name)
         guard let outcome, outcome.action != .failed else {
-            return "Resumed \(name) here, but this device could not be registered on \(account.instance) (the error is below): it gets no pushes for the account \(Self.untilRun)."
+            return
+                "Resumed \(name) here, but this device could not be registered on \(account.instance) (the error is below): it gets no pushes for the account \(Self.untilRun)."
         }
         switch outcome.condition {
         case .registered:
             return "Resumed \(name): this device is registered for it" + (outcome.deviceID.map { " (device \($0))" } ?? "") + "."
         case .shadowed:
-            return "Resumed \(name): \(outcome.shadowedBy.map(TerminalText.escaped) ?? "another account") holds this device's token on \(account.instance), so \(name) is shadowed (`gitbay-sync prefer \(name)` moves the token to it)."
+            return
+                "Resumed \(name): \(outcome.shadowedBy.map(TerminalText.escaped) ?? "another account") holds this device's token on \(account.instance), so \(name) is shadowed (`gitbay-sync prefer \(name)` moves the token to it)."
         case .noDeviceToken:
             return "Resumed \(name): no device token is set yet; `gitbay-sync device set-token` and then `gitbay-sync run` register it."
         default:

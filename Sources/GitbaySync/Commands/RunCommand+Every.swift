@@ -54,20 +54,22 @@ extension CommandRunner {
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running }
         )
-        try? await store.recordUnattendedRun(unattendedRun(
-            .every, startedAt: startedAt, outcomes, interrupted: shutdown.phase != .running, period: interval
-        ))
+        try? await store.recordUnattendedRun(
+            unattendedRun(
+                .every, startedAt: startedAt, outcomes, interrupted: shutdown.phase != .running, period: interval
+            ))
         let next: Duration? = shutdown.phase == .running ? nextSleep : nil
         if global.json {
-            printJSON(.object([
-                ("cycle", .int(number)),
-                ("started_at", .string(Timestamp.format(startedAt))),
-                ("ok", .bool(!outcomes.contains(where: \.isFailure))),
-                ("accounts", .array(outcomes.map(\.json))),
-                // Kept for the shape's sake: a cycle no longer fails on its own.
-                ("error", .null),
-                ("next_cycle_in_seconds", .optional(next.map { Int($0.components.seconds) })),
-            ]))
+            printJSON(
+                .object([
+                    ("cycle", .int(number)),
+                    ("started_at", .string(Timestamp.format(startedAt))),
+                    ("ok", .bool(!outcomes.contains(where: \.isFailure))),
+                    ("accounts", .array(outcomes.map(\.json))),
+                    // Kept for the shape's sake: a cycle no longer fails on its own.
+                    ("error", .null),
+                    ("next_cycle_in_seconds", .optional(next.map { Int($0.components.seconds) })),
+                ]))
         }
         let err = context.console.err
         for outcome in outcomes {

@@ -9,10 +9,13 @@ struct RunCommand: CommandDefinition {
     static let concurrencyRange = 1...64
     static let concurrency = CommandSpec.Option(
         name: "--concurrency", valueName: "N",
-        help: "How many accounts to reconcile at once (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options().concurrency))."
+        help:
+            "How many accounts to reconcile at once (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options().concurrency))."
     )
-    static let now = CommandSpec.Option(name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")
-    static let unattended = CommandSpec.Option(name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
+    static let now = CommandSpec.Option(
+        name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")
+    static let unattended = CommandSpec.Option(
+        name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
 
     static let spec = CommandSpec(
         words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
@@ -100,11 +103,12 @@ extension CommandRunner {
         let startedAt = context.now()
         let store = try await openExistingStore()
         let outcomes = try await reconcileOnce(store, concurrency: concurrency, honourBackoff: !now)
-        show(ReportedOutput(
-            json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
-            // The outcomes' own lines come from `report`.
-            text: outcomes.isEmpty ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
-        ))
+        show(
+            ReportedOutput(
+                json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
+                // The outcomes' own lines come from `report`.
+                text: outcomes.isEmpty ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
+            ))
         let code = report(outcomes)
         // Only a running pre-remove hook takes a stop request: the removals it left wait for
         // the next run.
@@ -113,7 +117,11 @@ extension CommandRunner {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
         }
         guard !interrupted else {
-            context.console.err(journalErr.line(.error, "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."))
+            context.console.err(
+                journalErr.line(
+                    .error,
+                    "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."
+                ))
             return .unavailable
         }
         return code

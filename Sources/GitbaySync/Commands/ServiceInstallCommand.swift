@@ -3,7 +3,8 @@ import GitbaySupport
 
 /// `service install [--every DURATION] [--force]`.
 struct ServiceInstallCommand: CommandDefinition {
-    static let force = CommandSpec.Option(name: "--force", valueName: nil, help: "Replace unit files of the same name that `service install` did not write.")
+    static let force = CommandSpec.Option(
+        name: "--force", valueName: nil, help: "Replace unit files of the same name that `service install` did not write.")
 
     static let spec = CommandSpec(
         words: ["service", "install"], arguments: [], options: [.every, force],
@@ -52,17 +53,20 @@ extension CommandRunner {
             )
         }
         if !location.databaseExists {
-            context.console.err("Note: there is no state database at \(absoluteDatabasePath()) yet; the service's runs fail (exit 66) until you sign in: `gitbay-sync login <instance-url>`.")
+            context.console.err(
+                "Note: there is no state database at \(absoluteDatabasePath()) yet; the service's runs fail (exit 66) until you sign in: `gitbay-sync login <instance-url>`."
+            )
         }
         let paths = units.files.map { folder.filePath($0.name) }
-        show(ReportedOutput(
-            json: .object([
-                ("platform", .string(units.platform.rawValue)),
-                ("written", .array(paths.map(JSONValue.string))),
-                ("next", .string(units.enableCommand)),
-            ]),
-            text: paths.map { "Wrote \($0)" } + ["Next, run: \(units.enableCommand)"]
-        ))
+        show(
+            ReportedOutput(
+                json: .object([
+                    ("platform", .string(units.platform.rawValue)),
+                    ("written", .array(paths.map(JSONValue.string))),
+                    ("next", .string(units.enableCommand)),
+                ]),
+                text: paths.map { "Wrote \($0)" } + ["Next, run: \(units.enableCommand)"]
+            ))
         return .success
     }
 

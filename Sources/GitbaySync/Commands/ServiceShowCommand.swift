@@ -28,16 +28,20 @@ extension CommandRunner {
     /// `service show [--every]`: what `service install` would write, and where. Writes nothing.
     fileprivate func serviceShow(every: Duration?) throws -> ExitCode {
         let (units, folder) = try serviceUnits(every: every)
-        show(ReportedOutput(
-            json: .object([
-                ("platform", .string(units.platform.rawValue)),
-                ("folder", .string(folder.path)),
-                ("files", .array(units.files.map { .object([("path", .string(folder.filePath($0.name))), ("contents", .string($0.contents))]) })),
-                ("next", .string(units.enableCommand)),
-            ]),
-            text: units.files.flatMap { ["# \(folder.filePath($0.name))", $0.contents] }
-                + ["# `gitbay-sync service install` writes these; then run: \(units.enableCommand)"]
-        ))
+        show(
+            ReportedOutput(
+                json: .object([
+                    ("platform", .string(units.platform.rawValue)),
+                    ("folder", .string(folder.path)),
+                    (
+                        "files",
+                        .array(units.files.map { .object([("path", .string(folder.filePath($0.name))), ("contents", .string($0.contents))]) })
+                    ),
+                    ("next", .string(units.enableCommand)),
+                ]),
+                text: units.files.flatMap { ["# \(folder.filePath($0.name))", $0.contents] }
+                    + ["# `gitbay-sync service install` writes these; then run: \(units.enableCommand)"]
+            ))
         return .success
     }
 }

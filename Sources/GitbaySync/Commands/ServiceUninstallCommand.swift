@@ -3,12 +3,14 @@ import GitbaySupport
 
 /// `service uninstall [--force]`.
 struct ServiceUninstallCommand: CommandDefinition {
-    static let force = CommandSpec.Option(name: "--force", valueName: nil, help: "Also remove unit files of those names that `service install` did not write.")
+    static let force = CommandSpec.Option(
+        name: "--force", valueName: nil, help: "Also remove unit files of those names that `service install` did not write.")
 
     static let spec = CommandSpec(
         words: ["service", "uninstall"], arguments: [], options: [force],
         summary: "Remove the units `service install` wrote.",
-        discussion: "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 73, nothing removed) unless --force."
+        discussion:
+            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 73, nothing removed) unless --force."
     )
 
     let force: Bool
@@ -42,19 +44,21 @@ extension CommandRunner {
         } catch {
             throw CommandFailure("\(error); fix the folder's permissions and run `gitbay-sync service uninstall` again", exitCode: .stateError)
         }
-        let stop = platform == .systemd
+        let stop =
+            platform == .systemd
             ? "systemctl --user stop \(ServiceUnits.timerName) \(ServiceUnits.serviceName); systemctl --user daemon-reload"
             : "launchctl bootout gui/$(id -u)/\(ServiceUnits.launchdLabel)"
-        show(ReportedOutput(
-            json: .object([
-                ("platform", .string(platform.rawValue)),
-                ("removed", .array(removed.map(JSONValue.string))),
-                ("next", .string(stop)),
-            ]),
-            text: removed.isEmpty
-                ? ["Nothing to remove: no gitbay-sync units in \(folder.path)."]
-                : removed.map { "Removed \($0)" } + ["If they were running, run: \(stop)"]
-        ))
+        show(
+            ReportedOutput(
+                json: .object([
+                    ("platform", .string(platform.rawValue)),
+                    ("removed", .array(removed.map(JSONValue.string))),
+                    ("next", .string(stop)),
+                ]),
+                text: removed.isEmpty
+                    ? ["Nothing to remove: no gitbay-sync units in \(folder.path)."]
+                    : removed.map { "Removed \($0)" } + ["If they were running, run: \(stop)"]
+            ))
         return .success
     }
 }

@@ -46,7 +46,8 @@ struct StatusOutput: CommandOutput {
     var text: [String] {
         var lines = [
             "database: \(databasePath)",
-            "device: \(escaped: device.label), token " + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"),
+            "device: \(escaped: device.label), token "
+                + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"),
         ]
         if rows.isEmpty {
             lines.append("accounts: none (sign in with `gitbay-sync login <instance-url>`)")

@@ -104,10 +104,11 @@ enum BashCompletion {
 
     private static func argumentArms(_ model: CompletionModel) -> String {
         return model.arguments.map { argument in
-            let action = switch argument.source {
-            case .accounts: #"reply+=($(_gitbay_sync_accounts "${db[@]}"))"#
-            case .words(let words): "reply+=(\(words.joined(separator: " ")))"
-            }
+            let action =
+                switch argument.source {
+                case .accounts: #"reply+=($(_gitbay_sync_accounts "${db[@]}"))"#
+                case .words(let words): "reply+=(\(words.joined(separator: " ")))"
+                }
             return "            \(q("\(argument.command) \(argument.index)"))) \(action) ;;"
         }.joined(separator: "\n")
     }

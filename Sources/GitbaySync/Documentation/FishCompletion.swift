@@ -23,10 +23,11 @@ enum FishCompletion {
         }
         for argument in model.arguments {
             let condition = q("__gitbay_sync_argument_is \"\(argument.command)\" \(argument.index)")
-            let values = switch argument.source {
-            case .accounts: "'(__gitbay_sync_accounts)'"
-            case .words(let words): q(words.joined(separator: " "))
-            }
+            let values =
+                switch argument.source {
+                case .accounts: "'(__gitbay_sync_accounts)'"
+                case .words(let words): q(words.joined(separator: " "))
+                }
             lines.append("complete -c gitbay-sync -n \(condition) -a \(values)")
         }
         return lines.joined(separator: "\n")
@@ -86,37 +87,37 @@ enum FishCompletion {
     /// The conditions of the rules, and the accounts.
     private static func conditions(_ model: CompletionModel) -> String {
         """
-            function __gitbay_sync_needs_command
-                set -l words (__gitbay_sync_words)
-                test (count $words) -eq 0; or test "$words" = help
-            end
+        function __gitbay_sync_needs_command
+            set -l words (__gitbay_sync_words)
+            test (count $words) -eq 0; or test "$words" = help
+        end
 
-            function __gitbay_sync_needs_subcommand
-                set -l words (__gitbay_sync_words)
-                test "$words" = "$argv[1]"; or test "$words" = "help $argv[1]"
-            end
+        function __gitbay_sync_needs_subcommand
+            set -l words (__gitbay_sync_words)
+            test "$words" = "$argv[1]"; or test "$words" = "help $argv[1]"
+        end
 
-            function __gitbay_sync_command_is
-                set -l resolved (__gitbay_sync_resolve (__gitbay_sync_words))
-                test "$resolved[1]" = "$argv[1]"
-            end
+        function __gitbay_sync_command_is
+            set -l resolved (__gitbay_sync_resolve (__gitbay_sync_words))
+            test "$resolved[1]" = "$argv[1]"
+        end
 
-            function __gitbay_sync_argument_is
-                set -l words (__gitbay_sync_words)
-                set -l resolved (__gitbay_sync_resolve $words)
-                test "$resolved[1]" = "$argv[1]"; and test (math (count $words) - $resolved[2]) -eq $argv[2]
-            end
+        function __gitbay_sync_argument_is
+            set -l words (__gitbay_sync_words)
+            set -l resolved (__gitbay_sync_resolve $words)
+            test "$resolved[1]" = "$argv[1]"; and test (math (count $words) - $resolved[2]) -eq $argv[2]
+        end
 
-            function __gitbay_sync_accounts
-                set -l db
-                set -l tokens (commandline -opc)
-                for index in (seq (count $tokens))
-                    if contains -- $tokens[$index] \(model.fileOptions.joined(separator: " ")); and test $index -lt (count $tokens)
-                        set db $tokens[$index] $tokens[(math $index + 1)]
-                    end
+        function __gitbay_sync_accounts
+            set -l db
+            set -l tokens (commandline -opc)
+            for index in (seq (count $tokens))
+                if contains -- $tokens[$index] \(model.fileOptions.joined(separator: " ")); and test $index -lt (count $tokens)
+                    set db $tokens[$index] $tokens[(math $index + 1)]
                 end
-                command gitbay-sync $db accounts --json 2>/dev/null | string match -ar '"account": *"[^"]*"' | string replace -r '^"account": *"(.*)"$' '$1'
             end
-            """
+            command gitbay-sync $db accounts --json 2>/dev/null | string match -ar '"account": *"[^"]*"' | string replace -r '^"account": *"(.*)"$' '$1'
+        end
+        """
     }
 }

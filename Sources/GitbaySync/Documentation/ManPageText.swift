@@ -35,7 +35,8 @@ enum ManPageText {
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
         case .busy: "Another gitbay-sync is reconciling the account right now; it (or the next run) finishes the job."
         case .denied: "A server refused the API token (invalid, expired or read-only)."
-        case .foreignFile: "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
+        case .foreignFile:
+            "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
         }
     }
 

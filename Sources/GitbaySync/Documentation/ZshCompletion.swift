@@ -124,10 +124,11 @@ enum ZshCompletion {
 
     private static func argumentArms(_ model: CompletionModel) -> String {
         model.arguments.map { argument in
-            let action = switch argument.source {
-            case .accounts: #"_gitbay_sync_accounts "${db[@]}""#
-            case .words(let words): "compadd -- \(words.joined(separator: " "))"
-            }
+            let action =
+                switch argument.source {
+                case .accounts: #"_gitbay_sync_accounts "${db[@]}""#
+                case .words(let words): "compadd -- \(words.joined(separator: " "))"
+                }
             return "            \(ShellQuote.posix("\(argument.command) \(argument.index)"))) \(action) ;;"
         }.joined(separator: "\n")
     }

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -77,16 +78,18 @@ struct BadInputTests {
         var testDescription: String { url }
     }
 
-    @Test("login refuses a malformed instance URL before reading a token or calling anything", arguments: [
-        URLCase(url: "gitbay.org", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
-        URLCase(url: "ftp://x", says: "is not an http(s) URL", fix: "give the instance's address, e.g. https://gitbay.org"),
-        URLCase(url: "https://", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
-        URLCase(url: "https://host/path", says: "has a path, query or credentials", fix: "give only the instance's address"),
-        URLCase(url: "https://user@host", says: "has a path, query or credentials", fix: "give only the instance's address"),
-        URLCase(url: "https://host:99999", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
-        URLCase(url: "http://gitbay.example", says: "uses plain http to a host that is not this machine", fix: "use https://"),
-        URLCase(url: "http://10.0.0.1:3000", says: "uses plain http to a host that is not this machine", fix: "use https://"),
-    ])
+    @Test(
+        "login refuses a malformed instance URL before reading a token or calling anything",
+        arguments: [
+            URLCase(url: "gitbay.org", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
+            URLCase(url: "ftp://x", says: "is not an http(s) URL", fix: "give the instance's address, e.g. https://gitbay.org"),
+            URLCase(url: "https://", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
+            URLCase(url: "https://host/path", says: "has a path, query or credentials", fix: "give only the instance's address"),
+            URLCase(url: "https://user@host", says: "has a path, query or credentials", fix: "give only the instance's address"),
+            URLCase(url: "https://host:99999", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
+            URLCase(url: "http://gitbay.example", says: "uses plain http to a host that is not this machine", fix: "use https://"),
+            URLCase(url: "http://10.0.0.1:3000", says: "uses plain http to a host that is not this machine", fix: "use https://"),
+        ])
     func malformedURL(_ test: URLCase) async throws {
         let scene = try await Scene.make()
         let token = scene.server.mintToken(for: "bob")
@@ -124,7 +127,9 @@ struct BadInputTests {
         let scene = try await Scene.make()
         let token = scene.server.mintToken(for: "bob")
         scene.server.apiEnabled = false
-        await scene.refuses(["login", scene.server.baseURL], stdin: token, code: .unavailable, says: ["did not answer as a gitbay API", "[api] enabled", "nothing was stored"])
+        await scene.refuses(
+            ["login", scene.server.baseURL], stdin: token, code: .unavailable,
+            says: ["did not answer as a gitbay API", "[api] enabled", "nothing was stored"])
     }
 
     @Test("login refuses an empty token or one with spaces", arguments: [nil, "", "  \n", "gb_abc def"])
@@ -135,18 +140,23 @@ struct BadInputTests {
         #expect(scene.server.requests().isEmpty)
     }
 
-    @Test("login refuses an API token with a control character, a character outside printable ASCII or over 1 KiB, before any request", arguments: [
-        TokenCase(name: "a NUL inside", token: "gb_abc\u{0}def", says: "contains a control character"),
-        TokenCase(name: "a NUL at the end", token: "gb_abcdef\u{0}\n", says: "contains a control character"),
-        TokenCase(name: "a control character first", token: "\u{1}gb_abcdef", says: "contains a control character"),
-        TokenCase(name: "an escape sequence inside", token: "gb_\u{1B}[31mabc", says: "contains a control character"),
-        TokenCase(name: "a DEL", token: "gb_abc\u{7F}def", says: "contains a control character"),
-        TokenCase(name: "a letter outside ASCII", token: "gb_abcdéf", says: "contains characters outside printable ASCII"),
-        TokenCase(name: "1025 bytes", token: "gb_" + String(repeating: "0", count: 1022), says: "the API token is 1025 bytes: an API token is at most 1024 bytes (1 KiB)"),
-    ])
+    @Test(
+        "login refuses an API token with a control character, a character outside printable ASCII or over 1 KiB, before any request",
+        arguments: [
+            TokenCase(name: "a NUL inside", token: "gb_abc\u{0}def", says: "contains a control character"),
+            TokenCase(name: "a NUL at the end", token: "gb_abcdef\u{0}\n", says: "contains a control character"),
+            TokenCase(name: "a control character first", token: "\u{1}gb_abcdef", says: "contains a control character"),
+            TokenCase(name: "an escape sequence inside", token: "gb_\u{1B}[31mabc", says: "contains a control character"),
+            TokenCase(name: "a DEL", token: "gb_abc\u{7F}def", says: "contains a control character"),
+            TokenCase(name: "a letter outside ASCII", token: "gb_abcdéf", says: "contains characters outside printable ASCII"),
+            TokenCase(
+                name: "1025 bytes", token: "gb_" + String(repeating: "0", count: 1022),
+                says: "the API token is 1025 bytes: an API token is at most 1024 bytes (1 KiB)"),
+        ])
     func badAPIToken(_ test: TokenCase) async throws {
         let scene = try await Scene.make()
-        let result = await scene.refuses(["login", scene.server.baseURL], stdin: test.token, code: .dataError, says: [test.says, "paste the token alone"])
+        let result = await scene.refuses(
+            ["login", scene.server.baseURL], stdin: test.token, code: .dataError, says: [test.says, "paste the token alone"])
         #expect(scene.server.requests().isEmpty)
         #expect(!result.err.contains("gb_abc"))
     }
@@ -156,11 +166,13 @@ struct BadInputTests {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    @Test("a misspelled account is named with the signed-in ones and a suggestion, exit 67", arguments: [
-        AccountCase(arguments: ["remove-account"]), AccountCase(arguments: ["pause"]), AccountCase(arguments: ["resume"]),
-        AccountCase(arguments: ["prefer"]), AccountCase(arguments: ["devices"]), AccountCase(arguments: ["push", "on"]),
-        AccountCase(arguments: ["push", "show"]),
-    ])
+    @Test(
+        "a misspelled account is named with the signed-in ones and a suggestion, exit 67",
+        arguments: [
+            AccountCase(arguments: ["remove-account"]), AccountCase(arguments: ["pause"]), AccountCase(arguments: ["resume"]),
+            AccountCase(arguments: ["prefer"]), AccountCase(arguments: ["devices"]), AccountCase(arguments: ["push", "on"]),
+            AccountCase(arguments: ["push", "show"]),
+        ])
     func unknownAccount(_ test: AccountCase) async throws {
         let scene = try await Scene.make()
         let typo = scene.account.replacingOccurrences(of: "alice", with: "alcie")
@@ -175,7 +187,9 @@ struct BadInputTests {
     func unknownAccountDeviceRemoval() async throws {
         let scene = try await Scene.make()
         let id = try #require(scene.rows.first?.id)
-        await scene.refuses(["devices", "remove", "nobody@example.org", String(id), "--yes"], code: .noSuchAccount, says: ["no account 'nobody@example.org'", "signed in: \(scene.account)"])
+        await scene.refuses(
+            ["devices", "remove", "nobody@example.org", String(id), "--yes"], code: .noSuchAccount,
+            says: ["no account 'nobody@example.org'", "signed in: \(scene.account)"])
     }
 
     struct TokenCase: Sendable, CustomTestStringConvertible {
@@ -185,19 +199,21 @@ struct BadInputTests {
         var testDescription: String { name }
     }
 
-    @Test("device set-token refuses a bad token and keeps the old one", arguments: [
-        TokenCase(name: "nothing on stdin", token: nil, says: "no device token on stdin"),
-        TokenCase(name: "empty", token: "", says: "no device token on stdin"),
-        TokenCase(name: "blank lines", token: " \n\n", says: "no device token on stdin"),
-        TokenCase(name: "513 bytes", token: String(repeating: "a", count: 513), says: "513 bytes; gitbay servers take at most 512"),
-        TokenCase(name: "257 two-byte characters", token: String(repeating: "é", count: 257), says: "outside printable ASCII"),
-        TokenCase(name: "a character a server would show cut in two", token: "abcdef€xyz0123", says: "outside printable ASCII"),
-        TokenCase(name: "a space inside", token: "abcd efgh", says: "contains whitespace"),
-        TokenCase(name: "a tab inside", token: "abcd\tefgh", says: "contains whitespace"),
-        TokenCase(name: "two lines", token: "abcd\nefgh\n", says: "contains whitespace"),
-        TokenCase(name: "an escape sequence inside", token: "abcd\u{1B}[31mefgh", says: "control characters"),
-        TokenCase(name: "a NUL inside", token: "abcd\u{0}efgh", says: "control characters"),
-    ])
+    @Test(
+        "device set-token refuses a bad token and keeps the old one",
+        arguments: [
+            TokenCase(name: "nothing on stdin", token: nil, says: "no device token on stdin"),
+            TokenCase(name: "empty", token: "", says: "no device token on stdin"),
+            TokenCase(name: "blank lines", token: " \n\n", says: "no device token on stdin"),
+            TokenCase(name: "513 bytes", token: String(repeating: "a", count: 513), says: "513 bytes; gitbay servers take at most 512"),
+            TokenCase(name: "257 two-byte characters", token: String(repeating: "é", count: 257), says: "outside printable ASCII"),
+            TokenCase(name: "a character a server would show cut in two", token: "abcdef€xyz0123", says: "outside printable ASCII"),
+            TokenCase(name: "a space inside", token: "abcd efgh", says: "contains whitespace"),
+            TokenCase(name: "a tab inside", token: "abcd\tefgh", says: "contains whitespace"),
+            TokenCase(name: "two lines", token: "abcd\nefgh\n", says: "contains whitespace"),
+            TokenCase(name: "an escape sequence inside", token: "abcd\u{1B}[31mefgh", says: "control characters"),
+            TokenCase(name: "a NUL inside", token: "abcd\u{0}efgh", says: "control characters"),
+        ])
     func badDeviceToken(_ test: TokenCase) async throws {
         let scene = try await Scene.make()
         await scene.refuses(["device", "set-token"], stdin: test.token, code: .dataError, says: [test.says])
@@ -212,24 +228,30 @@ struct BadInputTests {
         #expect(device.token?.prefix() == "bbbbbbbb")
     }
 
-    @Test("device set-token refuses a bad --label and keeps the device", arguments: [
-        "", "   ", "laptop [gbs-1234]", "two\nlines", String(repeating: "x", count: 101), "tab\there", "bell\u{7}",
-    ])
+    @Test(
+        "device set-token refuses a bad --label and keeps the device",
+        arguments: [
+            "", "   ", "laptop [gbs-1234]", "two\nlines", String(repeating: "x", count: 101), "tab\there", "bell\u{7}",
+        ])
     func badLabel(_ label: String) async throws {
         let scene = try await Scene.make()
-        await scene.refuses(["device", "set-token", "--label", label], stdin: "feedf00d99998888", code: .dataError, says: ["--label must be 1 to 100 characters"])
+        await scene.refuses(
+            ["device", "set-token", "--label", label], stdin: "feedf00d99998888", code: .dataError, says: ["--label must be 1 to 100 characters"])
     }
 
     @Test("run refuses a non-numeric --concurrency before touching anything")
     func badConcurrency() async throws {
         let scene = try await Scene.make()
-        await scene.refuses(["run", "--concurrency", "many"], code: .usage, says: ["invalid value for --concurrency: 'many'", "Usage: gitbay-sync run"], usage: true)
+        await scene.refuses(
+            ["run", "--concurrency", "many"], code: .usage, says: ["invalid value for --concurrency: 'many'", "Usage: gitbay-sync run"], usage: true)
         #expect(scene.server.requests().isEmpty)
     }
 
-    @Test("a file that is not a state database is refused with exit 74 and left as it was", arguments: [
-        ["status"], ["accounts"], ["run"], ["device", "show"], ["doctor"],
-    ])
+    @Test(
+        "a file that is not a state database is refused with exit 74 and left as it was",
+        arguments: [
+            ["status"], ["accounts"], ["run"], ["device", "show"], ["doctor"],
+        ])
     func corruptDatabase(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
         let path = cli.folder.file("junk.db")

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -43,7 +44,9 @@ struct CommandLineParserErrorTests {
         // Options.
         Case(["run", "--concurency", "3"], "unknown option '--concurency' for 'run'. Did you mean '--concurrency'?", ["run"]),
         Case(["status", "--jsn"], "unknown option '--jsn' for 'status'. Did you mean '--json'?", ["status"]),
-        Case(["device", "set-token", "--lable", "x"], "unknown option '--lable' for 'device set-token'. Did you mean '--label'?", ["device", "set-token"]),
+        Case(
+            ["device", "set-token", "--lable", "x"], "unknown option '--lable' for 'device set-token'. Did you mean '--label'?",
+            ["device", "set-token"]),
         Case(["status", "--frobnicate"], "unknown option '--frobnicate' for 'status'", ["status"]),
         Case(["accounts", "--force"], "unknown option '--force' for 'accounts'", ["accounts"]),
         // Another command's option is not this one's, whether it takes a value or not.
@@ -66,7 +69,8 @@ struct CommandLineParserErrorTests {
         // Arguments.
         Case(["login"], "'login' needs <instance-url>: The instance, e.g. https://gitbay.org (plain http only for loopback).", ["login"]),
         Case(["pause"], "'pause' needs <account>: An account as `gitbay-sync accounts` names it: user@host or user@host:port.", ["pause"]),
-        Case(["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),
+        Case(
+            ["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),
         Case(["login", "https://a.example", "https://b.example"], "unexpected argument 'https://b.example' for 'login'", ["login"]),
         Case(["status", "now"], "unexpected argument 'now' for 'status'", ["status"]),
         Case(["devices", "a@h", "b@h"], "unexpected argument 'b@h' for 'devices'", ["devices"]),
@@ -83,11 +87,15 @@ struct CommandLineParserErrorTests {
         Case(["run", "--every", "1h1h"], "invalid value for --every: '1h1h' is not a duration; \(every)", ["run"]),
         Case(["run", "--every", "8d"], "invalid value for --every: '8d' is too long; the period must be at most 7d", ["run"]),
         Case(["run", "--every", "5s"], "invalid value for --every: '5s' is too short; the period must be at least 10s", ["run"]),
-        Case(["service", "install", "--every", "5s"], "invalid value for --every: '5s' is too short; the period must be at least 10s", ["service", "install"]),
+        Case(
+            ["service", "install", "--every", "5s"], "invalid value for --every: '5s' is too short; the period must be at least 10s",
+            ["service", "install"]),
         Case(["service", "show", "--every", "1x"], "invalid value for --every: '1x' is not a duration; \(every)", ["service", "show"]),
         Case(["devices", "remove", "a@h", "x"], "'x' is not a device id; give the number `gitbay-sync devices` shows", ["devices", "remove"]),
         Case(["devices", "remove", "a@h", "0"], "'0' is not a device id; give the number `gitbay-sync devices` shows", ["devices", "remove"]),
-        Case(["run", "--every", "15m", "--now"], "--now and --every cannot be combined: every cycle of --every waits out each account's backoff", ["run"]),
+        Case(
+            ["run", "--every", "15m", "--now"], "--now and --every cannot be combined: every cycle of --every waits out each account's backoff",
+            ["run"]),
         Case(["run", "--now=yes"], "option '--now' takes no value", ["run"]),
         Case(["service", "show", "--force"], "unknown option '--force' for 'service show'", ["service", "show"]),
         Case(["status", "--db="], "option '--db' needs a path to the state database", ["status"]),

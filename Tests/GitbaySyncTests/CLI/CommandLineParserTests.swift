@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -23,9 +24,15 @@ struct CommandLineParserTests {
         Case(arguments: ["login", "https://gitbay.org"], command: .command(LoginCommand(instance: "https://gitbay.org"))),
         Case(arguments: ["accounts"], command: .command(AccountsCommand())),
         Case(arguments: ["remove-account", "alice@gitbay.org"], command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: false))),
-        Case(arguments: ["remove-account", "alice@gitbay.org", "--force"], command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true))),
-        Case(arguments: ["remove-account", "--force", "alice@gitbay.org"], command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true))),
-        Case(arguments: ["--force", "remove-account", "alice@gitbay.org"], command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true))),
+        Case(
+            arguments: ["remove-account", "alice@gitbay.org", "--force"],
+            command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true))),
+        Case(
+            arguments: ["remove-account", "--force", "alice@gitbay.org"],
+            command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true))),
+        Case(
+            arguments: ["--force", "remove-account", "alice@gitbay.org"],
+            command: .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true))),
         Case(arguments: ["pause", "alice@gitbay.org"], command: .command(PauseCommand(account: "alice@gitbay.org"))),
         Case(arguments: ["resume", "alice@gitbay.org"], command: .command(ResumeCommand(account: "alice@gitbay.org"))),
         Case(arguments: ["prefer", "bob@gitbay.org"], command: .command(PreferCommand(account: "bob@gitbay.org"))),
@@ -48,8 +55,12 @@ struct CommandLineParserTests {
         Case(arguments: ["doctor"], command: .command(DoctorCommand())),
         Case(arguments: ["devices"], command: .command(DevicesCommand(account: nil))),
         Case(arguments: ["devices", "alice@gitbay.org"], command: .command(DevicesCommand(account: "alice@gitbay.org"))),
-        Case(arguments: ["devices", "remove", "alice@gitbay.org", "12"], command: .command(DevicesRemoveCommand(account: "alice@gitbay.org", id: 12, yes: false))),
-        Case(arguments: ["devices", "remove", "--yes", "alice@gitbay.org", "12"], command: .command(DevicesRemoveCommand(account: "alice@gitbay.org", id: 12, yes: true))),
+        Case(
+            arguments: ["devices", "remove", "alice@gitbay.org", "12"],
+            command: .command(DevicesRemoveCommand(account: "alice@gitbay.org", id: 12, yes: false))),
+        Case(
+            arguments: ["devices", "remove", "--yes", "alice@gitbay.org", "12"],
+            command: .command(DevicesRemoveCommand(account: "alice@gitbay.org", id: 12, yes: true))),
         Case(arguments: ["push", "on", "alice@gitbay.org"], command: .command(PushOnCommand(account: "alice@gitbay.org"))),
         Case(arguments: ["push", "off", "alice@gitbay.org"], command: .command(PushOffCommand(account: "alice@gitbay.org"))),
         Case(arguments: ["push", "show"], command: .command(PushShowCommand(account: nil))),
@@ -81,10 +92,12 @@ struct CommandLineParserTests {
             command: .command(RunCommand(.every(.seconds(60)))), global: .init(databasePath: "s.db", json: true, verbosity: 1)
         ),
         // `--` ends the options: what follows is an argument even when it starts with a dash.
-        Case(arguments: ["remove-account", "--", "--odd@gitbay.org"], command: .command(RemoveAccountCommand(account: "--odd@gitbay.org", force: false))),
+        Case(
+            arguments: ["remove-account", "--", "--odd@gitbay.org"],
+            command: .command(RemoveAccountCommand(account: "--odd@gitbay.org", force: false))),
         Case(arguments: ["devices", "remove", "--yes", "--", "a@h", "7"], command: .command(DevicesRemoveCommand(account: "a@h", id: 7, yes: true))),
         Case(arguments: ["--", "status"], command: .command(StatusCommand())),
-        Case(arguments: ["pause", "-", ], command: .command(PauseCommand(account: "-"))),
+        Case(arguments: ["pause", "-"], command: .command(PauseCommand(account: "-"))),
     ]
 
     static let helpCases: [Case] = [
@@ -159,9 +172,11 @@ struct CommandLineParserTests {
         }
     }
 
-    @Test("help and version go to stdout with exit 0 and create no database", arguments: [
-        ["--help"], ["help"], ["run", "--help"], ["help", "devices", "remove"], ["device", "--help"], ["--version"],
-    ])
+    @Test(
+        "help and version go to stdout with exit 0 and create no database",
+        arguments: [
+            ["--help"], ["help"], ["run", "--help"], ["help", "devices", "remove"], ["device", "--help"], ["--version"],
+        ])
     func helpOnStdout(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
         let result = await cli.run(arguments)

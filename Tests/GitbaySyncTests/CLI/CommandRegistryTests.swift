@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GitbayReconcile
 @testable import GitbaySupport
 @testable import GitbaySync

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -44,7 +45,8 @@ struct DoctorServiceTests {
             for name in names {
                 let target = name.hasSuffix(".timer") ? "timers.target" : "default.target"
                 try FileManager.default.createDirectory(atPath: unitFolder + "/\(target).wants", withIntermediateDirectories: true)
-                try FileManager.default.createSymbolicLink(atPath: unitFolder + "/\(target).wants/\(name)", withDestinationPath: unitFolder + "/" + name)
+                try FileManager.default.createSymbolicLink(
+                    atPath: unitFolder + "/\(target).wants/\(name)", withDestinationPath: unitFolder + "/" + name)
             }
         }
 
@@ -88,9 +90,12 @@ struct DoctorServiceTests {
         #expect(code == 0)
         #expect(Set(checks.keys) == ["service.units", "service.command", "service.last-run"])
         #expect(checks.values.allSatisfy { $0["level"] as? String == "ok" && $0["fix"] is NSNull }, "\(checks)")
-        #expect(checks["service.units"]?["detail"] as? String == "installed and enabled: gitbay-sync.service runs at login, gitbay-sync.timer every 30m")
+        #expect(
+            checks["service.units"]?["detail"] as? String == "installed and enabled: gitbay-sync.service runs at login, gitbay-sync.timer every 30m")
         #expect(checks["service.command"]?["subject"] as? String == setup.unitFolder + "/gitbay-sync.service")
-        #expect((checks["service.command"]?["detail"] as? String)?.hasPrefix("runs `gitbay-sync run --unattended` by this binary (\(setup.executable))") == true)
+        #expect(
+            (checks["service.command"]?["detail"] as? String)?.hasPrefix("runs `gitbay-sync run --unattended` by this binary (\(setup.executable))")
+                == true)
         #expect(checks["service.last-run"]?["subject"] as? String == "gitbay-sync.service")
         #expect(checks["service.last-run"]?["detail"] as? String == "last ran at \(Timestamp.format(ranAt)) (10m ago): ok, 1 account")
     }
@@ -103,7 +108,9 @@ struct DoctorServiceTests {
         #expect(code == 1)
         #expect(checks["service.units"]?["level"] as? String == "fail")
         #expect((checks["service.units"]?["detail"] as? String)?.contains("neither unit is enabled") == true)
-        #expect(checks["service.units"]?["fix"] as? String == "`systemctl --user daemon-reload && systemctl --user enable --now gitbay-sync.timer gitbay-sync.service`")
+        #expect(
+            checks["service.units"]?["fix"] as? String
+                == "`systemctl --user daemon-reload && systemctl --user enable --now gitbay-sync.timer gitbay-sync.service`")
         #expect(checks["service.command"]?["level"] as? String == "ok")
         #expect(checks["service.last-run"]?["level"] as? String == "warning", "no run recorded yet")
 
@@ -119,7 +126,9 @@ struct DoctorServiceTests {
         let setup = try await Setup()
         let other = setup.cli.folder.path + "/elsewhere/state.db"
         // Installed from a shell with another config folder and --db.
-        let installed = await setup.cli.run(["service", "install", "--db", other], extraEnvironment: ["XDG_CONFIG_HOME": setup.cli.folder.path + "/config"]) { context in
+        let installed = await setup.cli.run(
+            ["service", "install", "--db", other], extraEnvironment: ["XDG_CONFIG_HOME": setup.cli.folder.path + "/config"]
+        ) { context in
             context.executablePath = { "/nonexistent/gitbay-sync" }
         }
         #expect(installed.code == 0)
@@ -131,7 +140,8 @@ struct DoctorServiceTests {
         // This shell has a pre-remove hook the service would not run.
         let hooks = setup.cli.folder.path + "/config/gitbay-sync/hooks"
         try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
-        #expect(FileManager.default.createFile(atPath: hooks + "/pre-remove", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
+        #expect(
+            FileManager.default.createFile(atPath: hooks + "/pre-remove", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
         try setup.enable()
 
         let (code, checks) = try await setup.serviceChecks()
@@ -141,7 +151,8 @@ struct DoctorServiceTests {
         let detail = try #require(command["detail"] as? String)
         #expect(detail.contains("it calls /nonexistent/gitbay-sync, which is not an executable file"))
         #expect(detail.contains("it uses the database \(other); this shell uses \(setup.cli.databasePath)"))
-        #expect(detail.contains("it looks for the pre-remove hook at /somewhere/else/gitbay-sync/hooks/pre-remove; this shell's is \(hooks)/pre-remove"))
+        #expect(
+            detail.contains("it looks for the pre-remove hook at /somewhere/else/gitbay-sync/hooks/pre-remove; this shell's is \(hooks)/pre-remove"))
         #expect((command["fix"] as? String)?.hasPrefix("run `gitbay-sync service install` with the binary and in the shell you use") == true)
         #expect(checks["service.last-run"]?["level"] as? String == "warning", "the service records its runs in the other database")
     }
@@ -157,7 +168,8 @@ struct DoctorServiceTests {
 
             """
         #expect(FileManager.default.createFile(atPath: setup.unitFolder + "/gitbay-sync.service", contents: Data(service.utf8)))
-        #expect(FileManager.default.createFile(atPath: setup.unitFolder + "/gitbay-sync.timer", contents: Data("[Timer]\nOnUnitActiveSec=15m\n".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: setup.unitFolder + "/gitbay-sync.timer", contents: Data("[Timer]\nOnUnitActiveSec=15m\n".utf8)))
         try setup.enable()
 
         let (_, checks) = try await setup.serviceChecks()
@@ -165,7 +177,9 @@ struct DoctorServiceTests {
         let command = try #require(checks["service.command"])
         // The harness's shell sets XDG_STATE_HOME; a service would not, so it would use ~/.local/state.
         #expect(command["level"] as? String == "fail")
-        #expect((command["detail"] as? String)?.contains("it uses the database \(setup.cli.folder.path)/.local/state/gitbay-sync/state.db; this shell uses \(setup.cli.databasePath)") == true)
+        #expect(
+            (command["detail"] as? String)?.contains(
+                "it uses the database \(setup.cli.folder.path)/.local/state/gitbay-sync/state.db; this shell uses \(setup.cli.databasePath)") == true)
         #expect((command["detail"] as? String)?.contains("it does not pass --unattended") == true)
         #expect((command["fix"] as? String)?.contains("`gitbay-sync service install --force`") == true)
     }

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -43,14 +44,21 @@ struct DoctorTests {
         #expect(try result.json()["ok"] as? Bool == true)
         let checks = try Self.checks(result)
         let path = cli.databasePath
-        #expect(Set(checks.keys) == [
-            "database.integrity \(path)", "database.schema \(path)", "database.permissions \(path)", "database.leases \(path)",
-            "device.token device", "account.reachable \(alice)", "account.token \(alice)", "account.push \(alice)",
-            "instance.push \(alice)", "account.device \(alice)", "service.units \(cli.folder.path)/config/systemd/user",
-        ])
+        #expect(
+            Set(checks.keys) == [
+                "database.integrity \(path)", "database.schema \(path)", "database.permissions \(path)", "database.leases \(path)",
+                "device.token device", "account.reachable \(alice)", "account.token \(alice)", "account.push \(alice)",
+                "instance.push \(alice)", "account.device \(alice)", "service.units \(cli.folder.path)/config/systemd/user",
+            ])
         // Every check passes outright, but for the service that is not installed: a warning that passes.
-        #expect(checks.values.filter { $0["name"] as? String != "service.units" }.allSatisfy { $0["ok"] as? Bool == true && $0["fix"] is NSNull && $0["level"] as? String == "ok" })
-        #expect(checks.values.filter { $0["name"] as? String == "service.units" }.allSatisfy { $0["ok"] as? Bool == true && $0["level"] as? String == "warning" })
+        #expect(
+            checks.values.filter { $0["name"] as? String != "service.units" }.allSatisfy {
+                $0["ok"] as? Bool == true && $0["fix"] is NSNull && $0["level"] as? String == "ok"
+            })
+        #expect(
+            checks.values.filter { $0["name"] as? String == "service.units" }.allSatisfy {
+                $0["ok"] as? Bool == true && $0["level"] as? String == "warning"
+            })
         #expect(checks["account.device \(alice)"]?["detail"] as? String == "row 1 holds this device's token")
         #expect(!server.requests().isEmpty)
         #expect(server.requests().allSatisfy { !$0.isWrite }, "doctor never writes to a server")
@@ -100,16 +108,19 @@ struct DoctorTests {
         #expect(try result.json()["ok"] as? Bool == false)
         let checks = try Self.checks(result)
         let failed = Set(checks.filter { $0.value["ok"] as? Bool == false }.keys)
-        #expect(failed == [
-            "account.device \(alice)", "account.token \(bob)", "account.push \(carol)", "instance.push \(carol)",
-            "account.device \(carol)", "account.reachable \(dave)",
-        ])
+        #expect(
+            failed == [
+                "account.device \(alice)", "account.token \(bob)", "account.push \(carol)", "instance.push \(carol)",
+                "account.device \(carol)", "account.reachable \(dave)",
+            ])
         #expect(checks.filter { $0.value["ok"] as? Bool == false }.values.allSatisfy { ($0["fix"] as? String)?.isEmpty == false })
         #expect((checks["account.token \(bob)"]?["fix"] as? String)?.contains("gitbay-sync login \(bobServer.baseURL)") == true)
         #expect((checks["account.push \(carol)"]?["fix"] as? String)?.contains("gitbay-sync push on \(carol)") == true)
         #expect((checks["instance.push \(carol)"]?["fix"] as? String)?.contains("[push] enabled = true") == true)
         #expect(checks["account.reachable \(bob)"]?["ok"] as? Bool == true)
-        #expect((checks["account.reachable \(dave)"]?["detail"] as? String)?.hasPrefix("\(daveServer.baseURL) cannot be reached: `whoami` failed") == true)
+        #expect(
+            (checks["account.reachable \(dave)"]?["detail"] as? String)?.hasPrefix("\(daveServer.baseURL) cannot be reached: `whoami` failed") == true
+        )
         #expect(checks["account.token \(dave)"] == nil, "nothing more is asked of an instance that cannot be reached")
         for fake in [server, bobServer, carolServer] {
             #expect(fake.requests().allSatisfy { !$0.isWrite })

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -13,8 +14,12 @@ import Testing
 struct LogoutTests {
     @Test("logout is remove-account: it parses, signs out, and has the same help")
     func alias() async throws {
-        #expect(try CommandLineParser.parse(["logout", "alice@gitbay.org"]).request == .command(RemoveAccountCommand(account: "alice@gitbay.org", force: false)))
-        #expect(try CommandLineParser.parse(["logout", "--force", "alice@gitbay.org"]).request == .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true)))
+        #expect(
+            try CommandLineParser.parse(["logout", "alice@gitbay.org"]).request
+                == .command(RemoveAccountCommand(account: "alice@gitbay.org", force: false)))
+        #expect(
+            try CommandLineParser.parse(["logout", "--force", "alice@gitbay.org"]).request
+                == .command(RemoveAccountCommand(account: "alice@gitbay.org", force: true)))
         #expect(try CommandLineParser.parse(["logout", "--help"]).request == .help(topic: ["logout"]))
         #expect(try CommandLineParser.parse(["help", "logout"]).request == .help(topic: ["logout"]))
         let help = HelpText.topic(["logout"])

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -17,7 +18,8 @@ struct MessageTruthTests {
 
     /// Two accounts on one server (alice and bob unless named), the device registered: the
     /// first signed in holds it.
-    static func twoOnOneServer(users: (String, String) = ("alice", "bob")) async throws -> (CLIHarness, FakeGitbayServer, alice: String, bob: String) {
+    static func twoOnOneServer(users: (String, String) = ("alice", "bob")) async throws -> (CLIHarness, FakeGitbayServer, alice: String, bob: String)
+    {
         let server = try FakeGitbayServer()
         let cli = try CLIHarness()
         let alice = try await cli.login(server, users.0)

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -142,9 +143,10 @@ struct OutsideTextTests {
         let text = await cli.run(["resolve"], stdin: payload)
         #expect(text.code == 0, "\(text.err)")
         #expect(Self.isInert(text.out + text.err))
-        #expect(text.out.split(separator: "\n").map(String.init) == [
-            "account: \(account)", "destination: none (the app has no screen for the path '\(Self.shown)')", "badge: 2",
-        ])
+        #expect(
+            text.out.split(separator: "\n").map(String.init) == [
+                "account: \(account)", "destination: none (the app has no screen for the path '\(Self.shown)')", "badge: 2",
+            ])
 
         let json = await cli.run(["resolve", "--json"], stdin: payload)
         #expect(try json.json()["path"] as? String == Self.hostile)
@@ -179,16 +181,18 @@ struct OutsideTextTests {
         var testDescription: String { why }
     }
 
-    @Test("login refuses a whoami user name that cannot name an account: 65, nothing stored", arguments: [
-        Username(why: "empty", name: ""),
-        Username(why: "a line break", name: "alice\nroot"),
-        Username(why: "a screen clear", name: "alice\u{1B}[2J"),
-        Username(why: "a title sequence", name: "alice\u{1B}]0;title\u{07}"),
-        Username(why: "DEL", name: "alice\u{7F}"),
-        Username(why: "a C1 CSI", name: "alice\u{9B}2J"),
-        Username(why: "a bidi override", name: "alice\u{202E}nimda"),
-        Username(why: "a backslash", name: #"alice\n"#),
-    ])
+    @Test(
+        "login refuses a whoami user name that cannot name an account: 65, nothing stored",
+        arguments: [
+            Username(why: "empty", name: ""),
+            Username(why: "a line break", name: "alice\nroot"),
+            Username(why: "a screen clear", name: "alice\u{1B}[2J"),
+            Username(why: "a title sequence", name: "alice\u{1B}]0;title\u{07}"),
+            Username(why: "DEL", name: "alice\u{7F}"),
+            Username(why: "a C1 CSI", name: "alice\u{9B}2J"),
+            Username(why: "a bidi override", name: "alice\u{202E}nimda"),
+            Username(why: "a backslash", name: #"alice\n"#),
+        ])
     func unusableUsername(_ username: Username) async throws {
         let server = try FakeGitbayServer()
         let cli = try CLIHarness()

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -58,12 +59,15 @@ struct ResolveCommandTests {
         let (cli, first, _, one, _) = try await Self.twoBobs()
         let result = await cli.run(["resolve"], stdin: Self.payload(instance: first.baseURL, user: "bob", path: "o/r/builds/7", badge: nil))
         #expect(result.code == 0)
-        #expect(result.out.split(separator: "\n").map(String.init) == [
-            "account: \(one)", "kind: build", "repository: o/r", "number: 7", "url: \(first.baseURL)/o/r/builds/7", "badge: 0",
-        ])
+        #expect(
+            result.out.split(separator: "\n").map(String.init) == [
+                "account: \(one)", "kind: build", "repository: o/r", "number: 7", "url: \(first.baseURL)/o/r/builds/7", "badge: 0",
+            ])
     }
 
-    @Test("a path the app cannot route resolves the account with no destination", arguments: ["owner/repo", "owner/repo/wiki/Home", "owner/repo/merge_requests/3", "owner/repo/issues/x"])
+    @Test(
+        "a path the app cannot route resolves the account with no destination",
+        arguments: ["owner/repo", "owner/repo/wiki/Home", "owner/repo/merge_requests/3", "owner/repo/issues/x"])
     func unroutable(_ path: String) async throws {
         let (cli, first, _, one, _) = try await Self.twoBobs()
         let result = await cli.run(["resolve", "--json"], stdin: Self.payload(instance: first.baseURL, user: "bob", path: path))
@@ -92,14 +96,16 @@ struct ResolveCommandTests {
         }
     }
 
-    @Test("a malformed payload exits 65 with what is wrong", arguments: [
-        ("", "no push payload on stdin"),
-        ("{oops", "not JSON"),
-        (#"{"user":"bob","path":"o/r/issues/1"}"#, "no `instance`"),
-        (#"{"instance":"https://gitbay.org","path":"o/r/issues/1"}"#, "no `user`"),
-        (#"{"instance":"https://gitbay.org","user":"bob"}"#, "no `path`"),
-        (#"{"instance":"gitbay dot org","user":"bob","path":"o/r/issues/1"}"#, "is not a URL"),
-    ])
+    @Test(
+        "a malformed payload exits 65 with what is wrong",
+        arguments: [
+            ("", "no push payload on stdin"),
+            ("{oops", "not JSON"),
+            (#"{"user":"bob","path":"o/r/issues/1"}"#, "no `instance`"),
+            (#"{"instance":"https://gitbay.org","path":"o/r/issues/1"}"#, "no `user`"),
+            (#"{"instance":"https://gitbay.org","user":"bob"}"#, "no `path`"),
+            (#"{"instance":"gitbay dot org","user":"bob","path":"o/r/issues/1"}"#, "is not a URL"),
+        ])
     func malformed(_ text: String, _ message: String) async throws {
         let cli = try CLIHarness()
         let result = await cli.run(["resolve"], stdin: text)

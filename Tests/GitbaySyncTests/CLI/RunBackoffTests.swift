@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -14,7 +15,9 @@ struct RunBackoffTests {
     /// A fixed clock, so the waits are exact.
     static let start = Date(timeIntervalSince1970: 2_000_000_000)
 
-    static func run(_ cli: CLIHarness, _ arguments: [String], at date: Date, environment: [String: String] = [:], journal: String? = nil) async -> CLIResult {
+    static func run(_ cli: CLIHarness, _ arguments: [String], at date: Date, environment: [String: String] = [:], journal: String? = nil) async
+        -> CLIResult
+    {
         await cli.run(arguments, extraEnvironment: environment) { context in
             context.now = { date }
             if let journal { context.streamIdentity = { _ in journal } }
@@ -50,7 +53,9 @@ struct RunBackoffTests {
         #expect(outcomes[carol]?["next_retry_at"] is NSNull)
 
         let status = await Self.run(cli, ["status"], at: Self.start.addingTimeInterval(60))
-        #expect(status.out.contains("    next attempt: not before \(due): the server asked to wait (Retry-After); `gitbay-sync run --now` tries it now"), "\(status.out)")
+        #expect(
+            status.out.contains("    next attempt: not before \(due): the server asked to wait (Retry-After); `gitbay-sync run --now` tries it now"),
+            "\(status.out)")
         let statusJSON = await Self.run(cli, ["status", "--json"], at: Self.start.addingTimeInterval(60))
         let row = try #require((try statusJSON.json()["accounts"] as? [[String: Any]])?.first { $0["account"] as? String == alice })
         #expect(row["next_retry_at"] as? String == due)
@@ -78,9 +83,15 @@ struct RunBackoffTests {
         #expect(await Self.run(cli, ["run"], at: Self.start).code == 1)
         let waiting = await Self.run(cli, ["run"], at: Self.start.addingTimeInterval(30))
         #expect(waiting.code == 0)
-        #expect(waiting.out.contains("\(alice)  skipped (error): waiting out a backoff until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row"))
+        #expect(
+            waiting.out.contains(
+                "\(alice)  skipped (error): waiting out a backoff until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row"
+            ))
         let status = await Self.run(cli, ["status"], at: Self.start.addingTimeInterval(90))
-        #expect(status.out.contains("    next attempt: at the next run (it waited until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row)"), "\(status.out)")
+        #expect(
+            status.out.contains(
+                "    next attempt: at the next run (it waited until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row)"
+            ), "\(status.out)")
     }
 
     @Test("under systemd a plain run's lines carry journal priorities; a variable inherited by a terminal's shell does not")

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -81,7 +82,9 @@ struct ServiceTests {
 
         """
 
-    @Test("systemd units: a one-shot service at login running `run --unattended` with the database and config folder, and a timer with a tenth of jitter, paths quoted")
+    @Test(
+        "systemd units: a one-shot service at login running `run --unattended` with the database and config folder, and a timer with a tenth of jitter, paths quoted"
+    )
     func systemdGolden() {
         let units = ServiceUnits(
             platform: .systemd, executable: Self.executable, databasePath: #"/home/a b/100% "$HOME"\state.db"#,
@@ -108,17 +111,19 @@ struct ServiceTests {
         var description: String { word.debugDescription }
     }
 
-    @Test("one systemd command-line word, whatever it holds", arguments: [
-        Quoting(word: "/usr/bin/gitbay-sync", quoted: #""/usr/bin/gitbay-sync""#),
-        Quoting(word: "a b", quoted: #""a b""#),
-        Quoting(word: #"say "hi""#, quoted: #""say \"hi\"""#),
-        Quoting(word: #"back\slash"#, quoted: #""back\\slash""#),
-        Quoting(word: "%h/x", quoted: #""%%h/x""#),
-        Quoting(word: "$HOME", quoted: #""$$HOME""#),
-        Quoting(word: "tab\there", quoted: #""tab\there""#),
-        Quoting(word: "bell\u{07}", quoted: #""bell\x07""#),
-        Quoting(word: "it's", quoted: #""it's""#),
-    ])
+    @Test(
+        "one systemd command-line word, whatever it holds",
+        arguments: [
+            Quoting(word: "/usr/bin/gitbay-sync", quoted: #""/usr/bin/gitbay-sync""#),
+            Quoting(word: "a b", quoted: #""a b""#),
+            Quoting(word: #"say "hi""#, quoted: #""say \"hi\"""#),
+            Quoting(word: #"back\slash"#, quoted: #""back\\slash""#),
+            Quoting(word: "%h/x", quoted: #""%%h/x""#),
+            Quoting(word: "$HOME", quoted: #""$$HOME""#),
+            Quoting(word: "tab\there", quoted: #""tab\there""#),
+            Quoting(word: "bell\u{07}", quoted: #""bell\x07""#),
+            Quoting(word: "it's", quoted: #""it's""#),
+        ])
     func quoting(_ example: Quoting) {
         #expect(ServiceUnits.systemdQuoted(example.word) == example.quoted)
     }
@@ -160,12 +165,14 @@ struct ServiceTests {
 
         // What `systemctl --user enable` leaves behind goes too.
         try FileManager.default.createDirectory(atPath: folder + "/timers.target.wants", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: folder + "/timers.target.wants/gitbay-sync.timer", withDestinationPath: folder + "/gitbay-sync.timer")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/timers.target.wants/gitbay-sync.timer", withDestinationPath: folder + "/gitbay-sync.timer")
         let removed = await Self.run(cli, ["service", "uninstall", "--json"])
         #expect(removed.code == 0)
-        #expect(try removed.json()["removed"] as? [String] == [
-            folder + "/gitbay-sync.service", folder + "/timers.target.wants/gitbay-sync.timer", folder + "/gitbay-sync.timer",
-        ])
+        #expect(
+            try removed.json()["removed"] as? [String] == [
+                folder + "/gitbay-sync.service", folder + "/timers.target.wants/gitbay-sync.timer", folder + "/gitbay-sync.timer",
+            ])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["timers.target.wants"])
         let again = await Self.run(cli, ["service", "uninstall"])
         #expect(again.code == 0)
@@ -263,26 +270,32 @@ struct ServiceTests {
         #expect((try forced.json()["removed"] as? [String])?.count == 4)
     }
 
-    @Test("the units name the database and config folder the shell resolves, absolutely, whatever the shell gives", arguments: [
-        ["XDG_STATE_HOME": "/x/state"], ["GITBAY_SYNC_DB": "/y/s.db"], ["XDG_CONFIG_HOME": "/z/conf"], [:],
-    ])
+    @Test(
+        "the units name the database and config folder the shell resolves, absolutely, whatever the shell gives",
+        arguments: [
+            ["XDG_STATE_HOME": "/x/state"], ["GITBAY_SYNC_DB": "/y/s.db"], ["XDG_CONFIG_HOME": "/z/conf"], [:],
+        ])
     func resolvedPaths(_ variables: [String: String]) async throws {
         let cli = try CLIHarness { folder in ["HOME": folder + "/home", "PATH": "/usr/bin:/bin"].merging(variables) { $1 } }
         let shown = await Self.run(cli, ["service", "show"])
         #expect(shown.code == 0)
-        let database = variables["GITBAY_SYNC_DB"] ?? (variables["XDG_STATE_HOME"] ?? cli.folder.path + "/home/.local/state") + "/gitbay-sync/state.db"
+        let database =
+            variables["GITBAY_SYNC_DB"] ?? (variables["XDG_STATE_HOME"] ?? cli.folder.path + "/home/.local/state") + "/gitbay-sync/state.db"
         let config = variables["XDG_CONFIG_HOME"] ?? cli.folder.path + "/home/.config"
         #expect(shown.out.contains(#""run" "--unattended" "--db" "\#(database)""#), "\(shown.out)")
         #expect(shown.out.contains(#"Environment="XDG_CONFIG_HOME=\#(config)""#), "\(shown.out)")
     }
 
-    @Test("doctor reads back what install wrote: command line, environment and period, awkward paths included", arguments: [ServiceUnits.Platform.systemd, .launchd])
+    @Test(
+        "doctor reads back what install wrote: command line, environment and period, awkward paths included",
+        arguments: [ServiceUnits.Platform.systemd, .launchd])
     func readBack(_ platform: ServiceUnits.Platform) throws {
         let folder = try TemporaryDirectory()
         let executable = "/opt/a b/100% $x/gitbay-sync"
         let database = #"/home/a "b"/it's\ & <state>.db"#
         let config = "/home/a b/$conf 50% & <x>"
-        let units = ServiceUnits(platform: platform, executable: executable, databasePath: database, configHome: config, interval: .seconds(5400), logPath: "/l")
+        let units = ServiceUnits(
+            platform: platform, executable: executable, databasePath: database, configHome: config, interval: .seconds(5400), logPath: "/l")
         let unitFolder = UnitFolder(path: folder.path)
         try unitFolder.writeAll(units.files)
         let installed = InstalledService.read(platform, folder: unitFolder)
@@ -295,8 +308,9 @@ struct ServiceTests {
 
     static let analyzer = "/usr/bin/systemd-analyze"
 
-    @Test("systemd-analyze verify accepts the units, with an awkward path to a real executable",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: analyzer), "systemd-analyze is not installed"))
+    @Test(
+        "systemd-analyze verify accepts the units, with an awkward path to a real executable",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: analyzer), "systemd-analyze is not installed"))
     func systemdVerify() async throws {
         let cli = try CLIHarness()
         let binFolder = cli.folder.path + "/bin 100% $real"
@@ -310,7 +324,9 @@ struct ServiceTests {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.analyzer)
-        process.arguments = ["verify", "--user", "gitbay-sync.service", "gitbay-sync.timer"].map { $0.hasPrefix("gitbay") ? unitFolder(cli) + "/" + $0 : $0 }
+        process.arguments = ["verify", "--user", "gitbay-sync.service", "gitbay-sync.timer"].map {
+            $0.hasPrefix("gitbay") ? unitFolder(cli) + "/" + $0 : $0
+        }
         process.environment = ["XDG_RUNTIME_DIR": runtime, "HOME": cli.folder.path, "PATH": "/usr/bin:/bin", "SYSTEMD_LOG_LEVEL": "warning"]
         let output = Pipe()
         process.standardOutput = output

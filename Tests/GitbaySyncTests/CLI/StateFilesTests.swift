@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -70,11 +71,13 @@ struct StateFilesTests {
         }
     }
 
-    @Test("a database, -wal or -shm file that another user can write or owns is refused with the fix, and nothing changes", arguments: [
-        LooseFile(suffix: "", change: .mode(0o664)), LooseFile(suffix: "", change: .mode(0o602)),
-        LooseFile(suffix: "-wal", change: .mode(0o666)), LooseFile(suffix: "-shm", change: .mode(0o620)),
-        LooseFile(suffix: "-wal", change: .owner(65534)),
-    ])
+    @Test(
+        "a database, -wal or -shm file that another user can write or owns is refused with the fix, and nothing changes",
+        arguments: [
+            LooseFile(suffix: "", change: .mode(0o664)), LooseFile(suffix: "", change: .mode(0o602)),
+            LooseFile(suffix: "-wal", change: .mode(0o666)), LooseFile(suffix: "-shm", change: .mode(0o620)),
+            LooseFile(suffix: "-wal", change: .owner(65534)),
+        ])
     func looseFileRefused(_ loose: LooseFile) async throws {
         let cli = try CLIHarness()
         #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
@@ -94,7 +97,9 @@ struct StateFilesTests {
         }
         let before = folderSnapshot(cli.folder.path)
 
-        for (arguments, stdin) in [(["status"], nil), (["accounts"], nil), (["device", "set-token"], "feedface11112222"), (["run"], nil)] as [([String], String?)] {
+        for (arguments, stdin) in [(["status"], nil), (["accounts"], nil), (["device", "set-token"], "feedface11112222"), (["run"], nil)]
+            as [([String], String?)]
+        {
             let result = await cli.run(arguments, stdin: stdin)
             #expect(result.code == ExitCode.stateError.rawValue, "\(arguments): \(result.err)")
             #expect(result.err.hasPrefix("Error: \(says)"), "\(arguments): \(result.err)")
@@ -131,8 +136,9 @@ struct StateFilesTests {
         ReadOnlyCommand(arguments: ["doctor"]),
     ]
 
-    @Test("a read-only command with no database exits 66, says how to start, and creates nothing",
-          arguments: readOnlyCommands, [true, false])
+    @Test(
+        "a read-only command with no database exits 66, says how to start, and creates nothing",
+        arguments: readOnlyCommands, [true, false])
     func readOnlyCreatesNothing(_ command: ReadOnlyCommand, folderExists: Bool) async throws {
         let cli = try CLIHarness()
         let folder = cli.folder.file(folderExists ? "present" : "missing/deeper")
@@ -147,7 +153,8 @@ struct StateFilesTests {
             #expect(result.out.hasPrefix("FAIL  database  \(database): no state database here"))
             #expect(result.out.contains("gitbay-sync login <instance-url>"))
         } else {
-            let message = "no state database at \(database); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+            let message =
+                "no state database at \(database); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
             #expect(result.code == ExitCode.noDatabase.rawValue, "\(result.err)")
             if command.arguments.contains("--json") {
                 // Under --json the same error is on stdout as JSON.
@@ -162,8 +169,9 @@ struct StateFilesTests {
         #expect(folderSnapshot(cli.folder.path) == before)
     }
 
-    @Test("run never creates a database: with none at the path it exits 66, says how to start, and creates nothing",
-          arguments: [["run"], ["run", "--unattended"], ["run", "--now", "--json"], ["run", "--every", "10m"]])
+    @Test(
+        "run never creates a database: with none at the path it exits 66, says how to start, and creates nothing",
+        arguments: [["run"], ["run", "--unattended"], ["run", "--now", "--json"], ["run", "--every", "10m"]])
     func runCreatesNothing(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
         let database = cli.folder.file("missing/state.db")
@@ -177,7 +185,10 @@ struct StateFilesTests {
         } else {
             #expect(result.out.isEmpty)
         }
-        #expect(result.err.contains("Error: no state database at \(database); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"))
+        #expect(
+            result.err.contains(
+                "Error: no state database at \(database); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+            ))
         #expect(folderSnapshot(cli.folder.path) == before)
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
 @testable import GitbaySupport
 @testable import GitbaySync
 @testable import PushResolve
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -143,7 +145,8 @@ struct StdinLimitTests {
         let maximum = test.limit.maximumBytes
         let (arguments, text) = test.input(bytes: maximum + 1, server: server)
         // The device token keeps the message it always had, which names the limit too.
-        let says = test == .deviceToken
+        let says =
+            test == .deviceToken
             ? "\(maximum + 1) bytes; gitbay servers take at most \(maximum)"
             : "the \(test.limit.name) is \(maximum + 1) bytes: \(test.limit.what) is at most \(maximum) bytes"
         for stdin in [text, text + "\n"] {
@@ -167,7 +170,9 @@ struct StdinLimitTests {
 
     /// Runs the built binary with a new pseudo-terminal as stdin, types `line` once the hidden
     /// prompt shows, and waits for the end.
-    static func typed(_ line: String, _ arguments: [String], binary: BuiltBinary, folder: TemporaryDirectory) throws -> (ending: SpawnedChild.Ending, out: String, err: String) {
+    static func typed(_ line: String, _ arguments: [String], binary: BuiltBinary, folder: TemporaryDirectory) throws -> (
+        ending: SpawnedChild.Ending, out: String, err: String
+    ) {
         let terminal = try PseudoTerminal()
         defer { terminal.closeBoth() }
         let output = try OutputFiles(folder: folder)

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbaySync
 
 /// The bash script run the way bash runs it on Tab, with a stand-in `gitbay-sync` on PATH that
@@ -49,7 +50,8 @@ struct BashCompletionTests {
             let bash = try BuiltBinary(
                 executable: "/bin/bash", environment: ["PATH": folder.file("bin") + ":/usr/bin:/bin", "HOME": folder.path], folder: folder
             )
-            let result = try await bash.run([folder.file("driver.bash"), folder.file("completion.bash")], stdin: lines.joined(separator: "\n") + "\n")
+            let result = try await bash.run(
+                [folder.file("driver.bash"), folder.file("completion.bash")], stdin: lines.joined(separator: "\n") + "\n")
             #expect(result.code == 0)
             #expect(result.err == "")
             // Each answer is one line in brackets, so that an empty one is seen too.
@@ -110,7 +112,9 @@ struct BashCompletionTests {
     func optionValues() async throws {
         let completer = try Completer()
         try "".write(toFile: completer.folder.file("state.db"), atomically: true, encoding: .utf8)
-        let answers = try await completer.complete(["gitbay-sync --db \(completer.folder.path)/sta", "gitbay-sync run --every ", "gitbay-sync run --every 1h -"])
+        let answers = try await completer.complete([
+            "gitbay-sync --db \(completer.folder.path)/sta", "gitbay-sync run --every ", "gitbay-sync run --every 1h -",
+        ])
         #expect(answers[0] == ["\(completer.folder.path)/state.db"])
         #expect(answers[1] == [])
         #expect(Set(answers[2]).contains("--concurrency"))

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbaySync
 
 @Suite("Shell completions")
@@ -23,11 +24,12 @@ struct CompletionsTests {
         let lines = Self.lines(shell)
         let script = Self.script(shell)
         for word in Self.firstWords {
-            let offered = switch shell {
-            case .bash: lines.contains { $0.contains("reply=(login ") && Self.words($0).contains(word) }
-            case .zsh: lines.contains { $0.contains("described=('login:") && $0.contains("'\(word):") }
-            case .fish: script.contains("-n __gitbay_sync_needs_command -a '\(word)' -d ")
-            }
+            let offered =
+                switch shell {
+                case .bash: lines.contains { $0.contains("reply=(login ") && Self.words($0).contains(word) }
+                case .zsh: lines.contains { $0.contains("described=('login:") && $0.contains("'\(word):") }
+                case .fish: script.contains("-n __gitbay_sync_needs_command -a '\(word)' -d ")
+                }
             #expect(offered, "\(shell): \(word)")
         }
         for spec in CommandRegistry.specs {
@@ -35,11 +37,12 @@ struct CompletionsTests {
             #expect(script.contains("'\(spec.name)'"), "\(shell): \(spec.name)")
             guard spec.words.count == 2 else { continue }
             let (first, second) = (spec.words[0], spec.words[1])
-            let offered = switch shell {
-            case .bash: lines.contains { $0.hasPrefix("        '\(first)') reply+=(") && Self.words($0).contains(second) }
-            case .zsh: lines.contains { $0.hasPrefix("        '\(first)') described=(") && $0.contains("'\(second):") }
-            case .fish: script.contains("-n '__gitbay_sync_needs_subcommand \(first)' -a '\(second)' -d ")
-            }
+            let offered =
+                switch shell {
+                case .bash: lines.contains { $0.hasPrefix("        '\(first)') reply+=(") && Self.words($0).contains(second) }
+                case .zsh: lines.contains { $0.hasPrefix("        '\(first)') described=(") && $0.contains("'\(second):") }
+                case .fish: script.contains("-n '__gitbay_sync_needs_subcommand \(first)' -a '\(second)' -d ")
+                }
             #expect(offered, "\(shell): \(spec.name)")
         }
     }
@@ -49,20 +52,23 @@ struct CompletionsTests {
         let lines = Self.lines(shell)
         for spec in CommandRegistry.specs {
             for option in spec.options {
-                let offered = switch shell {
-                case .bash: lines.contains { $0.contains("'\(spec.name)') reply+=(") && Self.words($0).contains(option.name) }
-                case .zsh: lines.contains { $0.contains("'\(spec.name)') described+=(") && $0.contains("'\(option.name):") }
-                case .fish: lines.contains { $0.contains("__gitbay_sync_command_is \"\(spec.name)\"") && $0.contains(" -l \(option.name.dropFirst(2)) ") }
-                }
+                let offered =
+                    switch shell {
+                    case .bash: lines.contains { $0.contains("'\(spec.name)') reply+=(") && Self.words($0).contains(option.name) }
+                    case .zsh: lines.contains { $0.contains("'\(spec.name)') described+=(") && $0.contains("'\(option.name):") }
+                    case .fish:
+                        lines.contains { $0.contains("__gitbay_sync_command_is \"\(spec.name)\"") && $0.contains(" -l \(option.name.dropFirst(2)) ") }
+                    }
                 #expect(offered, "\(shell): \(spec.name) \(option.name)")
             }
         }
         for option in GlobalOptions.specs {
-            let offered = switch shell {
-            case .bash: lines.contains { $0.contains("reply=(--") && Self.words($0).contains(option.name) }
-            case .zsh: lines.contains { $0.contains("described=('--") && $0.contains("'\(option.name):") }
-            case .fish: lines.contains { $0.hasPrefix("complete -c gitbay-sync -l \(option.name.dropFirst(2)) ") }
-            }
+            let offered =
+                switch shell {
+                case .bash: lines.contains { $0.contains("reply=(--") && Self.words($0).contains(option.name) }
+                case .zsh: lines.contains { $0.contains("described=('--") && $0.contains("'\(option.name):") }
+                case .fish: lines.contains { $0.hasPrefix("complete -c gitbay-sync -l \(option.name.dropFirst(2)) ") }
+                }
             #expect(offered, "\(shell): \(option.name)")
         }
     }
@@ -72,11 +78,12 @@ struct CompletionsTests {
         let script = Self.script(shell)
         for spec in CommandRegistry.specs {
             for (index, argument) in spec.arguments.enumerated() where argument.name == "account" {
-                let offered = switch shell {
-                case .bash: script.contains("'\(spec.name) \(index)') reply+=($(_gitbay_sync_accounts")
-                case .zsh: script.contains("'\(spec.name) \(index)') _gitbay_sync_accounts")
-                case .fish: script.contains("-n '__gitbay_sync_argument_is \"\(spec.name)\" \(index)' -a '(__gitbay_sync_accounts)'")
-                }
+                let offered =
+                    switch shell {
+                    case .bash: script.contains("'\(spec.name) \(index)') reply+=($(_gitbay_sync_accounts")
+                    case .zsh: script.contains("'\(spec.name) \(index)') _gitbay_sync_accounts")
+                    case .fish: script.contains("-n '__gitbay_sync_argument_is \"\(spec.name)\" \(index)' -a '(__gitbay_sync_accounts)'")
+                    }
                 #expect(offered, "\(shell): \(spec.name)")
             }
         }
@@ -85,11 +92,12 @@ struct CompletionsTests {
 
     @Test("each script is valid in its shell, where that shell is installed (zsh and fish: on PATH)", arguments: Shell.allCases)
     func syntax(shell: Shell) async throws {
-        let check: (path: String?, arguments: [String]) = switch shell {
-        case .bash: ("/bin/bash", ["-n"])
-        case .zsh: (ZshFishCompletionTests.installed("zsh"), ["-n"])
-        case .fish: (ZshFishCompletionTests.installed("fish"), ["--no-execute"])
-        }
+        let check: (path: String?, arguments: [String]) =
+            switch shell {
+            case .bash: ("/bin/bash", ["-n"])
+            case .zsh: (ZshFishCompletionTests.installed("zsh"), ["-n"])
+            case .fish: (ZshFishCompletionTests.installed("fish"), ["--no-execute"])
+            }
         guard let path = check.path, FileManager.default.isExecutableFile(atPath: path) else {
             // bash is always there: its check must run.
             #expect(shell != .bash)

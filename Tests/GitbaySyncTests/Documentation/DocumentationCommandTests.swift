@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbaySync
 
 @Suite("completions and man")
@@ -21,11 +22,12 @@ struct DocumentationCommandTests {
         let result = await cli.run(["completions", "tcsh"])
         #expect(result.code == 64)
         #expect(result.out == "")
-        #expect(result.err == """
-            Error: unknown shell 'tcsh'; one of: bash, zsh, fish
-            Usage: gitbay-sync completions <shell>
-            See 'gitbay-sync completions --help'.
-            """)
+        #expect(
+            result.err == """
+                Error: unknown shell 'tcsh'; one of: bash, zsh, fish
+                Usage: gitbay-sync completions <shell>
+                See 'gitbay-sync completions --help'.
+                """)
         let missing = await cli.run(["completions"])
         #expect(missing.code == 64)
         #expect(missing.err.hasPrefix("Error: 'completions' needs <shell>: One of bash, zsh, fish."))

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbaySync
 
 /// `make install` and `make uninstall`, given the debug binary so that nothing is built.

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbaySync
 
 /// The zsh and fish scripts at work, where those shells are installed (found on PATH): fish
@@ -45,7 +46,9 @@ struct ZshFishCompletionTests {
         var environment = ["PATH": folder.file("bin") + ":/usr/bin:/bin", "HOME": folder.path]
         environment["LD_LIBRARY_PATH"] = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"]
         let process = try BuiltBinary(executable: path, environment: environment, folder: folder)
-        let arguments = shell == .zsh ? ["-f", folder.file("driver"), folder.file("completion")] : ["--no-config", folder.file("driver"), folder.file("completion")]
+        let arguments =
+            shell == .zsh
+            ? ["-f", folder.file("driver"), folder.file("completion")] : ["--no-config", folder.file("driver"), folder.file("completion")]
         let result = try await process.run(arguments, stdin: lines.joined(separator: "\n") + "\n")
         #expect(result.code == 0, "\(result.err)")
         let answers = result.out.split(separator: "\n").map { Set($0.dropFirst().dropLast().split(separator: " ").map(String.init)) }

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -82,12 +83,16 @@ struct InstalledServiceTests {
     }
 
     /// Runs the unit's command line (plus `extra`) as a child process with `environment`.
-    static func runUnit(_ command: [String], environment: [String: String], extra: [String] = [], folder: TemporaryDirectory) async throws -> CLIResult {
+    static func runUnit(_ command: [String], environment: [String: String], extra: [String] = [], folder: TemporaryDirectory) async throws
+        -> CLIResult
+    {
         let process = try BuiltBinary(executable: command[0], environment: environment, folder: folder)
         return try await process.run(Array(command.dropFirst()) + extra)
     }
 
-    @Test("installed from a shell with only XDG_STATE_HOME set, the unit's command uses that database; a 429 with Retry-After 3600 is waited out, across runs, and reported with its time")
+    @Test(
+        "installed from a shell with only XDG_STATE_HOME set, the unit's command uses that database; a 429 with Retry-After 3600 is waited out, across runs, and reported with its time"
+    )
     func sameDatabaseAndBackoff() async throws {
         let binary = try BuiltBinary.located()
         let server = try FakeGitbayServer()
@@ -100,7 +105,8 @@ struct InstalledServiceTests {
         let (unit, command, environment) = try await Self.install(cli, binary: binary)
         #expect(command.first == binary)
         #expect(command.contains("--db"), "\(unit)")
-        #expect(Array(command.drop { $0 != "--db" }.dropFirst().prefix(1)) == [database], "the unit names the database the shell resolves, absolutely")
+        #expect(
+            Array(command.drop { $0 != "--db" }.dropFirst().prefix(1)) == [database], "the unit names the database the shell resolves, absolutely")
         #expect(environment.keys.allSatisfy { !$0.hasPrefix("XDG_STATE") && $0 != "GITBAY_SYNC_DB" })
 
         // The server turns the list away for an hour.
@@ -125,7 +131,10 @@ struct InstalledServiceTests {
         let second = try await Self.runUnit(command, environment: environment, folder: cli.folder)
         #expect(second.code == 0, "\(second.out)\n\(second.err)")
         #expect(server.requests().isEmpty)
-        #expect(second.out.contains("\(alice)  skipped (error): waiting out a backoff until \(due): the server asked to wait (Retry-After); `gitbay-sync run --now` tries it now [0 requests, 0 writes]"), "\(second.out)")
+        #expect(
+            second.out.contains(
+                "\(alice)  skipped (error): waiting out a backoff until \(due): the server asked to wait (Retry-After); `gitbay-sync run --now` tries it now [0 requests, 0 writes]"
+            ), "\(second.out)")
 
         let third = try await Self.runUnit(command, environment: environment, extra: ["--json"], folder: cli.folder)
         #expect(third.code == 0, "\(third.err)")

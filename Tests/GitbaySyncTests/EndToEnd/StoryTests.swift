@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -166,6 +167,7 @@ struct StoryTests {
         #expect(modeBits(binary.databasePath) == 0o600)
         let usage = try await binary.run(["stauts"])
         #expect(usage.code == ExitCode.usage.rawValue && usage.out.isEmpty)
-        #expect(usage.err == "Error: unknown command 'stauts'. Did you mean 'status'?\nUsage: gitbay-sync <command> [options]\nSee 'gitbay-sync --help'.")
+        #expect(
+            usage.err == "Error: unknown command 'stauts'. Did you mean 'status'?\nUsage: gitbay-sync <command> [options]\nSee 'gitbay-sync --help'.")
     }
 }

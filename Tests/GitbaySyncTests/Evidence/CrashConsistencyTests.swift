@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -142,14 +143,17 @@ struct CrashConsistencyTests {
         #expect(Set(accounts.map(\.username)) == remaining, "seed \(seed)")
         for account in accounts {
             #expect(account.state == .active, "\(account.name) is \(account.state) (seed \(seed))")
-            #expect(try await store.apiToken(ofAccount: account.id)?.exposedValue == apiTokens[account.username], "\(account.name) lost its API token (seed \(seed))")
+            #expect(
+                try await store.apiToken(ofAccount: account.id)?.exposedValue == apiTokens[account.username],
+                "\(account.name) lost its API token (seed \(seed))")
         }
 
         // The servers hold exactly the desired rows: one row of the current token per instance,
         // held by the earliest signed-in remaining account, none for removed accounts.
         for instance in instances {
             let rows = instance.server.devices()
-            let context = "\(instance.users) on \(instance.server.baseURL) (seed \(seed)): \(rows.map { "#\($0.id) \($0.owner) \($0.token.prefix(8))" })"
+            let context =
+                "\(instance.users) on \(instance.server.baseURL) (seed \(seed)): \(rows.map { "#\($0.id) \($0.owner) \($0.token.prefix(8))" })"
             #expect(rows.allSatisfy { $0.token == current }, "rows of old tokens left on \(context)")
             let kept = instance.users.filter(remaining.contains)
             #expect(rows.map(\.owner) == Array(kept.prefix(1)), "not exactly one row, the holder's, on \(context)")

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -85,9 +86,13 @@ struct FuzzTests {
         var (input, iterations, seed) = Self.start("IntervalParser and GoDuration", default: 4000)
         let alphabet = Array("0123456789smhd") + ["0", "1", "9", " ", ".", "-", "µ", "n", "u", "x", "\u{0663}"]
         for index in 0..<iterations {
-            let text = input.chance(70)
+            let text =
+                input.chance(70)
                 ? input.text(from: alphabet, length: 0...24)
-                : String(decoding: input.mutate(input.pick(["30s", "15m", "1h30m", "2d", "1h2m3.5s", "500ms", "9223372036854775807s"]), fragments: ["9", "99999999999", "h", "m", "s", "ms", ".", "d"]), as: UTF8.self)
+                : String(
+                    decoding: input.mutate(
+                        input.pick(["30s", "15m", "1h30m", "2d", "1h2m3.5s", "500ms", "9223372036854775807s"]),
+                        fragments: ["9", "99999999999", "h", "m", "s", "ms", ".", "d"]), as: UTF8.self)
             do throws(IntervalParser.Failure) {
                 let period = try IntervalParser.parse(text)
                 #expect(period >= IntervalParser.minimum && period <= IntervalParser.maximum, "case \(index) of seed \(seed): '\(text)'")
@@ -106,14 +111,16 @@ struct FuzzTests {
         }
     }
 
-    static let validPayload = #"{"aps":{"alert":{"title":"owner/repo","body":"alice opened issue #1"},"sound":"default","badge":3,"thread-id":"owner/repo"},"path":"owner/repo/issues/1","instance":"https://gitbay.org","user":"bob"}"#
+    static let validPayload =
+        #"{"aps":{"alert":{"title":"owner/repo","body":"alice opened issue #1"},"sound":"default","badge":3,"thread-id":"owner/repo"},"path":"owner/repo/issues/1","instance":"https://gitbay.org","user":"bob"}"#
 
     @Test("the push payload decodes to an account and a destination or a clear error for any text")
     func pushPayloads() throws {
         var (input, iterations, seed) = Self.start("PushPayload", default: 3000)
         var decoded = 0
         for index in 0..<iterations {
-            let text = input.chance(80)
+            let text =
+                input.chance(80)
                 ? String(decoding: input.mutate(Self.validPayload), as: UTF8.self)
                 : input.jsonValue()
             do throws(PayloadError) {

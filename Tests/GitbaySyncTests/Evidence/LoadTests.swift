@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -14,7 +15,8 @@ import Testing
 @Suite("Load over many instances")
 struct LoadTests {
     /// Accounts per instance: one, two, three or four (55 instances, 128 accounts).
-    static let instanceSizes: [Int] = Array(repeating: 1, count: 16) + Array(repeating: 2, count: 16)
+    static let instanceSizes: [Int] =
+        Array(repeating: 1, count: 16) + Array(repeating: 2, count: 16)
         + Array(repeating: 3, count: 12) + Array(repeating: 4, count: 11)
 
     @Test("128 accounts over 55 rate-limited instances: one holder each, at most one refusal per account per run, then no writes")

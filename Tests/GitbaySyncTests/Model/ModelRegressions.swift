@@ -1,72 +1,87 @@
 import TestSupport
+
 /// Schedules that once failed, kept so they keep passing: the cases reported against the
 /// display-based ownership rule, replayed through the model.
 enum ModelRegressions {
     static let all: [ModelSchedule] = [
-        ModelSchedule(name: "a rotation between tokens sharing 8 bytes, then sign-out", returnsDeviceID: [true, false], steps: [
-            .setToken("https://push.example.org/up/AAAA1", label: nil),
-            .run(concurrency: 1, crash: nil),
-            .setToken("https://push.example.org/up/BBBB2", label: nil),
-            .run(concurrency: 1, crash: nil),
-            .removeAccount(0, crash: nil),
-            .run(concurrency: 4, crash: nil),
-        ]),
-        ModelSchedule(name: "another device's short token under a reused id", returnsDeviceID: [true, true], steps: [
-            .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
-            .run(concurrency: 1, crash: nil),
-            .reap(instance: 0, pick: 0),
-            .otherDevice(instance: 0, owner: "alice", token: "tab12", label: "tablet"),
-            .pause(0, crash: nil),
-            .resume(0, crash: nil),
-            .clearDevice(crash: nil),
-            .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
-            .removeAccount(0, crash: nil),
-            .run(concurrency: 1, crash: nil),
-        ]),
-        ModelSchedule(name: "an 8-byte token on v1.32.0, then sign-out", returnsDeviceID: [false, false], steps: [
-            .setToken("DEVTOKEN", label: nil),
-            .run(concurrency: 1, crash: nil),
-            .run(concurrency: 4, crash: nil),
-            .removeAccount(0, crash: nil),
-            .removeAccount(2, crash: nil),
-            .run(concurrency: 1, crash: nil),
-        ]),
-        ModelSchedule(name: "the holder's row reaped on an instance of two accounts", returnsDeviceID: [true, false], steps: [
-            .setToken("https://push.example.org/up/CCCC3", label: nil),
-            .run(concurrency: 4, crash: nil),
-            .reap(instance: 0, pick: 0),
-            .reap(instance: 1, pick: 0),
-            .run(concurrency: 4, crash: nil),
-            .prefer(1, crash: nil),
-            .run(concurrency: 4, crash: nil),
-        ]),
-        ModelSchedule(name: "a crash after the add, before its record, during a rotation between look-alike tokens", returnsDeviceID: [true, false], steps: [
-            .setToken("https://push.example.org/up/AAAA1", label: nil),
-            .run(concurrency: 1, crash: nil),
-            .setToken("https://push.example.org/up/BBBB2", label: nil),
-            .run(concurrency: 1, crash: ModelCrash(atRequest: 2, afterServerApplied: true)),
-            .setToken("https://push.example.org/up/AAAA1", label: nil),
-            .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
-            .run(concurrency: 1, crash: nil),
-        ]),
+        ModelSchedule(
+            name: "a rotation between tokens sharing 8 bytes, then sign-out", returnsDeviceID: [true, false],
+            steps: [
+                .setToken("https://push.example.org/up/AAAA1", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .setToken("https://push.example.org/up/BBBB2", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .removeAccount(0, crash: nil),
+                .run(concurrency: 4, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "another device's short token under a reused id", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .reap(instance: 0, pick: 0),
+                .otherDevice(instance: 0, owner: "alice", token: "tab12", label: "tablet"),
+                .pause(0, crash: nil),
+                .resume(0, crash: nil),
+                .clearDevice(crash: nil),
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .removeAccount(0, crash: nil),
+                .run(concurrency: 1, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "an 8-byte token on v1.32.0, then sign-out", returnsDeviceID: [false, false],
+            steps: [
+                .setToken("DEVTOKEN", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .run(concurrency: 4, crash: nil),
+                .removeAccount(0, crash: nil),
+                .removeAccount(2, crash: nil),
+                .run(concurrency: 1, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "the holder's row reaped on an instance of two accounts", returnsDeviceID: [true, false],
+            steps: [
+                .setToken("https://push.example.org/up/CCCC3", label: nil),
+                .run(concurrency: 4, crash: nil),
+                .reap(instance: 0, pick: 0),
+                .reap(instance: 1, pick: 0),
+                .run(concurrency: 4, crash: nil),
+                .prefer(1, crash: nil),
+                .run(concurrency: 4, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "a crash after the add, before its record, during a rotation between look-alike tokens", returnsDeviceID: [true, false],
+            steps: [
+                .setToken("https://push.example.org/up/AAAA1", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .setToken("https://push.example.org/up/BBBB2", label: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 2, afterServerApplied: true)),
+                .setToken("https://push.example.org/up/AAAA1", label: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
+                .run(concurrency: 1, crash: nil),
+            ]),
         // Found by the model: `device clear` stopped after a removal the server applied, then
         // the same token set again; the old record and the last run's word said registered.
-        ModelSchedule(name: "a removal whose answer was lost, then the same token set again", returnsDeviceID: [false, true], steps: [
-            .reap(instance: 1, pick: 8),
-            .setToken("DEVT8b", label: "laptop"),
-            .run(concurrency: 4, crash: nil),
-            .removeAccount(1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
-            .clearDevice(crash: ModelCrash(atRequest: 4, afterServerApplied: true)),
-            .setToken("DEVT8b", label: nil),
-        ]),
+        ModelSchedule(
+            name: "a removal whose answer was lost, then the same token set again", returnsDeviceID: [false, true],
+            steps: [
+                .reap(instance: 1, pick: 8),
+                .setToken("DEVT8b", label: "laptop"),
+                .run(concurrency: 4, crash: nil),
+                .removeAccount(1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
+                .clearDevice(crash: ModelCrash(atRequest: 4, afterServerApplied: true)),
+                .setToken("DEVT8b", label: nil),
+            ]),
         // Found by the model: pause stopped after the server applied the removal, then the
         // same token was set again (no change, so nothing else forgot the last run's word).
-        ModelSchedule(name: "a pause whose removal answer was lost", returnsDeviceID: [true, true], steps: [
-            .removeAccount(1, crash: nil),
-            .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
-            .run(concurrency: 1, crash: nil),
-            .pause(0, crash: ModelCrash(atRequest: 2, afterServerApplied: true)),
-            .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
-        ]),
+        ModelSchedule(
+            name: "a pause whose removal answer was lost", returnsDeviceID: [true, true],
+            steps: [
+                .removeAccount(1, crash: nil),
+                .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .pause(0, crash: ModelCrash(atRequest: 2, afterServerApplied: true)),
+                .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
+            ]),
     ]
 }

@@ -1,4 +1,5 @@
 import TestSupport
+
 /// Random schedules from a seed: device operations, world events and crashes, weighted
 /// towards what breaks ownership (tokens sharing their first 8 bytes, short tokens, reused
 /// ids, other devices and accounts on the same instance).
@@ -71,15 +72,17 @@ struct ModelScheduleGenerator {
             case 69..<82:
                 let instance = int(0...1)
                 let owners = instance == 0 ? ["alice", "bob", "zed"] : ["carol", "dan", "zed"]
-                step = .otherDevice(instance: instance, owner: pick(owners), token: otherToken(), label: pick(["phone", "tablet", "", "[gbs-zzzzzz] old laptop"]))
+                step = .otherDevice(
+                    instance: instance, owner: pick(owners), token: otherToken(), label: pick(["phone", "tablet", "", "[gbs-zzzzzz] old laptop"]))
             case 82..<90: step = .reap(instance: int(0...1), pick: int(0...9))
             case 90..<94: step = .takeToken(instance: int(0...1))
             default:
                 // A local change while another process's run is in flight.
-                step = .alongsideRun(pick([
-                    .setToken(pick(pool), label: nil), .pause(int(0...3), crash: nil), .resume(int(0...3), crash: nil),
-                    .prefer(int(0...3), crash: nil), .removeAccount(int(0...3), crash: nil), .clearDevice(crash: nil),
-                ]))
+                step = .alongsideRun(
+                    pick([
+                        .setToken(pick(pool), label: nil), .pause(int(0...3), crash: nil), .resume(int(0...3), crash: nil),
+                        .prefer(int(0...3), crash: nil), .removeAccount(int(0...3), crash: nil), .clearDevice(crash: nil),
+                    ]))
             }
             steps.append(step)
         }

@@ -38,7 +38,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     var crash: ModelCrash? {
         switch self {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
-             .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash):
+            .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash):
             crash
         case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun:
             nil

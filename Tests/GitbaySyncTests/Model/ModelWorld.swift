@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -210,7 +211,9 @@ final class ModelWorld {
                 guard let by = deletion.byAPIToken, apiTokens.contains(by) else { continue }
                 let row = deletion.device
                 guard let insertedWith = row.insertedWith, apiTokens.contains(insertedWith), heldTokens.contains(row.token) else {
-                    throw ModelViolation(step: number, message: "removed another device's row on instance \(instance): id \(row.id), owner \(row.owner), label \(row.label)")
+                    throw ModelViolation(
+                        step: number,
+                        message: "removed another device's row on instance \(instance): id \(row.id), owner \(row.owner), label \(row.label)")
                 }
             }
         }
@@ -230,10 +233,13 @@ final class ModelWorld {
             let ours = servers[instance].devices(of: user).filter { heldTokens.contains($0.token) }
             if account?.state == .active, holder == index, let currentToken {
                 guard ours.count == 1, ours[0].token == currentToken, ours[0].label == serverLabel else {
-                    throw ModelViolation(step: number, message: "\(user), the holder, has rows \(ours.map { "\($0.id) \($0.label)" }) instead of one of the current token")
+                    throw ModelViolation(
+                        step: number,
+                        message: "\(user), the holder, has rows \(ours.map { "\($0.id) \($0.label)" }) instead of one of the current token")
                 }
             } else if !ours.isEmpty {
-                throw ModelViolation(step: number, message: "\(user) (\(account?.state.rawValue ?? "signed out")) still has this device's rows \(ours.map(\.id))")
+                throw ModelViolation(
+                    step: number, message: "\(user) (\(account?.state.rawValue ?? "signed out")) still has this device's rows \(ours.map(\.id))")
             }
         }
     }
@@ -245,7 +251,7 @@ final class ModelWorld {
         for row in rows where row["condition"] as? String == "registered" {
             let account = row["account"] as? String ?? ""
             guard let index = Self.users.indices.first(where: { name($0) == account }), let currentToken,
-                  servers[Self.users[index].1].devices(of: Self.users[index].0).contains(where: { $0.token == currentToken })
+                servers[Self.users[index].1].devices(of: Self.users[index].0).contains(where: { $0.token == currentToken })
             else {
                 throw ModelViolation(step: number, message: "\(account) is reported registered, but holds no row of the current token")
             }
@@ -258,7 +264,11 @@ final class ModelWorld {
         let again = await cli.run(["run", "--json"])
         let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
         guard again.code == 0, writes.isEmpty else {
-            throw ModelViolation(step: number, message: "the run after a fault-free run wrote \(writes.map { "\($0.user ?? "?"): \($0.argv.joined(separator: " "))" }) (exit \(again.code)) \(again.err)")
+            throw ModelViolation(
+                step: number,
+                message:
+                    "the run after a fault-free run wrote \(writes.map { "\($0.user ?? "?"): \($0.argv.joined(separator: " "))" }) (exit \(again.code)) \(again.err)"
+            )
         }
     }
 }

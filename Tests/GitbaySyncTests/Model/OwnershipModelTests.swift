@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -31,7 +32,9 @@ struct OwnershipModelTests {
 
     @Test("random schedules of commands, other devices, reaps and crashes keep every invariant")
     func randomSchedules() async {
-        print("ownership model: seed \(Self.seed), \(Self.schedules) schedules of \(Self.steps) steps (replay with GITBAY_SYNC_MODEL_SEED=\(Self.seed))")
+        print(
+            "ownership model: seed \(Self.seed), \(Self.schedules) schedules of \(Self.steps) steps (replay with GITBAY_SYNC_MODEL_SEED=\(Self.seed))"
+        )
         var random = SplitMix64(seed: Self.seed)
         var pending = (0..<Self.schedules).map { _ in random.next() }
         await withTaskGroup(of: String?.self) { group in

@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -103,10 +104,12 @@ struct MigratorTests {
         try database.execute("PRAGMA foreign_keys = OFF")
         let migrations = [
             Migration(version: 1, name: "parent", sql: "CREATE TABLE parent (id INTEGER PRIMARY KEY);"),
-            Migration(version: 2, name: "orphan", sql: """
-                CREATE TABLE child (parent_id INTEGER REFERENCES parent (id));
-                INSERT INTO child VALUES (42);
-                """),
+            Migration(
+                version: 2, name: "orphan",
+                sql: """
+                    CREATE TABLE child (parent_id INTEGER REFERENCES parent (id));
+                    INSERT INTO child VALUES (42);
+                    """),
         ]
         #expect(throws: SQLiteError.self) { try Migrator(migrations: migrations).migrate(database, now: "t") }
         #expect(try Migrator.recorded(in: database).keys.sorted() == [1])
@@ -140,7 +143,8 @@ struct LegacyRecordTests {
         // Rewind the database to the first schema, holding what the first release recorded.
         do {
             let database = try Database(path: cli.databasePath)
-            try database.execute("""
+            try database.execute(
+                """
                 DROP TABLE registrations; DROP TABLE device_token_history; DROP TABLE instances;
                 DROP TABLE account_leases;
                 DROP TABLE unattended_runs; ALTER TABLE account_status DROP COLUMN next_retry_reason;

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -71,10 +72,12 @@ struct IntervalParserTests {
         #expect(try IntervalParser.parse(text) == .seconds(seconds))
     }
 
-    @Test("the command line rejects a bad --every with exit 64 and the parser's reason", arguments: [
-        ["run", "--every", "0"], ["run", "--every", "-5m"], ["run", "--every", "15"], ["run", "--every=9s"],
-        ["run", "--every", "30d"], ["service", "install", "--every", "0s"], ["service", "show", "--every", "1x"],
-    ])
+    @Test(
+        "the command line rejects a bad --every with exit 64 and the parser's reason",
+        arguments: [
+            ["run", "--every", "0"], ["run", "--every", "-5m"], ["run", "--every", "15"], ["run", "--every=9s"],
+            ["run", "--every", "30d"], ["service", "install", "--every", "0s"], ["service", "show", "--every", "1x"],
+        ])
     func commandLineRejects(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
         let result = await cli.run(arguments)

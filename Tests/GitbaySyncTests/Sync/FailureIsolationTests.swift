@@ -1,7 +1,8 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -14,7 +15,8 @@ import Testing
 /// GitbayReconcileTests; what needs other processes or the built binary stays here.
 @Suite("Failures stay with their account")
 struct FailureIsolationTests {
-    @Test("a failing account makes run exit with a partial failure naming it; the others are registered; a refused token stays a failure while skipped")
+    @Test(
+        "a failing account makes run exit with a partial failure naming it; the others are registered; a refused token stays a failure while skipped")
     func partialFailure() async throws {
         let healthy = try FakeGitbayServer()
         let broken = try FakeGitbayServer()
@@ -74,7 +76,8 @@ struct FailureIsolationTests {
 
         let removal = await cli.run(["remove-account", alice])
         #expect(removal.code == ExitCode.busy.rawValue)
-        #expect(removal.err.contains("is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does)"))
+        #expect(
+            removal.err.contains("is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does)"))
         #expect(try await store.account(id: id)?.state == .removing)
         #expect(try await store.apiToken(ofAccount: id) != nil)
         #expect(server.requests().isEmpty)

@@ -1,13 +1,15 @@
 import Foundation
-import TestSupport
 import GitbayFake
+import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
 @testable import GitbaySupport
 @testable import GitbaySync
 @testable import PushResolve
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -72,7 +74,7 @@ struct HookInterruptionTests {
         if kill(pid, 0) != 0 { return errno == ESRCH }
         #if os(Linux)
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let close = stat.lastIndex(of: ")")
         else { return true }
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
         #else
@@ -131,7 +133,9 @@ struct HookInterruptionTests {
         #expect(try await store.account(named: name) == nil)
     }
 
-    @Test("a hook ignoring SIGTERM is killed with its group after the grace, or at once on a second request; --force does not override", arguments: [1, 2])
+    @Test(
+        "a hook ignoring SIGTERM is killed with its group after the grace, or at once on a second request; --force does not override",
+        arguments: [1, 2])
     func escalation(requests: Int) async throws {
         let server = try FakeGitbayServer()
         let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import GitbayAPI
 @testable import GitbayReconcile
 @testable import GitbayState
@@ -25,10 +26,12 @@ struct PeriodicRunTests {
         var description: String { "random \(random) -> \(milliseconds) ms" }
     }
 
-    @Test("sleeps the period give or take a tenth", arguments: [
-        Jitter(random: 0, milliseconds: 540_000), Jitter(random: 0.25, milliseconds: 570_000),
-        Jitter(random: 0.5, milliseconds: 600_000), Jitter(random: 0.75, milliseconds: 630_000), Jitter(random: 0.999999, milliseconds: 660_000),
-    ])
+    @Test(
+        "sleeps the period give or take a tenth",
+        arguments: [
+            Jitter(random: 0, milliseconds: 540_000), Jitter(random: 0.25, milliseconds: 570_000),
+            Jitter(random: 0.5, milliseconds: 600_000), Jitter(random: 0.75, milliseconds: 630_000), Jitter(random: 0.999999, milliseconds: 660_000),
+        ])
     func jitter(_ example: Jitter) {
         let timer = Self.timer(ShutdownSignal(), random: example.random)
         #expect(timer.nextSleep() == .milliseconds(example.milliseconds))
