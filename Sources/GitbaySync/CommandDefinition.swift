@@ -21,3 +21,39 @@ extension CommandDefinition {
         return self == other
     }
 }
+
+/// A command whose one argument is an account (`pause`, `resume`, `prefer`, `push on|off`).
+protocol AccountCommand: CommandDefinition {
+    var account: String { get }
+    init(account: String)
+}
+
+extension AccountCommand {
+    init(_ input: CommandInput) throws(UsageError) {
+        self.init(account: try input.required(.account))
+    }
+}
+
+/// A command that takes no argument and no option of its own.
+protocol PlainCommand: CommandDefinition {
+    init()
+}
+
+extension PlainCommand {
+    init(_ input: CommandInput) throws(UsageError) {
+        self.init()
+    }
+}
+
+/// A command that lists every account, or only the one its optional argument names
+/// (`devices`, `push show`).
+protocol ListingCommand: CommandDefinition {
+    var account: String? { get }
+    init(account: String?)
+}
+
+extension ListingCommand {
+    init(_ input: CommandInput) throws(UsageError) {
+        self.init(account: input.value(.onlyAccount))
+    }
+}

@@ -55,6 +55,17 @@ struct CommandRunner {
         try await StateStore.openExisting(location, now: context.now())
     }
 
+    /// The account `name` names, or every account when it is nil.
+    func accounts(only name: String?, in store: StateStore) async throws -> [AccountRecord] {
+        if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
+    }
+
+    /// Prints the partial-failure summary on stderr and returns the exit code it means.
+    func finish(_ summary: PartialFailureSummary) -> ExitCode {
+        summary.lines().forEach(context.console.err)
+        return summary.isEmpty ? .success : .partialFailure
+    }
+
     func account(named name: String, in store: StateStore) async throws -> AccountRecord {
         // The host part is case-insensitive; the user name is taken as given.
         var normalised = name

@@ -5,15 +5,11 @@ import GitbayState
 import GitbaySupport
 
 /// `accounts`.
-struct AccountsCommand: CommandDefinition {
+struct AccountsCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["accounts"], arguments: [], options: [], summary: "List the signed-in accounts.",
         discussion: "Every account with its state, its condition and this device's row on its server."
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.accounts()

@@ -4,15 +4,11 @@ import GitbayState
 import GitbaySupport
 
 /// `device clear`.
-struct DeviceClearCommand: CommandDefinition {
+struct DeviceClearCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["device", "clear"], arguments: [], options: [], summary: "Deregister this device everywhere and forget its token.",
         discussion: "Removes this device's rows on every account, then forgets the token."
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.clearDevice()

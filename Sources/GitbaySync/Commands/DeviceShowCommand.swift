@@ -4,15 +4,11 @@ import GitbayState
 import GitbaySupport
 
 /// `device show`.
-struct DeviceShowCommand: CommandDefinition {
+struct DeviceShowCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["device", "show"], arguments: [], options: [], summary: "Show this device: label, install marker, token prefix.",
         discussion: "Only the first 8 bytes of the token are ever shown."
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.showDevice()

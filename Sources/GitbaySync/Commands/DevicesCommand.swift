@@ -5,7 +5,7 @@ import GitbayState
 import GitbaySupport
 
 /// `devices [<account>]`.
-struct DevicesCommand: CommandDefinition {
+struct DevicesCommand: ListingCommand {
     static let spec = CommandSpec(
         words: ["devices"], arguments: [.onlyAccount], options: [],
         summary: "List the devices registered on each account's server.",
@@ -18,10 +18,6 @@ struct DevicesCommand: CommandDefinition {
         self.account = account
     }
 
-    init(_ input: CommandInput) throws(UsageError) {
-        account = input.value(.onlyAccount)
-    }
-
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.devices(account)
     }
@@ -32,7 +28,7 @@ extension CommandRunner {
     /// with this device's rows marked.
     fileprivate func devices(_ name: String?) async throws -> ExitCode {
         let store = try await openExistingStore()
-        let accounts = if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
+        let accounts = try await accounts(only: name, in: store)
         let device = try await store.device()
         var records: [Int64: [RegistrationRecord]] = [:]
         for account in accounts {
@@ -51,8 +47,7 @@ extension CommandRunner {
         show(DevicesOutput(lists: lists))
         let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }
         let summary = PartialFailureSummary(failures: failures, total: accounts.count)
-        summary.lines().forEach(context.console.err)
-        return summary.isEmpty ? .success : .partialFailure
+        return finish(summary)
     }
 }
 

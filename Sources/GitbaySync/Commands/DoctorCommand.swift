@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// `doctor`.
-struct DoctorCommand: CommandDefinition {
+struct DoctorCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
         discussion: """
@@ -21,10 +21,6 @@ struct DoctorCommand: CommandDefinition {
             check fails.
             """
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.doctor()

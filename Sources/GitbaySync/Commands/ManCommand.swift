@@ -1,5 +1,5 @@
 /// `man`.
-struct ManCommand: CommandDefinition {
+struct ManCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["man"], arguments: [], options: [], summary: "Print the manual page gitbay-sync(1) in roff.",
         discussion: """
@@ -7,10 +7,6 @@ struct ManCommand: CommandDefinition {
             installs it; to read it without installing: gitbay-sync man | man -l -
             """
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         let page = ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version)

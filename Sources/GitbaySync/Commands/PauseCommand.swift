@@ -5,7 +5,7 @@ import GitbayState
 import GitbaySupport
 
 /// `pause <account>`.
-struct PauseCommand: CommandDefinition {
+struct PauseCommand: AccountCommand {
     static let spec = CommandSpec(
         words: ["pause"], arguments: [.account], options: [], summary: "Stop pushes to this device for an account, keeping it signed in.",
         discussion: """
@@ -16,14 +16,6 @@ struct PauseCommand: CommandDefinition {
     )
 
     let account: String
-
-    init(account: String) {
-        self.account = account
-    }
-
-    init(_ input: CommandInput) throws(UsageError) {
-        account = try input.required(.account)
-    }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.changeState(account, to: .paused) { account, outcome in runner.pausedText(account, outcome) }

@@ -5,7 +5,7 @@ import GitbayState
 import GitbaySupport
 
 /// `prefer <account>`.
-struct PreferCommand: CommandDefinition {
+struct PreferCommand: AccountCommand {
     static let spec = CommandSpec(
         words: ["prefer"], arguments: [.account], options: [],
         summary: "Choose which account of an instance holds this device's token.",
@@ -18,14 +18,6 @@ struct PreferCommand: CommandDefinition {
     )
 
     let account: String
-
-    init(account: String) {
-        self.account = account
-    }
-
-    init(_ input: CommandInput) throws(UsageError) {
-        account = try input.required(.account)
-    }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.prefer(account)

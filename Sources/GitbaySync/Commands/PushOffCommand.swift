@@ -1,19 +1,11 @@
 /// `push off <account>`.
-struct PushOffCommand: CommandDefinition {
+struct PushOffCommand: AccountCommand {
     static let spec = CommandSpec(
         words: ["push", "off"], arguments: [.account], options: [], summary: "Turn the account's push notifications off (server-side).",
         discussion: "Sets `notifications settings push off`: the rows stay, the server sends nothing."
     )
 
     let account: String
-
-    init(account: String) {
-        self.account = account
-    }
-
-    init(_ input: CommandInput) throws(UsageError) {
-        account = try input.required(.account)
-    }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.setPush(false, account: account)

@@ -2,7 +2,7 @@ import FoundationEssentials
 import GitbaySupport
 
 /// `push show [<account>]`.
-struct PushShowCommand: CommandDefinition {
+struct PushShowCommand: ListingCommand {
     static let spec = CommandSpec(
         words: ["push", "show"], arguments: [.onlyAccount], options: [],
         summary: "Show the push switch of each account (or one).",
@@ -15,10 +15,6 @@ struct PushShowCommand: CommandDefinition {
         self.account = account
     }
 
-    init(_ input: CommandInput) throws(UsageError) {
-        account = input.value(.onlyAccount)
-    }
-
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.showPush(account: account)
     }
@@ -28,7 +24,7 @@ extension CommandRunner {
     /// `push show [<account>]`: the push switch of each account (or one), asked concurrently.
     fileprivate func showPush(account name: String?) async throws -> ExitCode {
         let store = try await openExistingStore()
-        let accounts = if let name { [try await account(named: name, in: store)] } else { try await store.accounts() }
+        let accounts = try await accounts(only: name, in: store)
         let results = await fanOut(store).run(accounts) { client in try await client.settings() }
         let switches = results.map { result in
             PushShowOutput.Switch(account: result.account.name, push: try? result.outcome.get().push, error: result.outcome.failureText)
@@ -36,8 +32,7 @@ extension CommandRunner {
         show(PushShowOutput(switches: switches))
         let failures = switches.compactMap { entry in entry.error.map { (entry.account, $0) } }
         let summary = PartialFailureSummary(failures: failures, total: accounts.count)
-        summary.lines().forEach(context.console.err)
-        return summary.isEmpty ? .success : .partialFailure
+        return finish(summary)
     }
 }
 

@@ -3,7 +3,7 @@ import GitbayState
 import PushResolve
 
 /// `resolve`.
-struct ResolveCommand: CommandDefinition {
+struct ResolveCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["resolve"], arguments: [], options: [],
         summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
@@ -12,10 +12,6 @@ struct ResolveCommand: CommandDefinition {
             to open. The payload is read on stdin, at most \(InputLimit.pushPayload.maximumBytes) bytes (what APNs delivers).
             """
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.resolve()

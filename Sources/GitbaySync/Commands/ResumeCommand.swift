@@ -5,7 +5,7 @@ import GitbayState
 import GitbaySupport
 
 /// `resume <account>`.
-struct ResumeCommand: CommandDefinition {
+struct ResumeCommand: AccountCommand {
     static let spec = CommandSpec(
         words: ["resume"], arguments: [.account], options: [], summary: "Undo `pause`: register this device for the account again.",
         discussion: """
@@ -16,14 +16,6 @@ struct ResumeCommand: CommandDefinition {
     )
 
     let account: String
-
-    init(account: String) {
-        self.account = account
-    }
-
-    init(_ input: CommandInput) throws(UsageError) {
-        account = try input.required(.account)
-    }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.changeState(account, to: .active) { account, outcome in runner.resumedText(account, outcome) }

@@ -4,16 +4,12 @@ import GitbayState
 import GitbaySupport
 
 /// `status`.
-struct StatusCommand: CommandDefinition {
+struct StatusCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["status"], arguments: [], options: [],
         summary: "Show each account's condition and this device.",
         discussion: "Per account: condition, server device id, last success, last error and next retry."
     )
-
-    init() {}
-
-    init(_ input: CommandInput) throws(UsageError) {}
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         try await runner.status()

@@ -10,19 +10,7 @@ enum BashCompletion {
         return #"""
             # bash completion for gitbay-sync, as printed by `gitbay-sync completions bash`.
 
-            _gitbay_sync_resolve() {
-                # Sets key to the command the words name and used to how many words name it.
-                key= used=0
-                case "$1" in
-            \#(model.aliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
-                esac
-                case "$1 $2" in
-                    \#(alternatives(model.twoWordCommands.map(q)))) key="$1 $2"; used=2; return ;;
-                esac
-                case "$1" in
-                    \#(alternatives(model.oneWordCommands.map(q)))) key="$1"; used=1 ;;
-                esac
-            }
+            \#(BashCompletion.resolveFunction(model))
 
             _gitbay_sync_accounts() {
                 command gitbay-sync "$@" accounts --json 2>/dev/null \
@@ -111,6 +99,26 @@ enum BashCompletion {
                 }
             return "            \(q("\(argument.command) \(argument.index)"))) \(action) ;;"
         }.joined(separator: "\n")
+    }
+
+    /// `_gitbay_sync_resolve`, in the shell both bash and zsh read: which command the leading
+    /// words name, and how many words name it.
+    static func resolveFunction(_ model: CompletionModel) -> String {
+        return #"""
+            _gitbay_sync_resolve() {
+                # Sets key to the command the words name and used to how many words name it.
+                key= used=0
+                case "$1" in
+            \#(model.aliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
+                esac
+                case "$1 $2" in
+                    \#(alternatives(model.twoWordCommands.map(q)))) key="$1 $2"; used=2; return ;;
+                esac
+                case "$1" in
+                    \#(alternatives(model.oneWordCommands.map(q)))) key="$1"; used=1 ;;
+                esac
+            }
+            """#
     }
 
     private static func q(_ text: String) -> String { ShellQuote.posix(text) }

@@ -11,19 +11,7 @@ enum ZshCompletion {
             #compdef gitbay-sync
             # zsh completion for gitbay-sync, as printed by `gitbay-sync completions zsh`.
 
-            _gitbay_sync_resolve() {
-                # Sets key to the command the words name and used to how many words name it.
-                key= used=0
-                case "$1" in
-            \#(model.aliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
-                esac
-                case "$1 $2" in
-                    \#(alternatives(model.twoWordCommands.map(q)))) key="$1 $2"; used=2; return ;;
-                esac
-                case "$1" in
-                    \#(alternatives(model.oneWordCommands.map(q)))) key="$1"; used=1 ;;
-                esac
-            }
+            \#(BashCompletion.resolveFunction(model))
 
             _gitbay_sync_accounts() {
                 local -a accounts
