@@ -112,11 +112,9 @@ struct StateStoreTests {
         let store = try await StateStore.open(folder.location)
         let account = try await store.signIn(instance: try InstanceURL(parsing: "https://gitbay.test"), username: "alice", apiToken: Secret("gb_x"))
         // A process that has exited: its pid names no process (until reused, which expiry covers).
-        let gone = Process()
-        gone.executableURL = URL(fileURLWithPath: "/bin/true")
-        try gone.run()
-        gone.waitUntilExit()
-        let dead = LeaseHolder(pid: gone.processIdentifier, id: "dead")
+        let gone = try SpawnedChild.spawn("/bin/true", [], environment: [:], descriptors: [:])
+        _ = ChildProcess.waitForExit(gone.pid)
+        let dead = LeaseHolder(pid: gone.pid, id: "dead")
         #expect(try await store.takeLeases([account.id], holder: dead).taken == [account.id])
         #expect(try await store.takeLeases([account.id], holder: LeaseHolder.new()).taken == [account.id])
 

@@ -71,40 +71,30 @@ package struct BuiltBinary: Sendable {
     package func start(_ arguments: [String], stdin: String? = nil, terminal: Int32? = nil, launcher: [String] = []) throws -> RunningBinary {
         let id = UUID().uuidString
         let outPath = scratch + "/\(id).out", errPath = scratch + "/\(id).err"
-        for path in [outPath, errPath] where !FileManager.default.createFile(atPath: path, contents: nil) {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-        let outHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let input = Pipe()
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
-        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
-        process.environment = environment
-        if let terminal {
-            let handle = FileHandle(fileDescriptor: terminal, closeOnDealloc: false)
-            process.standardInput = handle
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardInput = input
-            process.standardOutput = outHandle
-            process.standardError = errHandle
+        let out = try ChildProcess.outputFile(outPath)
+        defer { close(out) }
+        let err = try ChildProcess.outputFile(errPath)
+        defer { close(err) }
+        let input = try ChildProcess.makePipe()
+        defer { close(input.read) }
+        let descriptors: [Int32: Int32] = terminal.map { [0: $0, 1: $0, 2: $0] } ?? [0: input.read, 1: out, 2: err]
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild.spawn(
+                launcher.first ?? executable, launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments,
+                environment: environment, descriptors: descriptors)
+        } catch {
+            close(input.write)
+            throw error
         }
         let (exits, exited) = AsyncStream<RunningBinary.Ending>.makeStream()
-        process.terminationHandler = { finished in
-            exited.yield(.init(bySignal: finished.terminationReason == .uncaughtSignal, status: finished.terminationStatus))
+        ChildProcess.onExit(child.pid) { ending in
+            exited.yield(.init(bySignal: ending.bySignal, status: ending.status))
             exited.finish()
         }
-        try process.run()
-        try outHandle.close()
-        try errHandle.close()
-        if terminal == nil {
-            input.fileHandleForWriting.write(Data((stdin ?? "").utf8))
-            try input.fileHandleForWriting.close()
-        }
-        return RunningBinary(pid: process.processIdentifier, exits: exits, outPath: outPath, errPath: errPath)
+        if terminal == nil { ChildProcess.writeAll(input.write, Array((stdin ?? "").utf8)) }
+        close(input.write)
+        return RunningBinary(pid: child.pid, exits: exits, outPath: outPath, errPath: errPath)
     }
 
     /// A file's text without its final line break, as `CLIResult` holds output.

@@ -34,42 +34,36 @@ package struct KillableBinary: Sendable {
         _ arguments: [String], stdin: String? = nil, environment: [String: String], folder: String,
         killAfter: Duration? = nil
     ) throws -> Exit {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
         let outPath = folder + "/child.out"
         let errPath = folder + "/child.err"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer {
-            try? out.close()
-            try? err.close()
+        let out = try ChildProcess.outputFile(outPath)
+        defer { close(out) }
+        let err = try ChildProcess.outputFile(errPath)
+        defer { close(err) }
+        let input = try ChildProcess.makePipe()
+        defer { close(input.read) }
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild.spawn(path, arguments, environment: environment, descriptors: [0: input.read, 1: out, 2: err])
+        } catch {
+            close(input.write)
+            throw error
         }
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
+        if let stdin { ChildProcess.writeAll(input.write, Array(stdin.utf8)) }
+        close(input.write)
         var killed = false
         if let killAfter {
             let parts = killAfter.components
             usleep(UInt32(parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000))
-            if process.isRunning {
-                killed = kill(process.processIdentifier, SIGKILL) == 0
-            }
+            // Not yet reaped, so the pid is still the child's even if it has just exited.
+            killed = kill(child.pid, SIGKILL) == 0
         }
-        process.waitUntilExit()
-        let signalled = process.terminationReason == .uncaughtSignal
+        let ending = ChildProcess.waitForExit(child.pid)
         let text = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
         return Exit(
-            code: signalled ? nil : process.terminationStatus,
-            wasKilled: killed && signalled,
-            crashSignal: signalled && !(killed && process.terminationStatus == SIGKILL) ? process.terminationStatus : nil,
+            code: ending.code,
+            wasKilled: killed && ending.bySignal && ending.status == SIGKILL,
+            crashSignal: ending.bySignal && !(killed && ending.status == SIGKILL) ? ending.status : nil,
             out: text(outPath), err: text(errPath)
         )
     }

@@ -101,17 +101,12 @@ struct FailureIsolationTests {
         hung.inject(.hang, command: "notifications device list", times: 10)
 
         // The built binary runs against the same database and hangs on bob's instance.
-        let run = Process()
-        run.executableURL = URL(fileURLWithPath: try BuiltBinary.located())
-        run.arguments = ["run"]
-        run.environment = cli.environment.merging(["GITBAY_SYNC_DB": cli.databasePath]) { $1 }
-        run.standardOutput = FileHandle.nullDevice
-        run.standardError = FileHandle.nullDevice
-        try run.run()
-        defer {
-            if run.isRunning { kill(run.processIdentifier, SIGKILL) }
-            run.waitUntilExit()
-        }
+        let null = try ChildProcess.nullDevice()
+        defer { close(null) }
+        let run = try SpawnedChild.spawn(
+            try BuiltBinary.located(), ["run"], environment: cli.environment.merging(["GITBAY_SYNC_DB": cli.databasePath]) { $1 },
+            descriptors: [0: null, 1: null, 2: null])
+        defer { run.stop() }
         for _ in 0..<500 where !hung.requests().contains(where: { $0.user == "bob" }) {
             try await Task.sleep(for: .milliseconds(10))
         }
