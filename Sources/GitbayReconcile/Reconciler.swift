@@ -4,11 +4,15 @@ import GitbayState
 import GitbaySupport
 
 /// Reconciles every account: decides each account's desire (`RunSchedule`) and runs the
-/// accounts concurrently (bounded), each through its own client.
+/// accounts concurrently, every instance at once and a few accounts of each at a time, each
+/// through its own client.
 package struct Reconciler: Sendable {
     package struct Options: Sendable {
-        /// How many accounts are reconciled at once.
+        /// How many accounts are in flight at once in all: a bound on the process, not on any
+        /// one server.
         package var concurrency: Int
+        /// How many accounts of one instance are in flight at once: polite to one server.
+        package var perInstance: Int
         /// Skip accounts whose next retry is still ahead: every `run` does, unless `--now`;
         /// a command acting on one account at a person's word (`login`, `pause`, …) does not.
         package var honourBackoff: Bool
@@ -22,12 +26,19 @@ package struct Reconciler: Sendable {
         /// Who takes the accounts' leases: one command of this process.
         package var leaseHolder: LeaseHolder
 
+        /// The default of `concurrency`.
+        package static let defaultConcurrency = 64
+        /// The default of `perInstance`.
+        package static let defaultPerInstance = 4
+
         package init(
-            concurrency: Int = 8, honourBackoff: Bool = false, backoffCeiling: Duration = FailurePolicy.defaultCeiling,
+            concurrency: Int = defaultConcurrency, perInstance: Int = defaultPerInstance, honourBackoff: Bool = false,
+            backoffCeiling: Duration = FailurePolicy.defaultCeiling,
             client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
             mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
         ) {
             self.concurrency = concurrency
+            self.perInstance = perInstance
             self.honourBackoff = honourBackoff
             self.backoffCeiling = backoffCeiling
             self.client = client
@@ -73,34 +84,31 @@ package struct Reconciler: Sendable {
         return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
     }
 
-    /// Reconciles the accounts at most `concurrency` at a time, giving back each lease this run
-    /// `taken` as its account finishes; accounts a stop left unstarted give theirs back too.
+    /// Reconciles the accounts, every instance at once, at most `perInstance` of one instance
+    /// and `concurrency` in all at a time, giving back each lease this run `taken` as its
+    /// account finishes; accounts a stop left unstarted give theirs back too.
     private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], taken: Set<Int64>, device: DeviceRecord) async -> [AccountOutcome] {
-        var pending = accounts
+        var queue = RunQueue(accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.perInstance)
         var outcomes: [AccountOutcome] = []
-        await withTaskGroup(of: AccountOutcome.self) { group in
-            var running = 0
-            let width = max(1, options.concurrency)
+        await withTaskGroup(of: (InstanceURL, AccountOutcome).self) { group in
             func startWhatFits() {
-                while running < width, !pending.isEmpty, options.mayStartMore() {
-                    let (account, desire) = pending.removeFirst()
-                    running += 1
+                while options.mayStartMore(), let (instance, (account, desire)) = queue.start() {
                     let release = taken.contains(account.id)
                     group.addTask {
                         let outcome = await reconcileInPasses(account, desire, device: device)
                         if release { try? await store.releaseLeases([account.id], holder: options.leaseHolder) }
-                        return outcome
+                        return (instance, outcome)
                     }
                 }
             }
             startWhatFits()
-            for await outcome in group {
-                running -= 1
+            for await (instance, outcome) in group {
+                queue.finished(instance)
                 outcomes.append(outcome)
                 startWhatFits()
             }
         }
-        try? await store.releaseLeases(pending.map(\.0.id).filter(taken.contains), holder: options.leaseHolder)
+        try? await store.releaseLeases(queue.remaining.map(\.0.id).filter(taken.contains), holder: options.leaseHolder)
         return outcomes
     }
 
