@@ -116,6 +116,7 @@ extension CommandRunner {
         if unattended {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
         }
+        await logDatabaseWork(store)
         guard !interrupted else {
             context.console.err(
                 journalErr.line(
@@ -125,5 +126,10 @@ extension CommandRunner {
             return .unavailable
         }
         return code
+    }
+
+    /// One debug line (`-vv`) with the write transactions the run made on the state database.
+    func logDatabaseWork(_ store: StateStore) async {
+        logger.debug("database: \(await store.databaseCounters().writeTransactions) write transactions")
     }
 }
