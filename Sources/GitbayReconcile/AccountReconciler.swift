@@ -110,6 +110,8 @@ struct AccountReconciler {
         case .rebase(let tag):
             // Forgotten or adopted records change what the tag vouches for.
             Self.remember(tag, basis: decision.tagBasis(records: try await store.registrations(ofAccount: account.id)), in: &status)
+        case .forget:
+            Self.remember(nil, basis: nil, in: &status)
         case .confirmAfterWrites:
             let confirmed = await confirmedTag()
             Self.remember(confirmed?.tag, basis: confirmed?.basis, in: &status)
@@ -183,7 +185,7 @@ struct AccountReconciler {
         do {
             guard case .list(let rows, let etag) = try await client.listDevices(ifNoneMatch: nil) else { return nil }
             let plan = decision.plan(records: try await store.registrations(ofAccount: account.id), answer: .list(rows, etag: etag))
-            guard plan.tag != .confirmAfterWrites else { return nil }
+            guard !plan.actions.contains(where: \.isWrite) else { return nil }
             var unused = 0
             _ = try await carryOut(plan, rows: rows, writes: &unused)
             return (etag, decision.tagBasis(records: try await store.registrations(ofAccount: account.id)))
