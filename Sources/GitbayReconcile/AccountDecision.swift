@@ -51,6 +51,9 @@ package struct AccountDecision: Sendable {
         /// Writes were sent: the list seen before them no longer describes the server; only a
         /// fresh list that needs no more writes may vouch.
         case confirmAfterWrites
+        /// Writes were sent and no later run would send a tag (the server sends none, or the
+        /// account is being removed): none is remembered, and no list confirms the writes.
+        case forget
     }
 
     /// What to do about one answer to the list.
@@ -101,7 +104,7 @@ package struct AccountDecision: Sendable {
         let actions = ReconcilePlan.actions(for: input)
         let tag: TagRule =
             if actions.contains(where: \.isWrite) {
-                .confirmAfterWrites
+                etag == nil || accountState == .removing ? .forget : .confirmAfterWrites
             } else if actions.isEmpty {
                 .remember(tag: etag, basis: tagBasis(records: records))
             } else {

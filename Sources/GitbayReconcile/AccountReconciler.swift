@@ -20,10 +20,17 @@ struct AccountReconciler {
     /// store is asked again: a change made meanwhile (a new token, a pause, another holder)
     /// ends this pass, so that the run plans again instead of undoing it.
     let snapshot: DesireSnapshot
+    /// The account's verdict and records as the run read them before its first request; nil
+    /// to read them afresh (a pass planned again).
+    let start: (status: AccountStatusRecord, records: [RegistrationRecord])?
+    /// Taken before the pass's first write, given back when it ends.
+    let lease: AccountLease
 
     /// How one pass over the account ended.
     enum Pass {
         case done(AccountOutcome)
+        /// Nothing changed: only the verdict's times are to be recorded, with the run's others.
+        case steady(AccountOutcome, SteadyVerdict)
         /// The desire changed during the pass; nothing more was written for it.
         case superseded(requests: Int, writes: Int)
     }
@@ -34,7 +41,15 @@ struct AccountReconciler {
     /// Brings the account to the decision's desire; the outcome names the row of the current
     /// token it holds afterwards.
     func reconcile() async -> Pass {
-        var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        let pass = await reconcileHoldingLeaseForWrites()
+        await lease.giveBack()
+        return pass
+    }
+
+    private func reconcileHoldingLeaseForWrites() async -> Pass {
+        var read = start?.status ?? AccountStatusRecord()
+        if start == nil { read = (try? await store.status(ofAccount: account.id)) ?? read }
+        var status = read
         let startedAt = now()
         status.lastAttemptAt = startedAt
         var writes = 0
@@ -44,6 +59,8 @@ struct AccountReconciler {
             Self.succeeded(&status, verdict, at: startedAt)
         } catch is Superseded {
             return .superseded(requests: await client.requestCount, writes: writes)
+        } catch let held as AccountLease.HeldElsewhere {
+            return .done(await leftToHolder(held.lease, status: read))
         } catch {
             outcome.action = .failed
             outcome.error = String(describing: error)
@@ -58,6 +75,9 @@ struct AccountReconciler {
         }
         outcome.writes = writes
         outcome.requests = await client.requestCount
+        if !lease.wasNeeded, Self.onlyTimesDiffer(read, status) {
+            return .steady(outcome, SteadyVerdict(accountID: account.id, read: read, attemptAt: startedAt, successAt: startedAt))
+        }
         do {
             guard try await store.saveStatus(status, ofAccount: account.id, ifStill: snapshot) else {
                 return .superseded(requests: outcome.requests, writes: writes)
@@ -74,9 +94,10 @@ struct AccountReconciler {
     private func observeAndAct(
         _ outcome: inout AccountOutcome, status: inout AccountStatusRecord, writes: inout Int
     ) async throws -> AccountDecision.Verdict {
-        let records = try await store.registrations(ofAccount: account.id)
+        let records = if let start { start.records } else { try await store.registrations(ofAccount: account.id) }
         let answer = try await client.listDevices(ifNoneMatch: decision.tagToSend(remembered: status, records: records))
         let plan = decision.plan(records: records, answer: answer)
+        if !plan.actions.isEmpty { try await lease.take(planningFrom: records) }
         let rows = if case .list(let rows, _) = answer { rows } else { [ServerDevice]() }
         outcome.deviceID = try await carryOut(plan, rows: rows, writes: &writes)
         let verdict = decision.verdict(actions: plan.actions, hadRecords: !records.isEmpty, heldID: outcome.deviceID)
@@ -89,6 +110,8 @@ struct AccountReconciler {
         case .rebase(let tag):
             // Forgotten or adopted records change what the tag vouches for.
             Self.remember(tag, basis: decision.tagBasis(records: try await store.registrations(ofAccount: account.id)), in: &status)
+        case .forget:
+            Self.remember(nil, basis: nil, in: &status)
         case .confirmAfterWrites:
             let confirmed = await confirmedTag()
             Self.remember(confirmed?.tag, basis: confirmed?.basis, in: &status)
@@ -111,6 +134,21 @@ struct AccountReconciler {
         status.nextRetryAt = nil
         status.nextRetryReason = nil
         status.failures = 0
+    }
+
+    /// True when a successful pass found the verdict as it was: only its times differ.
+    static func onlyTimesDiffer(_ read: AccountStatusRecord, _ now: AccountStatusRecord) -> Bool {
+        var (before, after) = (read, now)
+        (before.lastAttemptAt, before.lastSuccessAt, after.lastAttemptAt, after.lastSuccessAt) = (nil, nil, nil, nil)
+        return before == after && after.nextRetryAt == nil && after.failures == 0
+    }
+
+    /// The outcome of a pass that found another live process holding the lease it needed.
+    private func leftToHolder(_ lease: LeaseRecord, status: AccountStatusRecord) async -> AccountOutcome {
+        let entry = RunSchedule.Entry.skip(account, status, .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
+        var outcome = entry.skippedOutcome ?? AccountOutcome(account: account.name, action: .skipped, condition: status.condition)
+        outcome.requests = await client.requestCount
+        return outcome
     }
 
     /// Classifies a failure: the condition, when to try again, and a list tag forgotten.
@@ -147,7 +185,7 @@ struct AccountReconciler {
         do {
             guard case .list(let rows, let etag) = try await client.listDevices(ifNoneMatch: nil) else { return nil }
             let plan = decision.plan(records: try await store.registrations(ofAccount: account.id), answer: .list(rows, etag: etag))
-            guard plan.tag != .confirmAfterWrites else { return nil }
+            guard !plan.actions.contains(where: \.isWrite) else { return nil }
             var unused = 0
             _ = try await carryOut(plan, rows: rows, writes: &unused)
             return (etag, decision.tagBasis(records: try await store.registrations(ofAccount: account.id)))

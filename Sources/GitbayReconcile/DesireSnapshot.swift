@@ -18,16 +18,20 @@ package struct DesireSnapshot: Sendable, Equatable {
 
     /// The account's desire as a run would decide it from `facts`.
     init(ofAccount id: Int64, _ facts: InstanceFacts) {
+        self = Self.all(facts)[id] ?? DesireSnapshot(desire: nil, generation: facts.tokenGeneration, label: facts.label)
+    }
+
+    /// Every account's desire in `facts`, as a run would decide it, by account id.
+    static func all(_ facts: InstanceFacts) -> [Int64: DesireSnapshot] {
         let entries = RunSchedule.entries(
             accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred,
             hasDeviceToken: facts.hasDeviceToken, honourBackoff: false, now: Date()
         )
-        let desire: Desire? =
-            switch entries.first(where: { $0.account.id == id }) {
-            case .reconcile(_, let desire)?: desire
-            case .skip?, nil: nil
-            }
-        self.init(desire: desire, generation: facts.tokenGeneration, label: facts.label)
+        return Dictionary(
+            entries.map { entry in
+                let desire: Desire? = if case .reconcile(_, let desire) = entry { desire } else { nil }
+                return (entry.account.id, DesireSnapshot(desire: desire, generation: facts.tokenGeneration, label: facts.label))
+            }, uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -10,7 +10,14 @@ extension GitbayClient {
     package static func forAccount(
         _ account: AccountRecord, in store: StateStore, configuration: ClientConfiguration, logger: Logger
     ) async throws -> GitbayClient {
-        guard let token = try await store.apiToken(ofAccount: account.id) else {
+        try forAccount(account, token: try await store.apiToken(ofAccount: account.id), configuration: configuration, logger: logger)
+    }
+
+    /// The same, with the account's API token as already read (nil when none is stored).
+    package static func forAccount(
+        _ account: AccountRecord, token: Secret?, configuration: ClientConfiguration, logger: Logger
+    ) throws -> GitbayClient {
+        guard let token else {
             throw GitbayError(
                 kind: .authFailed, account: account.name, command: [],
                 serverMessage: "no API token is stored for it; sign in with `gitbay-sync login \(account.instance)`"

@@ -4,11 +4,15 @@ import GitbayState
 import GitbaySupport
 
 /// Reconciles every account: decides each account's desire (`RunSchedule`) and runs the
-/// accounts concurrently (bounded), each through its own client.
+/// accounts concurrently, every instance at once and a few accounts of each at a time, each
+/// through its own client.
 package struct Reconciler: Sendable {
     package struct Options: Sendable {
-        /// How many accounts are reconciled at once.
+        /// How many accounts are in flight at once in all: a bound on the process, not on any
+        /// one server.
         package var concurrency: Int
+        /// How many accounts of one instance are in flight at once: polite to one server.
+        package var perInstance: Int
         /// Skip accounts whose next retry is still ahead: every `run` does, unless `--now`;
         /// a command acting on one account at a person's word (`login`, `pause`, …) does not.
         package var honourBackoff: Bool
@@ -22,12 +26,19 @@ package struct Reconciler: Sendable {
         /// Who takes the accounts' leases: one command of this process.
         package var leaseHolder: LeaseHolder
 
+        /// The default of `concurrency`.
+        package static let defaultConcurrency = 64
+        /// The default of `perInstance`.
+        package static let defaultPerInstance = 4
+
         package init(
-            concurrency: Int = 8, honourBackoff: Bool = false, backoffCeiling: Duration = FailurePolicy.defaultCeiling,
+            concurrency: Int = defaultConcurrency, perInstance: Int = defaultPerInstance, honourBackoff: Bool = false,
+            backoffCeiling: Duration = FailurePolicy.defaultCeiling,
             client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
             mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
         ) {
             self.concurrency = concurrency
+            self.perInstance = perInstance
             self.honourBackoff = honourBackoff
             self.backoffCeiling = backoffCeiling
             self.client = client
@@ -49,109 +60,168 @@ package struct Reconciler: Sendable {
 
     /// One reconcile of every account (or of `only` these), in sign-in order of the results.
     /// Who holds the token on an instance is decided from every account, whichever run.
-    /// Accounts another live process is reconciling are left to it; no lock is held while
-    /// waiting on a server, only a lease row per account.
+    /// Everything is read before the first request, in one query a table. Accounts another
+    /// live process is reconciling are left to it; no lock is held while waiting on a server,
+    /// only a lease row per account, taken before its first write. The verdicts of accounts
+    /// where nothing changed are recorded together at the end, in one transaction.
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
-        let device = try await store.device()
-        let accounts = try await store.accounts()
-        var statuses: [Int64: AccountStatusRecord] = [:]
-        for account in accounts { statuses[account.id] = try await store.status(ofAccount: account.id) }
+        let facts = try await store.runFacts()
+        let now = options.now()
         let scheduled = RunSchedule.entries(
-            accounts: accounts, statuses: statuses, preferred: try await store.instances().compactMapValues(\.preferredAccountID),
-            hasDeviceToken: device.token != nil, honourBackoff: options.honourBackoff, now: options.now()
+            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, hasDeviceToken: facts.device.token != nil,
+            honourBackoff: options.honourBackoff, now: now
         ).filter { only?.contains($0.account.id) ?? true }
-        let grant = try await store.takeLeases(
-            scheduled.compactMap { if case .reconcile(let account, _) = $0 { account.id } else { nil } },
-            holder: options.leaseHolder, now: options.now()
-        )
-        let entries = RunSchedule.leaving(scheduled, heldElsewhere: grant.heldElsewhere, statuses: statuses)
+        let holder = options.leaseHolder
+        let heldElsewhere = facts.leases.filter { _, lease in
+            (lease.holderPID != holder.pid || lease.holderID != holder.id) && lease.isLive(at: now)
+        }
+        let entries = RunSchedule.leaving(scheduled, heldElsewhere: heldElsewhere, statuses: facts.statuses)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
-        let outcomes = entries.compactMap(\.skippedOutcome) + (await reconcileConcurrently(pending, taken: grant.taken, device: device))
-        let order = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.name, $0) })
+        var reconciled = await reconcileConcurrently(pending, facts: facts)
+        await recordSteadyVerdicts(&reconciled)
+        let outcomes = entries.compactMap(\.skippedOutcome) + reconciled.map(\.outcome)
+        let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
     }
 
-    /// Reconciles the accounts at most `concurrency` at a time, giving back each lease this run
-    /// `taken` as its account finishes; accounts a stop left unstarted give theirs back too.
-    private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], taken: Set<Int64>, device: DeviceRecord) async -> [AccountOutcome] {
-        var pending = accounts
-        var outcomes: [AccountOutcome] = []
-        await withTaskGroup(of: AccountOutcome.self) { group in
-            var running = 0
-            let width = max(1, options.concurrency)
+    /// One account's outcome, and the times still to record when nothing else changed.
+    struct Reconciled: Sendable {
+        var outcome: AccountOutcome
+        var steady: (verdict: SteadyVerdict, snapshot: DesireSnapshot)?
+    }
+
+    /// Reconciles the accounts, every instance at once, at most `perInstance` of one instance
+    /// and `concurrency` in all at a time.
+    private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
+        var queue = RunQueue(accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.perInstance)
+        var reconciled: [Reconciled] = []
+        await withTaskGroup(of: (InstanceURL, Reconciled).self) { group in
             func startWhatFits() {
-                while running < width, !pending.isEmpty, options.mayStartMore() {
-                    let (account, desire) = pending.removeFirst()
-                    running += 1
-                    let release = taken.contains(account.id)
-                    group.addTask {
-                        let outcome = await reconcileInPasses(account, desire, device: device)
-                        if release { try? await store.releaseLeases([account.id], holder: options.leaseHolder) }
-                        return outcome
-                    }
+                while options.mayStartMore(), let (instance, (account, desire)) = queue.start() {
+                    group.addTask { (instance, await reconcileInPasses(account, desire, facts: facts)) }
                 }
             }
             startWhatFits()
-            for await outcome in group {
-                running -= 1
-                outcomes.append(outcome)
+            for await (instance, result) in group {
+                queue.finished(instance)
+                reconciled.append(result)
                 startWhatFits()
             }
         }
-        try? await store.releaseLeases(pending.map(\.0.id).filter(taken.contains), holder: options.leaseHolder)
-        return outcomes
+        return reconciled
+    }
+
+    /// Records the times of every account where nothing changed, in one transaction, for each
+    /// only while what it should have is still what its pass planned for.
+    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled]) async {
+        let steady = reconciled.compactMap(\.steady)
+        guard !steady.isEmpty else { return }
+        let planned = Dictionary(steady.map { ($0.verdict.accountID, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
+        do {
+            try await store.saveSteadyVerdicts(steady.map(\.verdict)) { facts in
+                let now = DesireSnapshot.all(facts)
+                return Set(planned.filter { id, snapshot in now[id] == snapshot }.keys)
+            }
+        } catch {
+            for index in reconciled.indices where reconciled[index].steady != nil {
+                reconciled[index].outcome.action = .failed
+                reconciled[index].outcome.error = String(describing: error)
+            }
+        }
     }
 
     /// How many times an account is planned again in one run when what it should have keeps
     /// changing under the run.
     static let passes = 3
 
+    /// What the run read of an account before its first request: its first pass plans from it.
+    struct AccountStart {
+        let status: AccountStatusRecord
+        let records: [RegistrationRecord]
+        let apiToken: Secret?
+    }
+
     /// Reconciles one account, planning again (with the device and desire read afresh) when a
     /// change made during the pass supersedes it.
-    private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, device: DeviceRecord) async -> AccountOutcome {
-        var (account, desire, device) = (account, desire, device)
+    private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> Reconciled {
+        var (account, desire, device) = (account, desire, facts.device)
+        var start = Optional(
+            AccountStart(
+                status: facts.statuses[account.id] ?? AccountStatusRecord(), records: facts.registrations[account.id] ?? [],
+                apiToken: facts.apiTokens[account.id]
+            ))
         var spent = (requests: 0, writes: 0)
         for _ in 1...Self.passes {
             let snapshot = DesireSnapshot(desire: desire, generation: device.generation, label: device.label)
-            switch await reconcileOne(account, desire, device: device, snapshot: snapshot) {
-            case .done(var outcome):
-                outcome.requests += spent.requests
-                outcome.writes += spent.writes
-                return outcome
+            let pass = await reconcileOne(account, desire, device: device, snapshot: snapshot, start: start)
+            start = nil
+            var result: Reconciled
+            switch pass {
+            case .done(let outcome): result = Reconciled(outcome: outcome)
+            case .steady(let outcome, let verdict): result = Reconciled(outcome: outcome, steady: (verdict, snapshot))
             case .superseded(let requests, let writes):
                 spent = (spent.requests + requests, spent.writes + writes)
                 logger.info("account.superseded", ["account.name": account.name])
-            }
-            do {
-                guard let fresh = try await store.account(id: account.id), let snapshot = try await store.desireSnapshot(ofAccount: account.id),
-                    let next = snapshot.desire
-                else {
-                    return AccountOutcome(
-                        account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
-                        reason: "signed out, or its token refused, during the run"
-                    )
+                switch await plannedAgain(account, spent: spent) {
+                case .success(let next): (account, desire, device) = next
+                case .failure(let ended): return Reconciled(outcome: ended.outcome)
                 }
-                (account, desire, device) = (fresh, next, try await store.device())
-            } catch {
-                return AccountOutcome(
-                    account: account.name, action: .failed, condition: .error, requests: spent.requests, writes: spent.writes,
-                    error: String(describing: error))
+                continue
             }
+            result.outcome.requests += spent.requests
+            result.outcome.writes += spent.writes
+            return result
         }
-        return AccountOutcome(
-            account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
-            reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line"
-        )
+        return Reconciled(
+            outcome: AccountOutcome(
+                account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
+                reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line"
+            ))
+    }
+
+    /// How a pass that is planned again ends without one: the account's outcome.
+    struct Ended: Error {
+        let outcome: AccountOutcome
+    }
+
+    /// The account, its desire and the device read afresh for another pass.
+    private func plannedAgain(
+        _ account: AccountRecord, spent: (requests: Int, writes: Int)
+    ) async -> Result<(AccountRecord, Desire, DeviceRecord), Ended> {
+        do {
+            guard let fresh = try await store.account(id: account.id), let snapshot = try await store.desireSnapshot(ofAccount: account.id),
+                let next = snapshot.desire
+            else {
+                return .failure(
+                    Ended(
+                        outcome: AccountOutcome(
+                            account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
+                            reason: "signed out, or its token refused, during the run"
+                        )))
+            }
+            return .success((fresh, next, try await store.device()))
+        } catch {
+            return .failure(
+                Ended(
+                    outcome: AccountOutcome(
+                        account: account.name, action: .failed, condition: .error, requests: spent.requests, writes: spent.writes,
+                        error: String(describing: error))))
+        }
     }
 
     private func reconcileOne(
-        _ account: AccountRecord, _ desire: Desire, device: DeviceRecord, snapshot: DesireSnapshot
+        _ account: AccountRecord, _ desire: Desire, device: DeviceRecord, snapshot: DesireSnapshot, start: AccountStart?
     ) async -> AccountReconciler.Pass {
         let client: GitbayClient
         do {
-            client = try await GitbayClient.forAccount(account, in: store, configuration: options.client, logger: logger)
+            client =
+                if let start {
+                    try GitbayClient.forAccount(account, token: start.apiToken, configuration: options.client, logger: logger)
+                } else {
+                    try await GitbayClient.forAccount(account, in: store, configuration: options.client, logger: logger)
+                }
         } catch {
             let (condition, _) = FailurePolicy.classify(error, failures: 1)
             return .done(AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error)))
@@ -159,7 +229,8 @@ package struct Reconciler: Sendable {
         let reconciler = AccountReconciler(
             store: store, account: account, device: device, decision: AccountDecision(desire: desire, account: account, device: device),
             client: client, logger: logger.with(["account.name": account.name]), now: options.now,
-            backoffCeiling: options.backoffCeiling, snapshot: snapshot
+            backoffCeiling: options.backoffCeiling, snapshot: snapshot, start: start.map { ($0.status, $0.records) },
+            lease: AccountLease(store: store, accountID: account.id, holder: options.leaseHolder, now: options.now)
         )
         return await reconciler.reconcile()
     }

@@ -9,6 +9,10 @@ final class Database {
     private let handle: OpaquePointer
     /// The path the connection was opened on.
     let path: String
+    /// What the connection has done since it opened.
+    private(set) var counters = DatabaseCounters()
+    /// Statements compiled once and run again, by their SQL.
+    private var cache: [String: Statement] = [:]
 
     /// How opening treats a missing file.
     enum OpenMode {
@@ -33,6 +37,7 @@ final class Database {
     }
 
     deinit {
+        cache.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -48,6 +53,7 @@ final class Database {
 
     /// Runs one or more statements that bind nothing and return nothing of interest.
     func execute(_ sql: String) throws(SQLiteError) {
+        counters.statements += 1
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
     }
 
@@ -58,20 +64,42 @@ final class Database {
         guard let statement else {
             preconditionFailure("no statement in SQL: \(sql)")
         }
+        counters.statements += 1
         return Statement(database: self, handle: statement, sql: sql)
+    }
+
+    /// The statement for `sql`, compiled on first use and kept for the next; bound to
+    /// `arguments`. The caller resets it when done, so that it holds no read open.
+    private func cached(_ sql: String, _ arguments: [SQLiteValue]) throws(SQLiteError) -> Statement {
+        let statement: Statement
+        // A statement still stepping (a query run from inside another's rows) is not taken.
+        if let kept = cache[sql], !kept.isBusy {
+            statement = kept
+            counters.statements += 1
+        } else {
+            statement = try prepare(sql)
+            cache[sql] = statement
+        }
+        try statement.bind(arguments)
+        return statement
     }
 
     /// Runs a statement with its arguments and returns nothing.
     func run(_ sql: String, _ arguments: SQLiteValue...) throws(SQLiteError) {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
+        let statement = try cached(sql, arguments)
+        defer { statement.reset() }
         while try statement.step() {}
     }
 
     /// Runs a query and maps every row.
     func rows<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
+        try rows(sql, bound: arguments, map: map)
+    }
+
+    /// Runs a query with its arguments as an array and maps every row.
+    func rows<T>(_ sql: String, bound arguments: [SQLiteValue], map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
+        let statement = try cached(sql, arguments)
+        defer { statement.reset() }
         var result: [T] = []
         while try statement.step() {
             result.append(try map(statement))
@@ -81,8 +109,8 @@ final class Database {
 
     /// Runs a query and maps its first row, if any.
     func row<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
+        let statement = try cached(sql, arguments)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return try map(statement)
     }
@@ -90,6 +118,7 @@ final class Database {
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
+        counters.writeTransactions += 1
         do {
             let value = try body()
             try execute("COMMIT")
@@ -100,6 +129,17 @@ final class Database {
         }
     }
 
+    /// Runs `body` inside one read transaction (`BEGIN` … `COMMIT`, taking no write lock), so
+    /// that every query in it sees the same state.
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    /// How many rows the last insert, update or delete changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// The rowid of the last insert.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
@@ -108,6 +148,14 @@ final class Database {
         try row(sql) { statement throws(SQLiteError) in statement.text(0) } ?? nil
     }
 
+}
+
+/// What a connection has done since it opened.
+package struct DatabaseCounters: Sendable, Equatable {
+    /// `BEGIN IMMEDIATE` transactions begun (each a write to the files once committed).
+    package var writeTransactions = 0
+    /// Statements run, compiled or kept.
+    package var statements = 0
 }
 
 /// A value bound to a statement parameter.
@@ -124,7 +172,8 @@ enum SQLiteValue {
 
 /// A prepared statement that finalizes itself when freed.
 final class Statement {
-    private let database: Database
+    /// Unowned: the database keeps the statements it reuses.
+    private unowned let database: Database
     private let handle: OpaquePointer
     let sql: String
 
@@ -152,6 +201,15 @@ final class Statement {
             }
             try database.check(result, sql: sql)
         }
+    }
+
+    /// True while stepped and not yet reset.
+    var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
+    /// Readies the statement to run again: back to its start, its parameters unbound.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Advances to the next row; false when the statement is done.

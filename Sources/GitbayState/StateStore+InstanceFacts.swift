@@ -32,28 +32,40 @@ extension StateStore {
 
     /// Reads only the account's instance: who holds the token there depends on nothing else.
     static func instanceFacts(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> InstanceFacts? {
+        guard let instance = try database.row("SELECT instance FROM accounts WHERE id = ?", .integer(id), map: { $0.requiredText(0) })
+        else { return nil }
+        return try facts(database, "instance = ?", .text(instance))
+    }
+
+    /// The facts of every instance at once: who holds the token on each.
+    static func allFacts(_ database: Database) throws(SQLiteError) -> InstanceFacts? {
+        try facts(database, "1")
+    }
+
+    /// The facts of the accounts matching `condition`, with the device's; nil without a device row.
+    private static func facts(_ database: Database, _ condition: String, _ arguments: SQLiteValue...) throws(SQLiteError) -> InstanceFacts? {
         guard
             let device = try database.row(
                 "SELECT token IS NOT NULL, token_generation, label FROM device WHERE id = 1",
                 map: { row in
                     (hasToken: row.integer(0) != 0, generation: Int(row.integer(1)), label: row.requiredText(2))
-                }), let instance = try database.row("SELECT instance FROM accounts WHERE id = ?", .integer(id), map: { $0.requiredText(0) })
+                })
         else { return nil }
         let accounts = try database.rows(
-            "SELECT \(accountColumns) FROM accounts WHERE instance = ? ORDER BY signed_in_at, id", .text(instance), map: account
+            "SELECT \(accountColumns) FROM accounts WHERE \(condition) ORDER BY signed_in_at, id", bound: arguments, map: account
         )
         let conditions = try database.rows(
-            "SELECT account_id, condition FROM account_status WHERE account_id IN (SELECT id FROM accounts WHERE instance = ?)",
-            .text(instance), map: { ($0.integer(0), AccountCondition(rawValue: $0.requiredText(1)) ?? .pending) }
+            "SELECT account_id, condition FROM account_status WHERE account_id IN (SELECT id FROM accounts WHERE \(condition))",
+            bound: arguments, map: { ($0.integer(0), AccountCondition(rawValue: $0.requiredText(1)) ?? .pending) }
         )
-        let preferred =
-            try database.row(
-                "SELECT preferred_account_id FROM instances WHERE instance = ?", .text(instance), map: { $0.optionalInteger(0) }
-            ) ?? nil
+        let preferred = try database.rows(
+            "SELECT instance, preferred_account_id FROM instances WHERE preferred_account_id IS NOT NULL AND \(condition)",
+            bound: arguments, map: { row in (try? InstanceURL(parsing: row.requiredText(0))).map { ($0, row.integer(1)) } }
+        )
         return InstanceFacts(
             hasDeviceToken: device.hasToken, tokenGeneration: device.generation, label: device.label, accounts: accounts,
             statuses: Dictionary(conditions.map { ($0.0, AccountStatusRecord(condition: $0.1)) }, uniquingKeysWith: { first, _ in first }),
-            preferred: accounts.first.flatMap { account in preferred.map { [account.instance: $0] } } ?? [:]
+            preferred: Dictionary(preferred.compactMap { $0 }, uniquingKeysWith: { first, _ in first })
         )
     }
 }

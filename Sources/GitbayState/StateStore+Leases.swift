@@ -44,6 +44,20 @@ package struct LeaseGrant: Sendable {
     package var heldElsewhere: [Int64: LeaseRecord] = [:]
 }
 
+/// What taking one account's lease found.
+package enum LeaseTaking: Sendable, Equatable {
+    /// Taken now; to be given back by the taker.
+    case taken
+    /// Held by this holder already (taken by an enclosing step, which gives it back).
+    case alreadyHeld
+    /// Held by another live process.
+    case heldElsewhere(LeaseRecord)
+    /// The account's records changed since the run read them: nothing was taken.
+    case recordsChanged
+    /// The account is signed out.
+    case gone
+}
+
 extension StateStore {
     /// How long a lease lasts when its process is alive but never gives it back (a process
     /// stopped by a debugger, say): longer than any reconcile of one account can take.
@@ -54,32 +68,45 @@ extension StateStore {
     package func takeLeases(_ ids: [Int64], holder: LeaseHolder, now: Date = Date()) throws -> LeaseGrant {
         try write { database in
             var grant = LeaseGrant()
-            let expires = now.addingTimeInterval(Double(Self.leaseDuration.components.seconds))
             for id in ids {
-                // A signed-out account has nothing left to lease.
-                guard try database.row("SELECT 1 FROM accounts WHERE id = ?", .integer(id), map: { _ in true }) ?? false else { continue }
-                if let lease = try Self.lease(ofAccount: id, database) {
-                    if lease.holderPID == holder.pid && lease.holderID == holder.id {
-                        grant.alreadyHeld.insert(id)
-                        continue
-                    }
-                    if lease.isLive(at: now) {
-                        grant.heldElsewhere[id] = lease
-                        continue
-                    }
+                switch try Self.take(id, holder: holder, now: now, database) {
+                case .taken: grant.taken.insert(id)
+                case .alreadyHeld: grant.alreadyHeld.insert(id)
+                case .heldElsewhere(let lease): grant.heldElsewhere[id] = lease
+                case .recordsChanged, .gone: break
                 }
-                try database.run(
-                    """
-                    INSERT OR REPLACE INTO account_leases (account_id, holder_pid, holder_id, taken_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                    .integer(id), .integer(Int64(holder.pid)), .text(holder.id), .text(Timestamp.format(now)),
-                    .text(Timestamp.format(expires))
-                )
-                grant.taken.insert(id)
             }
             return grant
         }
+    }
+
+    /// Takes one account's lease before a run's first write for it, only while its records are
+    /// still `expected` (what the run planned from).
+    package func takeLease(ofAccount id: Int64, holder: LeaseHolder, ifRecords expected: [RegistrationRecord], now: Date = Date()) throws
+        -> LeaseTaking
+    {
+        try write { database in
+            guard try Self.registrations(ofAccount: id, database) == expected else { return .recordsChanged }
+            return try Self.take(id, holder: holder, now: now, database)
+        }
+    }
+
+    private static func take(_ id: Int64, holder: LeaseHolder, now: Date, _ database: Database) throws(SQLiteError) -> LeaseTaking {
+        // A signed-out account has nothing left to lease.
+        guard try database.row("SELECT 1 FROM accounts WHERE id = ?", .integer(id), map: { _ in true }) ?? false else { return .gone }
+        if let lease = try Self.lease(ofAccount: id, database) {
+            if lease.holderPID == holder.pid && lease.holderID == holder.id { return .alreadyHeld }
+            if lease.isLive(at: now) { return .heldElsewhere(lease) }
+        }
+        let expires = now.addingTimeInterval(Double(Self.leaseDuration.components.seconds))
+        try database.run(
+            """
+            INSERT OR REPLACE INTO account_leases (account_id, holder_pid, holder_id, taken_at, expires_at)
+            VALUES (?, ?, ?, ?, ?)
+            """,
+            .integer(id), .integer(Int64(holder.pid)), .text(holder.id), .text(Timestamp.format(now)), .text(Timestamp.format(expires))
+        )
+        return .taken
     }
 
     /// Gives back the leases `holder` holds among `ids`.
@@ -98,9 +125,11 @@ extension StateStore {
 
     /// Every lease on record, live or not.
     package func leases() throws -> [LeaseRecord] {
-        try access { database in
-            try database.rows("SELECT account_id, holder_pid, holder_id, taken_at, expires_at FROM account_leases", map: Self.lease)
-        }
+        try access { database in try Self.allLeases(database) }
+    }
+
+    static func allLeases(_ database: Database) throws(SQLiteError) -> [LeaseRecord] {
+        try database.rows("SELECT account_id, holder_pid, holder_id, taken_at, expires_at FROM account_leases", map: Self.lease)
     }
 
     private static func lease(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> LeaseRecord? {

@@ -2,6 +2,10 @@ import FoundationEssentials
 import GitbaySupport
 
 extension StateStore {
+    private static let statusColumns =
+        "condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, failures, "
+        + "list_etag, etag_basis, next_retry_reason"
+
     private static let registrationColumns = """
         account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
         """
@@ -16,19 +20,25 @@ extension StateStore {
 
     /// The rows this device holds for an account.
     package func registrations(ofAccount id: Int64) throws -> [RegistrationRecord] {
-        try access { database in
-            try database.rows(
-                "SELECT \(Self.registrationColumns) FROM registrations WHERE account_id = ? ORDER BY device_id", .integer(id),
-                map: Self.registration
-            )
-        }
+        try access { database in try Self.registrations(ofAccount: id, database) }
+    }
+
+    static func registrations(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> [RegistrationRecord] {
+        try database.rows(
+            "SELECT \(Self.registrationColumns) FROM registrations WHERE account_id = ? ORDER BY device_id", .integer(id),
+            map: Self.registration
+        )
     }
 
     /// Every account's records, by account id.
     package func allRegistrations() throws -> [Int64: [RegistrationRecord]] {
-        let records = try access { database in
-            try database.rows("SELECT \(Self.registrationColumns) FROM registrations ORDER BY account_id, device_id", map: Self.registration)
-        }
+        try access { database in try Self.allRegistrations(database) }
+    }
+
+    static func allRegistrations(_ database: Database) throws(SQLiteError) -> [Int64: [RegistrationRecord]] {
+        let records = try database.rows(
+            "SELECT \(Self.registrationColumns) FROM registrations ORDER BY account_id, device_id", map: Self.registration
+        )
         return Dictionary(grouping: records, by: \.accountID)
     }
 
@@ -36,10 +46,7 @@ extension StateStore {
     package func recordRegistration(_ registration: RegistrationRecord) throws {
         try write { database in
             try database.run(
-                """
-                INSERT OR REPLACE INTO registrations (\(Self.registrationColumns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                "INSERT OR REPLACE INTO registrations (\(Self.registrationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 .integer(registration.accountID), .int(registration.deviceID), .optionalText(registration.added),
                 .optionalText(registration.token.fingerprint), .optionalInt(registration.token.length),
                 .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
@@ -62,26 +69,31 @@ extension StateStore {
         }
     }
 
+    private static func statusRecord(_ row: Statement, from first: Int32 = 0) -> AccountStatusRecord {
+        AccountStatusRecord(
+            condition: AccountCondition(rawValue: row.requiredText(first)) ?? .pending, detail: row.text(first + 1),
+            lastAttemptAt: Timestamp.parse(row.text(first + 2)), lastSuccessAt: Timestamp.parse(row.text(first + 3)),
+            lastError: row.text(first + 4), nextRetryAt: Timestamp.parse(row.text(first + 5)),
+            nextRetryReason: row.text(first + 9).flatMap(RetryReason.init(rawValue:)), failures: Int(row.integer(first + 6)),
+            listETag: row.text(first + 7), etagBasis: row.text(first + 8)
+        )
+    }
+
     /// The outcome of the account's latest reconcile.
     package func status(ofAccount id: Int64) throws -> AccountStatusRecord {
         try access { database in
-            try database.row(
-                """
-                SELECT condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, failures,
-                       list_etag, etag_basis, next_retry_reason
-                FROM account_status WHERE account_id = ?
-                """,
-                .integer(id)
-            ) { row in
-                AccountStatusRecord(
-                    condition: AccountCondition(rawValue: row.requiredText(0)) ?? .pending, detail: row.text(1),
-                    lastAttemptAt: Timestamp.parse(row.text(2)), lastSuccessAt: Timestamp.parse(row.text(3)),
-                    lastError: row.text(4), nextRetryAt: Timestamp.parse(row.text(5)),
-                    nextRetryReason: row.text(9).flatMap(RetryReason.init(rawValue:)), failures: Int(row.integer(6)),
-                    listETag: row.text(7), etagBasis: row.text(8)
-                )
+            try database.row("SELECT \(Self.statusColumns) FROM account_status WHERE account_id = ?", .integer(id)) {
+                Self.statusRecord($0)
             } ?? AccountStatusRecord()
         }
+    }
+
+    /// Every account's latest outcome, by account id.
+    static func allStatuses(_ database: Database) throws(SQLiteError) -> [Int64: AccountStatusRecord] {
+        let rows = try database.rows("SELECT account_id, \(Self.statusColumns) FROM account_status") {
+            ($0.integer(0), Self.statusRecord($0, from: 1))
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
     package func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64) throws {

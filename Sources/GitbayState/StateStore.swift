@@ -95,6 +95,11 @@ package actor StateStore {
         try access { database in try database.transaction { try body(database) } }
     }
 
+    /// What the connection has done since it opened: write transactions and statements.
+    package func databaseCounters() -> DatabaseCounters {
+        database.counters
+    }
+
     /// `PRAGMA integrity_check`: "ok", or SQLite's findings.
     package func integrityCheck() throws -> [String] {
         try access { database in try database.rows("PRAGMA integrity_check") { $0.requiredText(0) } }

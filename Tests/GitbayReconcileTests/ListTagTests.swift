@@ -103,6 +103,14 @@ struct ListTagTests {
         #expect(release.decision(.paused).plan(records: release.input.records, answer: release.answer).tag == .confirmAfterWrites)
     }
 
+    @Test("writes no later run would list with a tag are not confirmed by a list: a removal's, or on a server that sends no tag")
+    func noConfirmingList() {
+        let release = PlanCase("9. remove", desire: .release, records: Self.steady.records, rows: Self.steady.rows, expected: [])
+        #expect(release.decision(.removing).plan(records: release.input.records, answer: release.answer).tag == .forget)
+        let add = PlanCase("1. add", expected: [])
+        #expect(add.decision().plan(records: [], answer: .list(add.input.serverRows, etag: nil)).tag == .forget)
+    }
+
     @Test("a list without a tag leaves nothing to remember")
     func noTag() {
         let plan = Self.steady.decision().plan(records: Self.steady.input.records, answer: .list(Self.steady.input.serverRows, etag: nil))

@@ -17,11 +17,14 @@ struct RemovalTests {
         let world = try await ReconcileWorld()
         let apiToken = server.mintToken(for: "alice")
         let alice = try await world.registeredAlice(on: server, apiToken: apiToken)
+        server.resetRequests()
         guard case .removed(let outcome) = try await world.remove(alice) else {
             Issue.record("a removal with the server up and no hook completes")
             return
         }
         #expect(outcome.action == .removed)
+        // The list and the removal: no list confirms a removal no later run lists again.
+        #expect(server.requests().count == 2)
         #expect(server.devices(of: "alice").isEmpty)
         #expect(try await world.store.accounts().isEmpty)
         #expect(try await world.store.allRegistrations().isEmpty)

@@ -58,6 +58,7 @@ extension CommandRunner {
             unattendedRun(
                 .every, startedAt: startedAt, outcomes, interrupted: shutdown.phase != .running, period: interval
             ))
+        await logDatabaseWork(store)
         let next: Duration? = shutdown.phase == .running ? nextSleep : nil
         if global.json {
             printJSON(

@@ -10,7 +10,7 @@ struct RunCommand: CommandDefinition {
     static let concurrency = CommandSpec.Option(
         name: "--concurrency", valueName: "N",
         help:
-            "How many accounts to reconcile at once (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options().concurrency))."
+            "The most accounts reconciled at once in all (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options.defaultConcurrency)); every instance is reconciled at once, at most \(Reconciler.Options.defaultPerInstance) of its accounts at a time."
     )
     static let now = CommandSpec.Option(
         name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")
@@ -49,7 +49,7 @@ struct RunCommand: CommandDefinition {
     }
 
     let schedule: Schedule
-    /// How many accounts at once; nil for the reconciler's default.
+    /// The most accounts in flight at once in all; nil for the reconciler's default.
     let concurrency: Int?
     /// Records the run as the installed service's.
     let unattended: Bool
@@ -116,6 +116,7 @@ extension CommandRunner {
         if unattended {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
         }
+        await logDatabaseWork(store)
         guard !interrupted else {
             context.console.err(
                 journalErr.line(
@@ -125,5 +126,10 @@ extension CommandRunner {
             return .unavailable
         }
         return code
+    }
+
+    /// One debug line (`-vv`) with the write transactions the run made on the state database.
+    func logDatabaseWork(_ store: StateStore) async {
+        logger.debug("database: \(await store.databaseCounters().writeTransactions) write transactions")
     }
 }

@@ -89,7 +89,7 @@ struct FailureIsolationTests {
         #expect(server.devices().isEmpty)
     }
 
-    @Test("while another process's run waits on a hung server, local changes take effect at once")
+    @Test("while another process's run waits on a hung server in a write, local changes take effect at once")
     func localChangesDuringHungRun() async throws {
         let server = try FakeGitbayServer()
         let hung = try FakeGitbayServer()
@@ -98,7 +98,10 @@ struct FailureIsolationTests {
         let bob = try await cli.login(hung, "bob")
         #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
         #expect(await cli.run(["run"]).code == 0)
-        hung.inject(.hang, command: "notifications device list", times: 10)
+        // The server loses bob's row: the next run adds it again, holding bob's lease from
+        // just before that write, and the add hangs.
+        hung.deleteDevice(id: try #require(hung.devices(of: "bob").first).id)
+        hung.inject(.hang, command: "notifications device add", times: 10)
 
         // The built binary runs against the same database and hangs on bob's instance.
         let null = try ChildProcess.nullDevice()
@@ -107,10 +110,11 @@ struct FailureIsolationTests {
             try BuiltBinary.located(), ["run"], environment: cli.environment.merging(["GITBAY_SYNC_DB": cli.databasePath]) { $1 },
             descriptors: [0: null, 1: null, 2: null])
         defer { run.stop() }
-        for _ in 0..<500 where !hung.requests().contains(where: { $0.user == "bob" }) {
+        let adding = { hung.requests().contains { $0.user == "bob" && $0.isWrite } }
+        for _ in 0..<500 where !adding() {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(hung.requests().contains { $0.user == "bob" }, "the run reached bob's hung instance")
+        #expect(adding(), "the run reached bob's hung instance with a write")
 
         // Each of these completes while that run still waits.
         #expect(await cli.run(["device", "set-token"], stdin: "77aa88bb99cc00dd11ee22ff").code == 0)

@@ -106,4 +106,21 @@ struct RunOutcomeTests {
         #expect(await setup.cli.run(["resume", setup.names[0]]).code == 0)
         #expect(server.devices(of: "alice").map(\.token) == [Self.token])
     }
+
+    @Test("run -vv ends with the database's write transactions: a steady run over two instances makes at most one")
+    func databaseWorkLine() async throws {
+        let (one, two) = (try FakeGitbayServer(), try FakeGitbayServer())
+        let setup = try await Self.setUp([one, two, one, two], users: ["alice", "bob", "carol", "dave"])
+        #expect(await setup.cli.run(["run"]).code == 0)
+        let first = await setup.cli.run(["run", "-vv"])
+        #expect(first.code == 0, "\(first.err)")
+        let steady = await setup.cli.run(["run", "-vv"])
+        #expect(steady.code == 0, "\(steady.err)")
+        #expect(one.requests().suffix(2).allSatisfy { $0.status == 304 } && two.requests().suffix(2).allSatisfy { $0.status == 304 })
+        let lines = steady.err.split(separator: "\n").filter { $0.contains("database: ") }
+        #expect(lines.count == 1)
+        let count = try #require(lines.first.flatMap { $0.wholeMatch(of: /debug database: (\d+) write transactions/)?.1 })
+        #expect(Int(count).map { $0 <= 1 } == true, "\(lines)")
+        #expect(!(await setup.cli.run(["run"]).err.contains("database: ")), "the line is for -vv only")
+    }
 }

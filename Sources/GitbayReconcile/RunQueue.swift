@@ -1,0 +1,54 @@
+import GitbaySupport
+
+/// The accounts of a run waiting to start, and how many are in flight. Every instance starts
+/// at once: at most `perInstance` accounts of one instance (polite to its server) and
+/// `overall` accounts in all (a bound on the process) are in flight together. Each instance's
+/// accounts start in the order given; the instances take turns.
+struct RunQueue<Item> {
+    let overall: Int
+    let perInstance: Int
+    /// The instances in the order their first account was given.
+    private var instances: [InstanceURL] = []
+    private var waiting: [InstanceURL: [Item]] = [:]
+    private var inFlight: [InstanceURL: Int] = [:]
+    private var total = 0
+    /// Where the next search for an instance with room begins.
+    private var turn = 0
+
+    init(_ items: [(InstanceURL, Item)], overall: Int, perInstance: Int) {
+        self.overall = max(1, overall)
+        self.perInstance = max(1, perInstance)
+        for (instance, item) in items {
+            if waiting[instance] == nil { instances.append(instance) }
+            waiting[instance, default: []].append(item)
+        }
+    }
+
+    /// How many accounts are in flight.
+    var running: Int { total }
+
+    /// The items not started yet.
+    var remaining: [Item] { instances.flatMap { waiting[$0] ?? [] } }
+
+    /// Starts the next account that fits the bounds, if any: its instance and item.
+    mutating func start() -> (InstanceURL, Item)? {
+        guard total < overall, !instances.isEmpty else { return nil }
+        for step in 0..<instances.count {
+            let instance = instances[(turn + step) % instances.count]
+            guard inFlight[instance, default: 0] < perInstance, var queue = waiting[instance], !queue.isEmpty else { continue }
+            let item = queue.removeFirst()
+            waiting[instance] = queue
+            inFlight[instance, default: 0] += 1
+            total += 1
+            turn = (turn + step + 1) % instances.count
+            return (instance, item)
+        }
+        return nil
+    }
+
+    /// Records that an account of `instance` finished.
+    mutating func finished(_ instance: InstanceURL) {
+        inFlight[instance, default: 1] -= 1
+        total -= 1
+    }
+}

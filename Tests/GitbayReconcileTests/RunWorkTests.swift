@@ -1,0 +1,70 @@
+import Foundation
+import GitbayFake
+import Testing
+
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// What a run costs the state database, and how it spreads accounts over instances.
+@Suite("Run work")
+struct RunWorkTests {
+    @Test("a steady run over accounts of two instances makes one write transaction, recording every account's success")
+    func steadyRunWritesOnce() async throws {
+        let (one, two) = (try FakeGitbayServer(), try FakeGitbayServer())
+        let world = try await ReconcileWorld()
+        for user in ["alice", "bob", "carol"] { try await world.signIn(one, user) }
+        for user in ["dave", "erin", "frank"] { try await world.signIn(two, user) }
+        try await world.setToken()
+        _ = try await world.run()
+        _ = try await world.run()
+        let before = try await world.store.runFacts().statuses
+        one.resetRequests()
+        two.resetRequests()
+
+        let counted = await world.store.databaseCounters().writeTransactions
+        let outcomes = try await world.run()
+        #expect(await world.store.databaseCounters().writeTransactions - counted <= 1)
+        let requests = one.requests() + two.requests()
+        #expect(requests.count == 6)
+        #expect(requests.allSatisfy { $0.status == 304 }, "every list answered Not Modified: \(requests.map(\.status))")
+        #expect(outcomes.values.filter { $0.action == .unchanged }.count == 2, "one holder on each instance")
+        #expect(outcomes.values.filter { $0.action == .shadowed }.count == 4)
+        #expect(outcomes.values.allSatisfy { $0.writes == 0 && !$0.isFailure })
+        for (id, status) in try await world.store.runFacts().statuses {
+            let earlier = try #require(before[id])
+            let (then, now) = (try #require(earlier.lastSuccessAt), try #require(status.lastSuccessAt))
+            #expect(now > then, "account \(id)'s success is recorded")
+            #expect(status.condition == earlier.condition && status.listETag == earlier.listETag)
+        }
+    }
+
+    @Test("accounts of different instances are in flight together; one instance's are bounded")
+    func instancesInFlightTogether() async throws {
+        let (slow, quick) = (try FakeGitbayServer(), try FakeGitbayServer())
+        let world = try await ReconcileWorld()
+        let slowUsers = ["alice", "bob", "carol", "dave", "erin"]
+        for user in slowUsers { try await world.signIn(slow, user) }
+        for user in ["frank", "grace"] { try await world.signIn(quick, user) }
+        slow.inject(.hang, command: "notifications device list", times: slowUsers.count)
+
+        let reconciler = Reconciler(
+            store: world.store, options: .init(concurrency: 64, perInstance: 2, client: ReconcileWorld.client), logger: .disabled
+        )
+        let run = Task { try await reconciler.reconcile() }
+        let answered = { quick.requests().filter { $0.status != 0 }.count }
+        for _ in 0..<500 where answered() < 2 || slow.requests().count < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(answered() == 2, "the quick instance's accounts ran while the slow one's hung")
+        // Both quick accounts are done, so slots are free: only the per-instance bound holds
+        // the other slow accounts back.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(slow.requests().count == 2)
+
+        slow.stop()
+        let outcomes = try await run.value
+        #expect(outcomes.filter { !$0.isFailure }.map(\.account).sorted() == ["frank", "grace"].map { "\($0)@127.0.0.1:\(quick.port)" })
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import GitbayState
+@testable import GitbaySupport
+
+@Suite("Run facts and steady verdicts")
+struct RunFactsTests {
+    static let instance = try! InstanceURL(parsing: "https://gitbay.test")
+
+    @Test("a run's facts are read in one go, writing nothing; a steady verdict's times are written only while the stored verdict is the one read")
+    func steadyVerdicts() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let alice = try await store.signIn(instance: Self.instance, username: "alice", apiToken: Secret("gb_a"))
+        let bob = try await store.signIn(instance: Self.instance, username: "bob", apiToken: Secret("gb_b"))
+        _ = try await store.device()
+        let registered = AccountStatusRecord(condition: .registered, listETag: "\"t1\"", etagBasis: "b1")
+        try await store.saveStatus(registered, ofAccount: alice.id)
+        try await store.saveStatus(registered, ofAccount: bob.id)
+
+        let counted = await store.databaseCounters().writeTransactions
+        let facts = try await store.runFacts()
+        #expect(await store.databaseCounters().writeTransactions == counted)
+        #expect(facts.accounts.map(\.id) == [alice.id, bob.id])
+        #expect(facts.statuses[alice.id] == registered)
+        #expect(facts.apiTokens[bob.id] == Secret("gb_b"))
+
+        // Bob's verdict changes after the run read it: his times are not written over it.
+        let changed = AccountStatusRecord(condition: .registered, listETag: "\"t2\"", etagBasis: "b2")
+        try await store.saveStatus(changed, ofAccount: bob.id)
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let verdicts = [alice, bob].map { SteadyVerdict(accountID: $0.id, read: registered, attemptAt: at, successAt: at) }
+        let before = await store.databaseCounters().writeTransactions
+        #expect(try await store.saveSteadyVerdicts(verdicts) { _ in [alice.id, bob.id] } == [alice.id])
+        #expect(await store.databaseCounters().writeTransactions == before + 1)
+        #expect(try await store.status(ofAccount: alice.id).lastSuccessAt == at)
+        #expect(try await store.status(ofAccount: bob.id) == changed)
+
+        // An account no longer wanted as planned is left alone too.
+        let later = Date(timeIntervalSince1970: 1_800_000_100)
+        let again = [SteadyVerdict(accountID: alice.id, read: registered, attemptAt: later, successAt: later)]
+        #expect(try await store.saveSteadyVerdicts(again) { _ in [] }.isEmpty)
+        #expect(try await store.status(ofAccount: alice.id).lastSuccessAt == at)
+    }
+
+    @Test("a lease taken before a write is refused when the account's records changed since the run read them")
+    func leaseBeforeWrite() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let alice = try await store.signIn(instance: Self.instance, username: "alice", apiToken: Secret("gb_a"))
+        let holder = LeaseHolder.new()
+        let read = try await store.registrations(ofAccount: alice.id)
+        try await store.recordRegistration(
+            RegistrationRecord(
+                accountID: alice.id, deviceID: 7, added: nil, token: TokenIdentity(fingerprint: nil, length: nil, shown: "c0ffee00"),
+                generation: 1, madeAt: Date()
+            ))
+        #expect(try await store.takeLease(ofAccount: alice.id, holder: holder, ifRecords: read) == .recordsChanged)
+        #expect(try await store.leases().isEmpty)
+        let fresh = try await store.registrations(ofAccount: alice.id)
+        #expect(try await store.takeLease(ofAccount: alice.id, holder: holder, ifRecords: fresh) == .taken)
+        #expect(try await store.takeLease(ofAccount: alice.id, holder: holder, ifRecords: fresh) == .alreadyHeld)
+        guard case .heldElsewhere = try await store.takeLease(ofAccount: alice.id, holder: LeaseHolder.new(), ifRecords: fresh) else {
+            Issue.record("another holder is refused while this process lives")
+            return
+        }
+    }
+}
