@@ -168,6 +168,7 @@ package struct PreRemovalHook: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, output, 2)
+        let closeOthers = Self.closingOthers(&actions)
         posix_spawnattr_setpgroup(&attributes, 0)
         // The hook starts with no signal blocked and the default action for the signals this
         // process turns off: threads here block them (the dispatch sources read them), and both
@@ -179,7 +180,7 @@ package struct PreRemovalHook: Sendable {
         sigemptyset(&defaults)
         for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, number) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | closeOthers))
 
         let variables = environment.map { "\($0.key)=\($0.value)" }
         var argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
@@ -195,4 +196,21 @@ package struct PreRemovalHook: Sendable {
         }
         return pid
     }
+
+    // Nothing else of this process reaches the hook: not the database, not a connection.
+    #if os(Linux)
+    /// Closes every descriptor above stderr in the child (glibc 2.34 and later); no spawn flag.
+    private static func closingOthers(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) -> Int32 {
+        if let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(actions, 3)
+        }
+        return 0
+    }
+    #else
+    /// The spawn flag that closes every descriptor not given to the child.
+    private static func closingOthers(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t?>) -> Int32 {
+        Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+    }
+    #endif
 }

@@ -109,6 +109,30 @@ struct RemovalTests {
         #expect(!environment.contains(ReconcileWorld.token))
     }
 
+    #if os(Linux)
+    @Test("the hook gets only its standard streams: a descriptor this process holds open does not reach it")
+    func hookDescriptors() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let alice = try await world.registeredAlice(on: server)
+        // A descriptor open in this process without close-on-exec, as a library might leave one.
+        let opened = open("/dev/null", O_RDONLY)
+        let held = fcntl(opened, F_DUPFD, 300)
+        close(opened)
+        defer { close(held) }
+        #expect(held >= 300)
+        let seen = world.folder.path + "/hook-fds"
+        let hook = try world.installHook(
+            "if [ -e /proc/$$/fd/\(held) ]; then echo open > '\(seen)'; else echo closed > '\(seen)'; fi; "
+                + "[ -e /proc/$$/fd/1 ] && echo stdout >> '\(seen)'")
+        guard case .removed = try await world.remove(alice, removal: world.removal(hookPath: hook)) else {
+            Issue.record("a hook that passes lets the removal complete")
+            return
+        }
+        #expect(try String(contentsOfFile: seen, encoding: .utf8) == "closed\nstdout\n")
+    }
+    #endif
+
     @Test("a failing hook stops the removal with its message, the deregistration standing; --force overrides it")
     func failingHook() async throws {
         let server = try FakeGitbayServer()
