@@ -48,4 +48,22 @@ static inline CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, char **
     return curl_easy_getinfo(handle, info, value);
 }
 
+// curl_multi_setopt is variadic too.
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+// The next finished transfer of `multi`, if any: its easy handle and its result.
+static inline CURL *ccurl_multi_next_done(CURLM *multi, CURLcode *result) {
+    int queued = 0;
+    CURLMsg *message;
+    while ((message = curl_multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *result = message->data.result;
+            return message->easy_handle;
+        }
+    }
+    return NULL;
+}
+
 #endif
