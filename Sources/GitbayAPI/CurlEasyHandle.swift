@@ -12,14 +12,17 @@ import GitbaySupport
 final class CurlEasyHandle: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The pool's TLS sessions; held so that they outlive the handle.
+    private let sessions: CurlSessionShare
     /// The header fields of the transfer in progress; curl reads them until it ends.
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    init() {
+    init(sessions: CurlSessionShare) {
         guard let handle = curl_easy_init() else {
             preconditionFailure("curl_easy_init failed: libcurl is out of memory or not initialised")
         }
         self.handle = handle
+        self.sessions = sessions
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -78,6 +81,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// The URL, the headers, the limits and what curl may do on its own (no signals, no redirects).
     private func setTransferOptions(_ setup: inout OptionSetup, url: String, configuration: TransportConfiguration) {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        setup.set(ccurl_setopt_pointer(handle, CURLOPT_SHARE, sessions.handle))
         setup.set(ccurl_setopt_string(handle, CURLOPT_URL, url))
         setup.set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         setup.set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))

@@ -80,7 +80,7 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             // Waits for sockets, curl's next timeout, or a wake-up; the bound only keeps an
             // idle loop from sleeping forever.
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            _ = curl_multi_poll(multi, nil, 0, 60_000, nil)
         }
         curl_multi_cleanup(multi)
     }

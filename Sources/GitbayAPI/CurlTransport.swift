@@ -40,7 +40,7 @@ final class CurlTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes)
-        let easy = idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle()
+        let easy = idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle(sessions: pool.sessions)
         let configuration = configuration
         if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
             idleHandles.withLock { $0.append(easy) }
