@@ -39,7 +39,7 @@ struct ConnectionSharingTests {
         #expect(server.requests().map(\.user) == (accounts + accounts).map(\.user))
     }
 
-    @Test("eight accounts at once open at most one connection per request in flight, and reuse them")
+    @Test("eight accounts at once open no more connections than requests in flight, over two rounds")
     func concurrentAccountsReuseConnections() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
@@ -50,10 +50,10 @@ struct ConnectionSharingTests {
         #expect(try await Self.answerAtOnce(accounts) == 40)
 
         #expect(server.requests().count == 80)
-        // At most eight requests are ever in flight, so at most eight connections are ever open,
-        // and the second round finds them all idle.
+        // At most eight requests are ever in flight, so at most eight connections are ever
+        // opened: the second round reuses the first round's, opening only what it runs beyond them.
         #expect((1...8).contains(opened))
-        #expect(server.connectionCount == opened)
+        #expect((opened...8).contains(server.connectionCount))
     }
 
     /// Every account at once, each making five requests one after another; the answers counted.
