@@ -1,7 +1,11 @@
-/// Settings for one `GitbayClient`: transport limits and the retry schedule.
+/// Settings for one `GitbayClient`: transport limits, the retry schedule and the connections
+/// it shares with other clients.
 package struct ClientConfiguration: Sendable {
     package var transport: TransportConfiguration
     package var retry: RetryPolicy
+    /// Where the client's requests run and find open connections to its instance; clients given
+    /// the same pool reuse each other's connections.
+    package var connections: ConnectionPool
     /// Returns a number in `0..<1` for retry jitter; replaceable so tests are repeatable.
     package var random: @Sendable () -> Double
     /// Consulted around every exchange; nil (always, outside tests) lets every exchange through.
@@ -10,10 +14,12 @@ package struct ClientConfiguration: Sendable {
     package init(
         transport: TransportConfiguration = .init(),
         retry: RetryPolicy = .init(),
+        connections: ConnectionPool = .shared,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.transport = transport
         self.retry = retry
+        self.connections = connections
         self.random = random
     }
 }

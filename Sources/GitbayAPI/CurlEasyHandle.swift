@@ -2,55 +2,66 @@ internal import CCurl
 import FoundationEssentials
 import GitbaySupport
 
-/// Owns one curl easy handle and runs transfers on it; kept for the life of a transport so that
-/// curl can reuse the connection, DNS and TLS session between requests.
+/// Owns one curl easy handle and the options of the request it carries; kept for the life of
+/// a transport so that a request costs no new handle.
 ///
-/// `@unchecked Sendable` invariant: the handle and the error buffer are used by one transfer at a
-/// time, only on the owning transport's serial queue, and freed in `deinit`.
+/// `@unchecked Sendable` invariant: the handle, the error buffer and the header list belong to
+/// one transfer at a time. The sending task prepares it, the event loop's thread drives it and
+/// finishes it, and only then does the transport hand it to the next transfer; it is freed in
+/// `deinit`, when no transfer holds it.
 final class CurlEasyHandle: @unchecked Sendable {
-    private let handle: UnsafeMutableRawPointer
-    private let errorBuffer: UnsafeMutablePointer<CChar>
+    let handle: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The pool's TLS sessions; held so that they outlive the handle.
+    private let sessions: CurlSessionShare
+    /// The header fields of the transfer in progress; curl reads them until it ends.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    init() {
+    init(sessions: CurlSessionShare) {
         guard let handle = curl_easy_init() else {
             preconditionFailure("curl_easy_init failed: libcurl is out of memory or not initialised")
         }
         self.handle = handle
+        self.sessions = sessions
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     deinit {
+        curl_slist_free_all(headerList)
         curl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 
-    /// Runs one request to completion. Blocks: call it only on the transport's queue.
-    func perform(
-        _ request: HTTPRequest,
-        transfer: CurlTransfer,
-        configuration: TransportConfiguration
-    ) -> Result<HTTPResponse, TransportError> {
-        if transfer.isCancelled { return .failure(.cancelled) }
+    /// Sets the handle up for `request`; nil when it is ready to go to the event loop, or why
+    /// the request cannot be sent.
+    func prepare(_ request: HTTPRequest, transfer: CurlTransfer, configuration: TransportConfiguration) -> TransportError? {
+        if transfer.isCancelled { return .cancelled }
         for (name, value) in request.headers where !Self.isSafeHeader(name: name, value: value) {
-            return .failure(.invalidRequest(reason: "a header field contains a line break or control character"))
+            return .invalidRequest(reason: "a header field contains a line break or control character")
         }
 
-        // Reset drops the previous request's options but keeps the connection cache.
+        // Reset drops the previous request's options; connections live in the event loop's pool.
         curl_easy_reset(handle)
         errorBuffer[0] = 0
+        curl_slist_free_all(headerList)
+        headerList = Self.headerList(for: request)
 
-        let headerList = Self.headerList(for: request)
-        defer { curl_slist_free_all(headerList) }
         var setup = OptionSetup(handle: handle)
-        setTransferOptions(&setup, headerList: headerList, url: request.url, configuration: configuration)
+        setTransferOptions(&setup, url: request.url, configuration: configuration)
         setCallbacks(&setup, context: Unmanaged.passUnretained(transfer).toOpaque())
         setMethodAndBody(&setup, request: request)
         if let failure = setup.failure {
-            return .failure(.other(code: Int(failure.rawValue), message: "could not configure the request: \(Self.message(for: failure))"))
+            return .other(code: Int(failure.rawValue), message: "could not configure the request: \(Self.message(for: failure))")
         }
+        return nil
+    }
 
-        let code = withExtendedLifetime(transfer) { curl_easy_perform(handle) }
+    /// The outcome of the transfer that ended with `code`. Call it once the handle has left the
+    /// event loop; the transfer must be the one the handle was prepared with.
+    func finish(_ code: CURLcode, transfer: CurlTransfer, configuration: TransportConfiguration) -> Result<HTTPResponse, TransportError> {
+        curl_slist_free_all(headerList)
+        headerList = nil
         guard code == CURLE_OK else {
             return .failure(error(for: code, transfer: transfer, configuration: configuration))
         }
@@ -68,13 +79,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 
     /// The URL, the headers, the limits and what curl may do on its own (no signals, no redirects).
-    private func setTransferOptions(
-        _ setup: inout OptionSetup,
-        headerList: UnsafeMutablePointer<curl_slist>?,
-        url: String,
-        configuration: TransportConfiguration
-    ) {
+    private func setTransferOptions(_ setup: inout OptionSetup, url: String, configuration: TransportConfiguration) {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        setup.set(ccurl_setopt_pointer(handle, CURLOPT_SHARE, sessions.handle))
         setup.set(ccurl_setopt_string(handle, CURLOPT_URL, url))
         setup.set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         setup.set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
@@ -86,6 +93,9 @@ final class CurlEasyHandle: @unchecked Sendable {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        // Over TLS, a transfer waits for a connection being set up to the same instance rather
+        // than open another, in case that one turns out to multiplex HTTP/2 streams.
+        if url.lowercased().hasPrefix("https:") { _ = ccurl_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
     }
 
     /// The body, header and progress callbacks, each reaching the transfer through `context`.
@@ -136,54 +146,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
     }
 
-    /// The answer of a finished transfer; a redirect is refused, never followed.
-    private func response(of transfer: CurlTransfer) -> Result<HTTPResponse, TransportError> {
-        var status = 0
-        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        if (300..<400).contains(status) && status != 304 {
-            var location: UnsafeMutablePointer<CChar>?
-            _ = ccurl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &location)
-            return .failure(.redirect(status: status, target: location.map { Self.withoutCredentialsOrQuery(String(cString: $0)) }))
-        }
-        return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
-    }
-
-    /// Maps a failed transfer to a `TransportError`.
-    private func error(for code: CURLcode, transfer: CurlTransfer, configuration: TransportConfiguration) -> TransportError {
-        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : Self.message(for: code)
-        switch code {
-        case CURLE_ABORTED_BY_CALLBACK where transfer.isCancelled:
-            return .cancelled
-        case CURLE_WRITE_ERROR where transfer.exceededLimit, CURLE_FILESIZE_EXCEEDED:
-            return .responseTooLarge(limit: configuration.maxResponseBytes)
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            return .connectFailed(.hostNotFound, detail: detail)
-        case CURLE_COULDNT_CONNECT:
-            return .connectFailed(.refused, detail: detail)
-        case CURLE_OPERATION_TIMEDOUT:
-            // Until the connection is up, the pre-transfer time stays 0 (a reused connection
-            // sets it at once), which tells a connect timeout from a slow answer.
-            var pretransfer: curl_off_t = 0
-            _ = ccurl_getinfo_off(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
-            if pretransfer == 0 {
-                return .timedOut(.connect, limit: min(configuration.connectTimeout, configuration.requestTimeout))
-            }
-            return .timedOut(.request, limit: configuration.requestTimeout)
-        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
-            CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_WEIRD_SERVER_REPLY:
-            return .connectionLost(detail: detail)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
-            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
-            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
-            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
-            CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
-            return .tlsFailed(detail: detail)
-        default:
-            return .other(code: Int(code.rawValue), message: detail)
-        }
-    }
-
-    private static func message(for code: CURLcode) -> String {
+    static func message(for code: CURLcode) -> String {
         String(cString: curl_easy_strerror(code))
     }
 

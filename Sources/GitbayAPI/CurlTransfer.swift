@@ -5,8 +5,8 @@ import Synchronization
 /// The state of one transfer, shared with curl's callbacks through an `Unmanaged` pointer.
 ///
 /// `@unchecked Sendable` invariant: `body`, `headers` and `exceededLimit` are touched only on the
-/// transport's queue (by curl's callbacks during `curl_easy_perform`, then by the code that reads
-/// the result); `cancelled` may be set from any thread and is a `Mutex`.
+/// event loop's thread (by curl's callbacks while the transfer runs, then by the code that reads
+/// the result once it has ended); `cancelled` may be set from any thread and is a `Mutex`.
 final class CurlTransfer: @unchecked Sendable {
     let maxResponseBytes: Int
     private(set) var body: [UInt8] = []

@@ -1,7 +1,7 @@
 internal import CCurl
-import Dispatch
 import FoundationEssentials
 import GitbaySupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -9,46 +9,56 @@ import Glibc
 import Darwin
 #endif
 
-/// HTTP over libcurl for one client: one easy handle, reused so requests share a connection.
+/// HTTP over libcurl for one client: its requests run on its connection pool's event loop and
+/// reuse the pool's connections to the same instance.
 ///
-/// Transfers run one at a time on the transport's own serial queue, never on a cooperative
-/// thread; a cancelled task aborts its transfer. Redirects are not followed, only `https` (or
-/// plain `http` to a loopback host) is spoken, and proxy environment variables are honoured.
+/// The transport keeps its easy handle between requests (one more only while requests overlap);
+/// a request waits for its answer without holding a thread, and a cancelled task aborts its
+/// transfer. Redirects are not followed, only `https` (or plain `http` to a loopback host) is
+/// spoken, and proxy environment variables are honoured.
 final class CurlTransport: Sendable {
     let configuration: TransportConfiguration
-    private let easy: CurlEasyHandle
-    private let queue: DispatchQueue
+    let pool: ConnectionPool
+    /// Easy handles not carrying a request right now.
+    private let idleHandles = Mutex<[CurlEasyHandle]>([])
 
     /// Process-wide setup, run once: curl's global state, and SIGPIPE ignored so that a peer
     /// closing a socket cannot kill the process.
-    private static let processSetup: Void = {
+    static let processSetup: Void = {
         signal(SIGPIPE, SIG_IGN)
         let code = curl_global_init(Int(CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32))
         precondition(code == CURLE_OK, "curl_global_init failed")
     }()
 
-    init(configuration: TransportConfiguration = .init()) {
+    init(configuration: TransportConfiguration = .init(), pool: ConnectionPool = .shared) {
         Self.processSetup
         self.configuration = configuration
-        easy = CurlEasyHandle()
-        queue = DispatchQueue(label: "gitbay-sync.curl-transport")
+        self.pool = pool
     }
 
     /// Sends one request and returns the first answer (any status except a redirect).
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes)
-        let easy = easy
-        let queue = queue
+        let easy = idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle(sessions: pool.sessions)
         let configuration = configuration
+        if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
+            idleHandles.withLock { $0.append(easy) }
+            throw refusal
+        }
+        let loop = pool.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
-                queue.async {
-                    continuation.resume(returning: easy.perform(request, transfer: transfer, configuration: configuration))
+                let job = CurlEventLoop.Job(easy: easy, transfer: transfer) { code in
+                    let result = easy.finish(code, transfer: transfer, configuration: configuration)
+                    self.idleHandles.withLock { $0.append(easy) }
+                    continuation.resume(returning: result)
                 }
+                loop.submit(job)
             }
         } onCancel: {
             transfer.cancel()
+            loop.noticeCancellation()
         }
         return try result.get()
     }

@@ -4,7 +4,8 @@ import GitbaySupport
 /// The gitbay JSON API for one account, for one run: typed commands over `POST /api/v1/cmd` and
 /// `GET /api/v1/read`, retried by the configured `RetryPolicy`.
 ///
-/// It talks to `instance` only, over its own connection, and sends the API token only in the
+/// It talks to `instance` only, over connections of `configuration.connections` that it may
+/// share with other accounts' clients of the same instance, and sends the API token only in the
 /// `Authorization` header: never in a URL, a log line or an error.
 package actor GitbayClient {
     package nonisolated let instance: InstanceURL
@@ -33,7 +34,7 @@ package actor GitbayClient {
         sentSecrets = [apiToken]
         self.configuration = configuration
         self.logger = logger.with(["account.name": accountName])
-        transport = CurlTransport(configuration: configuration.transport)
+        transport = CurlTransport(configuration: configuration.transport, pool: configuration.connections)
     }
 
     // MARK: Commands

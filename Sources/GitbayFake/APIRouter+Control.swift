@@ -3,11 +3,13 @@ import Dispatch
 /// The fake's own control routes, for scripts that cannot call the Swift API (the benchmark).
 ///
 /// Always served, never recorded, never delayed, never faulted, no authentication:
-/// - `GET /_fake/stats`: `{"requests":N,"reads":N,"writes":N,"moves":N,"devices":[{"id","owner","label","token"}]}`,
-///   counting API requests and row moves since the start or the last reset; `token` is the
-///   first 8 bytes, a cut character written as `device list` writes it.
-/// - `POST /_fake/reset-stats`: zeroes the counters and clears the request log (not the
-///   deletion and move logs).
+/// - `GET /_fake/stats`:
+///   `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"devices":[{"id","owner","label","token"}]}`,
+///   counting API requests, row moves and accepted TCP connections (control routes' own
+///   included, down or not) since the start or the last reset; `token` is the first 8 bytes,
+///   a cut character written as `device list` writes it.
+/// - `POST /_fake/reset-stats`: zeroes the counters, the connection count too, and clears the
+///   request log (not the deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
 ///   seconds (1 to 60), then comes back with its state intact, for a demo of an outage.
 /// Like every route, they are unreachable while the server is down.
@@ -30,6 +32,7 @@ extension APIRouter {
                     ("reads", .number(state.stats.reads)),
                     ("writes", .number(state.stats.writes)),
                     ("moves", .number(state.stats.moves)),
+                    ("connections", .number(state.stats.connections)),
                     ("devices", .array(devices)),
                 ])
                 return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))

@@ -7,9 +7,10 @@ import Foundation
 /// and every connection. Everything here is thread-safe.
 ///
 /// Besides the two API routes it always serves two unauthenticated control routes for scripts
-/// (the benchmark): `GET /_fake/stats` answers `{"requests":N,"reads":N,"writes":N,"moves":N,"devices":[...]}`
-/// (API requests and row moves since the start or the last reset; rows with id, owner, label
-/// and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
+/// (the benchmark): `GET /_fake/stats` answers
+/// `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"devices":[...]}` (API requests,
+/// row moves and accepted TCP connections since the start or the last reset; rows with id,
+/// owner, label and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
 /// `requests()`. They are never recorded, delayed or faulted.
 ///
 /// Like gitbay, it enforces both per-account rate limits unless told not to
@@ -24,6 +25,7 @@ public final class FakeGitbayServer: Sendable {
         let state = self.state
         listener = try HTTPListener(
             port: port,
+            accepted: { state.withLock { $0.stats.connections += 1 } },
             admits: { !state.withLock { $0.modes.isDown } },
             handler: APIRouter(state: state).reply(to:))
     }
@@ -192,5 +194,12 @@ public final class FakeGitbayServer: Sendable {
     /// Clears the request log.
     public func resetRequests() {
         state.withLock { $0.log.removeAll() }
+    }
+
+    /// TCP connections accepted since the start or the last `POST /_fake/reset-stats`,
+    /// admitted or not (while down, each is closed unanswered but still counted). A client
+    /// that keeps its connection alive across requests adds one.
+    public var connectionCount: Int {
+        state.withLock { $0.stats.connections }
     }
 }

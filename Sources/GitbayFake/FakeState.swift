@@ -40,6 +40,8 @@ struct FakeState: Sendable {
         var reads = 0
         var writes = 0
         var moves = 0
+        /// TCP connections accepted, admitted or not.
+        var connections = 0
     }
 
     var modes = Modes()

@@ -29,10 +29,17 @@ final class HTTPListener: Sendable {
     private let threads = DispatchGroup()
     private let handler: Handler
     private let admits: @Sendable () -> Bool
+    private let accepted: @Sendable () -> Void
 
-    /// Binds and starts accepting. `admits` false closes each new connection (and each new
-    /// request on an open one) without a reply.
-    init(port: UInt16, admits: @escaping @Sendable () -> Bool, handler: @escaping Handler) throws(FakeServerError) {
+    /// Binds and starts accepting. `accepted` is called for every TCP connection accepted,
+    /// admitted or not; `admits` false closes each new connection (and each new request on an
+    /// open one) without a reply.
+    init(
+        port: UInt16,
+        accepted: @escaping @Sendable () -> Void = {},
+        admits: @escaping @Sendable () -> Bool,
+        handler: @escaping Handler
+    ) throws(FakeServerError) {
         let (socket, boundPort) = try PosixSocket.listen(port: port)
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
@@ -46,6 +53,7 @@ final class HTTPListener: Sendable {
         self.wakeWrite = ends[1]
         self.handler = handler
         self.admits = admits
+        self.accepted = accepted
         threads.enter()
         Thread { [self] in
             acceptLoop()
@@ -78,6 +86,7 @@ final class HTTPListener: Sendable {
             guard let ready = PosixSocket.waitReadable([wakeRead, listener], milliseconds: -1) else { continue }
             if ready[0] { return }
             guard let client = PosixSocket.accept(from: listener) else { continue }
+            accepted()
             guard admits() else {
                 close(client)
                 continue

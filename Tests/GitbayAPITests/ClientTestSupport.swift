@@ -35,6 +35,7 @@ enum TestClients {
         requestTimeout: Duration = .seconds(5),
         maxResponseBytes: Int = 1 << 20,
         retry: RetryPolicy = fastRetry,
+        connections: ConnectionPool = .shared,
         logger: Logger = .disabled
     ) throws -> GitbayClient {
         let instance = try InstanceURL(parsing: server.baseURL)
@@ -45,7 +46,7 @@ enum TestClients {
             configuration: ClientConfiguration(
                 transport: TransportConfiguration(
                     connectTimeout: .seconds(2), requestTimeout: requestTimeout, maxResponseBytes: maxResponseBytes),
-                retry: retry),
+                retry: retry, connections: connections),
             logger: logger)
     }
 }

@@ -1,0 +1,27 @@
+/// The HTTP connections of every client given it, and the one event loop their transfers run
+/// on, and the TLS sessions they resume. A connection is reused only by requests to the same instance (scheme, host and port):
+/// over HTTP/1.1 accounts of one instance take turns on a few connections, and where an
+/// `https` instance offers HTTP/2 their concurrent requests share one connection as streams.
+/// Each client keeps its own token and settings; a connection carries no credentials of its
+/// own, since every request sends its token in its `Authorization` header.
+///
+/// Share one pool among the clients of a run; `shared` is the process's.
+package final class ConnectionPool: Sendable {
+    /// The pool clients use unless given another.
+    package static let shared = ConnectionPool()
+
+    let loop: CurlEventLoop
+    let sessions: CurlSessionShare
+
+    /// Starts the pool's event loop. `maxIdleConnections` bounds the connections kept open
+    /// between requests, all instances together; more are closed as their requests end.
+    package init(maxIdleConnections: Int = 64) {
+        CurlTransport.processSetup
+        loop = CurlEventLoop(maxIdleConnections: maxIdleConnections)
+        sessions = CurlSessionShare()
+    }
+
+    deinit {
+        loop.stop()
+    }
+}
