@@ -39,9 +39,9 @@ package struct SpawnedChild: Sendable {
     package let peakFromUsage: Bool
 
     /// Starts `path` with `arguments` and exactly `environment`; `descriptors` gives the child's
-    /// standard streams (0, 1, 2) from this process's descriptors. SIGPIPE is set back to its
-    /// default in the child, whatever this process does with it: a writer dies of it as from a
-    /// shell pipe.
+    /// standard streams (0, 1, 2) from this process's descriptors. Every signal is set back to
+    /// its default in the child, and none is blocked, whatever this process does with them: a
+    /// writer dies of SIGPIPE as from a shell pipe.
     ///
     /// With `measuringPeak` (a file path), the child's peak memory is measured. On Linux a
     /// spawned child's own `ru_maxrss` starts at this process's peak, since it execs from this
@@ -86,14 +86,20 @@ package struct SpawnedChild: Sendable {
         }
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
-        let flags = POSIX_SPAWN_SETSIGDEF
+        let flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
         #else
-        let flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT
+        let flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT
         #endif
+        // The child starts as from a shell: every signal at its default action and none blocked,
+        // whatever this process (which runs the command line in-process too) does with them.
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
