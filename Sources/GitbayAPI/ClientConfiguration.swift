@@ -4,8 +4,9 @@ package struct ClientConfiguration: Sendable {
     package var transport: TransportConfiguration
     package var retry: RetryPolicy
     /// Where the client's requests run and find open connections to its instance; clients given
-    /// the same pool reuse each other's connections.
-    package var connections: ConnectionPool
+    /// the same pool reuse each other's connections. Nil: the process's pool, started by the
+    /// first client that needs it (so a command that makes no request never starts libcurl).
+    package var connections: ConnectionPool?
     /// Returns a number in `0..<1` for retry jitter; replaceable so tests are repeatable.
     package var random: @Sendable () -> Double
     /// Consulted around every exchange; nil (always, outside tests) lets every exchange through.
@@ -14,7 +15,7 @@ package struct ClientConfiguration: Sendable {
     package init(
         transport: TransportConfiguration = .init(),
         retry: RetryPolicy = .init(),
-        connections: ConnectionPool = .shared,
+        connections: ConnectionPool? = nil,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.transport = transport

@@ -34,7 +34,7 @@ package actor GitbayClient {
         sentSecrets = [apiToken]
         self.configuration = configuration
         self.logger = logger.with(["account.name": accountName])
-        transport = CurlTransport(configuration: configuration.transport, pool: configuration.connections)
+        transport = CurlTransport(configuration: configuration.transport, pool: configuration.connections ?? .shared)
     }
 
     // MARK: Commands
