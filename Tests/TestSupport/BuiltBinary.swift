@@ -71,29 +71,14 @@ package struct BuiltBinary: Sendable {
     package func start(_ arguments: [String], stdin: String? = nil, terminal: Int32? = nil, launcher: [String] = []) throws -> RunningBinary {
         let id = UUID().uuidString
         let outPath = scratch + "/\(id).out", errPath = scratch + "/\(id).err"
-        let out = try ChildProcess.outputFile(outPath)
-        defer { close(out) }
-        let err = try ChildProcess.outputFile(errPath)
-        defer { close(err) }
-        let input = try ChildProcess.makePipe()
-        defer { close(input.read) }
-        let descriptors: [Int32: Int32] = terminal.map { [0: $0, 1: $0, 2: $0] } ?? [0: input.read, 1: out, 2: err]
-        let child: SpawnedChild
-        do {
-            child = try SpawnedChild.spawn(
-                launcher.first ?? executable, launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments,
-                environment: environment, descriptors: descriptors)
-        } catch {
-            close(input.write)
-            throw error
-        }
+        let child = try ChildProcess.start(
+            launcher.first ?? executable, launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments,
+            environment: environment, stdin: stdin, outPath: outPath, errPath: errPath, terminal: terminal)
         let (exits, exited) = AsyncStream<RunningBinary.Ending>.makeStream()
         ChildProcess.onExit(child.pid) { ending in
             exited.yield(.init(bySignal: ending.bySignal, status: ending.status))
             exited.finish()
         }
-        if terminal == nil { ChildProcess.writeAll(input.write, Array((stdin ?? "").utf8)) }
-        close(input.write)
         return RunningBinary(pid: child.pid, exits: exits, outPath: outPath, errPath: errPath)
     }
 

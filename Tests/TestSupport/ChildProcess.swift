@@ -88,4 +88,30 @@ package enum ChildProcess {
         let ending = waitForExit(child.pid)
         return (ending, String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self))
     }
+
+    /// Starts `path` with `arguments` and exactly `environment`: `stdin` (or nothing) written to
+    /// its standard input, its output in the files `outPath` and `errPath`; or, with
+    /// `terminal`, all three streams on that descriptor (a pseudo-terminal's follower side).
+    package static func start(
+        _ path: String, _ arguments: [String], environment: [String: String], stdin: String?, outPath: String, errPath: String,
+        terminal: Int32? = nil
+    ) throws -> SpawnedChild {
+        let out = try outputFile(outPath)
+        defer { close(out) }
+        let err = try outputFile(errPath)
+        defer { close(err) }
+        let input = try makePipe()
+        defer { close(input.read) }
+        let descriptors: [Int32: Int32] = terminal.map { [0: $0, 1: $0, 2: $0] } ?? [0: input.read, 1: out, 2: err]
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild.spawn(path, arguments, environment: environment, descriptors: descriptors)
+        } catch {
+            close(input.write)
+            throw error
+        }
+        if terminal == nil { writeAll(input.write, Array((stdin ?? "").utf8)) }
+        close(input.write)
+        return child
+    }
 }

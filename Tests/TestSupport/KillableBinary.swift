@@ -36,21 +36,7 @@ package struct KillableBinary: Sendable {
     ) throws -> Exit {
         let outPath = folder + "/child.out"
         let errPath = folder + "/child.err"
-        let out = try ChildProcess.outputFile(outPath)
-        defer { close(out) }
-        let err = try ChildProcess.outputFile(errPath)
-        defer { close(err) }
-        let input = try ChildProcess.makePipe()
-        defer { close(input.read) }
-        let child: SpawnedChild
-        do {
-            child = try SpawnedChild.spawn(path, arguments, environment: environment, descriptors: [0: input.read, 1: out, 2: err])
-        } catch {
-            close(input.write)
-            throw error
-        }
-        if let stdin { ChildProcess.writeAll(input.write, Array(stdin.utf8)) }
-        close(input.write)
+        let child = try ChildProcess.start(path, arguments, environment: environment, stdin: stdin, outPath: outPath, errPath: errPath)
         var killed = false
         if let killAfter {
             let parts = killAfter.components

@@ -155,16 +155,21 @@ package struct SpawnedChild: Sendable {
         )
     }
 
-    /// Whether the child has not ended yet; it is not reaped by asking. On Linux an ended but
-    /// unreaped child (a zombie) counts as ended.
-    package var isRunning: Bool {
+    /// Whether the child has not ended yet; it is not reaped by asking. An ended but unreaped
+    /// child (a zombie) counts as ended.
+    package var isRunning: Bool { !Self.isGone(pid) }
+
+    /// True when `pid` no longer runs. A zombie counts as gone: an orphan's zombie waits for
+    /// whatever reaps orphans here, which may be slow or nothing at all.
+    package static func isGone(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 { return errno == ESRCH }
         #if os(Linux)
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[close...].dropFirst(2).first != "Z"
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+            return true
+        }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
         #else
-        return kill(pid, 0) == 0
+        return false
         #endif
     }
 

@@ -51,37 +51,6 @@ struct HookInterruptionTests {
             """
     }
 
-    /// The pids the hook wrote, once it has written both.
-    static func hookPids(in folder: String, deadline: Duration = .seconds(30)) async throws -> (hook: pid_t, child: pid_t) {
-        let end = ContinuousClock.now + deadline
-        while ContinuousClock.now < end {
-            if let hook = pid(folder + "/hook.pid"), let child = pid(folder + "/child.pid") { return (hook, child) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw HookDidNotStart()
-    }
-
-    struct HookDidNotStart: Error {}
-
-    private static func pid(_ path: String) -> pid_t? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") else { return nil }
-        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
-    /// True when `pid` no longer runs. A zombie counts as gone: an orphan's zombie waits for
-    /// whatever reaps orphans here, which may be slow or nothing at all.
-    static func isGone(_ pid: pid_t) -> Bool {
-        if kill(pid, 0) != 0 { return errno == ESRCH }
-        #if os(Linux)
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return true }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-        #else
-        return false
-        #endif
-    }
-
     @Test("a signal to the built binary stops the hook's whole group and keeps the account removing with its token", arguments: cases)
     func signalStopsHook(_ example: Case) async throws {
         let folder = try TemporaryDirectory()
@@ -102,7 +71,7 @@ struct HookInterruptionTests {
         let child = try binary.start(example.arguments + (example.removingFirst ? [] : [name]))
         let pids: (hook: pid_t, child: pid_t)
         do {
-            pids = try await Self.hookPids(in: folder.path)
+            pids = try await HookPids.wait(in: folder.path)
         } catch {
             let finished = await child.finish(timeout: .seconds(1))
             Issue.record("the hook did not start: \(finished.err)")
@@ -118,8 +87,8 @@ struct HookInterruptionTests {
 
         #expect(finished.code == example.exitCode, "status \(finished.status) \(finished.err)")
         #expect(finished.err.contains("interrupted while the pre-remove hook \(hook) ran"), "\(finished.err)")
-        #expect(Self.isGone(pids.hook), "the hook still runs")
-        #expect(Self.isGone(pids.child), "the hook's child still runs")
+        #expect(SpawnedChild.isGone(pids.hook), "the hook still runs")
+        #expect(SpawnedChild.isGone(pids.child), "the hook's child still runs")
         #expect(FileManager.default.fileExists(atPath: folder.path + "/hook.term"), "the hook got SIGTERM first")
         let kept = try #require(try await store.account(named: name))
         #expect(kept.state == .removing)
@@ -142,7 +111,7 @@ struct HookInterruptionTests {
         _ = try RemovalTests.installHook(cli, Self.hookBody(folder: cli.folder.path, ignoringTerm: true))
         let shutdown = ShutdownSignal()
         let stopper = Task {
-            let pids = try await Self.hookPids(in: cli.folder.path)
+            let pids = try await HookPids.wait(in: cli.folder.path)
             for _ in 0..<requests { #expect(shutdown.request() != .unhandled) }
             return pids
         }
@@ -158,7 +127,7 @@ struct HookInterruptionTests {
         }
         #expect(result.code == ExitCode.unavailable.rawValue, "\(result.err)")
         #expect(result.err.contains("is not removed yet: interrupted"))
-        #expect(Self.isGone(pids.hook) && Self.isGone(pids.child))
+        #expect(SpawnedChild.isGone(pids.hook) && SpawnedChild.isGone(pids.child))
         let store = try await cli.store()
         let account = try #require(try await store.account(named: name))
         #expect(account.state == .removing)
