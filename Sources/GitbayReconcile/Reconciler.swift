@@ -29,7 +29,7 @@ package struct Reconciler: Sendable {
         /// The default of `concurrency`.
         package static let defaultConcurrency = 64
         /// The default of `perInstance`.
-        package static let defaultPerInstance = 4
+        package static let defaultPerInstance = 8
 
         package init(
             concurrency: Int = defaultConcurrency, perInstance: Int = defaultPerInstance, honourBackoff: Bool = false,
