@@ -33,7 +33,7 @@ enum ManPageText {
         case .unavailable: "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
-        case .busy: "Another gitbay-sync is reconciling the account right now; it (or the next run) finishes the job."
+        case .busy: "Another gitbay-sync is writing for the account right now; it (or the next run) finishes the job."
         case .denied: "A server refused the API token (invalid, expired or read-only)."
         case .foreignFile:
             "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
