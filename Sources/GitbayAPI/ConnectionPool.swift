@@ -13,11 +13,16 @@ package final class ConnectionPool: Sendable {
     let loop: CurlEventLoop
     let sessions: CurlSessionShare
 
+    /// The most connections open to one instance at once: requests beyond them wait for one
+    /// (over HTTP/2 they are streams of it).
+    package static let defaultConnectionsPerInstance = 8
+
     /// Starts the pool's event loop. `maxIdleConnections` bounds the connections kept open
     /// between requests, all instances together; more are closed as their requests end.
-    package init(maxIdleConnections: Int = 64) {
+    /// `connectionsPerInstance` bounds those open to one instance (host and port).
+    package init(maxIdleConnections: Int = 64, connectionsPerInstance: Int = defaultConnectionsPerInstance) {
         CurlTransport.processSetup
-        loop = CurlEventLoop(maxIdleConnections: maxIdleConnections)
+        loop = CurlEventLoop(maxIdleConnections: maxIdleConnections, connectionsPerInstance: connectionsPerInstance)
         sessions = CurlSessionShare()
     }
 

@@ -91,6 +91,8 @@ final class CurlEasyHandle: @unchecked Sendable {
         setup.set(ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)))
         setup.set(ccurl_setopt_string(handle, CURLOPT_USERAGENT, "gitbay-sync"))
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
+        if let file = configuration.certificateFile { setup.set(ccurl_setopt_string(handle, CURLOPT_CAINFO, file)) }
+        if let folder = configuration.certificateFolder { setup.set(ccurl_setopt_string(handle, CURLOPT_CAPATH, folder)) }
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         // Over TLS, a transfer waits for a connection being set up to the same instance rather

@@ -32,14 +32,16 @@ final class CurlEventLoop: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: Job] = [:]
 
     /// Starts the loop's thread. `maxIdleConnections` bounds the connections kept open between
-    /// transfers, all instances together.
-    init(maxIdleConnections: Int) {
+    /// transfers, all instances together; `connectionsPerInstance` those open to one host and
+    /// port, transfers beyond it waiting inside libcurl for one to be free.
+    init(maxIdleConnections: Int, connectionsPerInstance: Int) {
         guard let multi = curl_multi_init() else {
             preconditionFailure("curl_multi_init failed: libcurl is out of memory or not initialised")
         }
         self.multi = multi
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maxIdleConnections, 1))
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(connectionsPerInstance, 1))
         // A serial queue of its own: the loop blocks in `curl_multi_poll`, never on a
         // cooperative thread.
         DispatchQueue(label: "gitbay-sync.curl-event-loop").async { [self] in run() }

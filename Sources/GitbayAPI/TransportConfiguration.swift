@@ -6,16 +6,33 @@ package struct TransportConfiguration: Sendable, Equatable {
     package var requestTimeout: Duration
     /// The largest response body accepted; a larger one aborts the transfer.
     package var maxResponseBytes: Int
+    /// A file of certificate authorities to trust for `https` instances instead of the
+    /// system's, such as a self-hosted instance's private authority; nil keeps the system's.
+    package var certificateFile: String?
+    /// A folder of certificate authorities (hashed names, as OpenSSL reads them) to trust
+    /// instead of the system's; nil keeps the system's.
+    package var certificateFolder: String?
 
     package init(
         connectTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(30),
-        maxResponseBytes: Int = 1 << 20
+        maxResponseBytes: Int = 1 << 20,
+        certificateFile: String? = nil,
+        certificateFolder: String? = nil
     ) {
         precondition(connectTimeout > .zero && requestTimeout > .zero, "timeouts must be positive")
         precondition(maxResponseBytes > 0, "maxResponseBytes must be positive")
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maxResponseBytes = maxResponseBytes
+        self.certificateFile = certificateFile
+        self.certificateFolder = certificateFolder
+    }
+
+    /// The certificate authorities the environment names, as OpenSSL's own tools read them:
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (an empty value counts as unset).
+    package mutating func trustCertificates(from environment: [String: String]) {
+        if let file = environment["SSL_CERT_FILE"], !file.isEmpty { certificateFile = file }
+        if let folder = environment["SSL_CERT_DIR"], !folder.isEmpty { certificateFolder = folder }
     }
 }

@@ -7,47 +7,6 @@ import GitbaySupport
 /// accounts concurrently, every instance at once and a few accounts of each at a time, each
 /// through its own client.
 package struct Reconciler: Sendable {
-    package struct Options: Sendable {
-        /// How many accounts are in flight at once in all: a bound on the process, not on any
-        /// one server.
-        package var concurrency: Int
-        /// How many accounts of one instance are in flight at once: polite to one server.
-        package var perInstance: Int
-        /// Skip accounts whose next retry is still ahead: every `run` does, unless `--now`;
-        /// a command acting on one account at a person's word (`login`, `pause`, …) does not.
-        package var honourBackoff: Bool
-        /// The longest wait before retrying a failed account.
-        package var backoffCeiling: Duration
-        package var client: ClientConfiguration
-        package var now: @Sendable () -> Date
-        /// Asked before each further account starts; false (a stop was requested)
-        /// leaves the rest for the next run.
-        package var mayStartMore: @Sendable () -> Bool
-        /// Who takes the accounts' leases: one command of this process.
-        package var leaseHolder: LeaseHolder
-
-        /// The default of `concurrency`.
-        package static let defaultConcurrency = 64
-        /// The default of `perInstance`.
-        package static let defaultPerInstance = 8
-
-        package init(
-            concurrency: Int = defaultConcurrency, perInstance: Int = defaultPerInstance, honourBackoff: Bool = false,
-            backoffCeiling: Duration = FailurePolicy.defaultCeiling,
-            client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
-            mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
-        ) {
-            self.concurrency = concurrency
-            self.perInstance = perInstance
-            self.honourBackoff = honourBackoff
-            self.backoffCeiling = backoffCeiling
-            self.client = client
-            self.now = now
-            self.mayStartMore = mayStartMore
-            self.leaseHolder = leaseHolder
-        }
-    }
-
     let store: StateStore
     let options: Options
     let logger: Logger
@@ -92,10 +51,11 @@ package struct Reconciler: Sendable {
         var steady: (verdict: SteadyVerdict, snapshot: DesireSnapshot)?
     }
 
-    /// Reconciles the accounts, every instance at once, at most `perInstance` of one instance
-    /// and `concurrency` in all at a time.
+    /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
+    /// instance and `concurrency` in all at a time.
     private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
-        var queue = RunQueue(accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.perInstance)
+        let options = options
+        var queue = RunQueue(accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
         var reconciled: [Reconciled] = []
         await withTaskGroup(of: (InstanceURL, Reconciled).self) { group in
             func startWhatFits() {

@@ -1,12 +1,13 @@
 import GitbaySupport
 
 /// The accounts of a run waiting to start, and how many are in flight. Every instance starts
-/// at once: at most `perInstance` accounts of one instance (polite to its server) and
-/// `overall` accounts in all (a bound on the process) are in flight together. Each instance's
-/// accounts start in the order given; the instances take turns.
+/// at once: at most `perInstance(instance)` accounts of one instance (polite to its server)
+/// and `overall` accounts in all (a bound on the process) are in flight together. Each
+/// instance's accounts start in the order given; the instances take turns.
 struct RunQueue<Item> {
     let overall: Int
-    let perInstance: Int
+    /// The bound of each instance given.
+    private var bounds: [InstanceURL: Int] = [:]
     /// The instances in the order their first account was given.
     private var instances: [InstanceURL] = []
     private var waiting: [InstanceURL: [Item]] = [:]
@@ -15,11 +16,13 @@ struct RunQueue<Item> {
     /// Where the next search for an instance with room begins.
     private var turn = 0
 
-    init(_ items: [(InstanceURL, Item)], overall: Int, perInstance: Int) {
+    init(_ items: [(InstanceURL, Item)], overall: Int, perInstance: (InstanceURL) -> Int) {
         self.overall = max(1, overall)
-        self.perInstance = max(1, perInstance)
         for (instance, item) in items {
-            if waiting[instance] == nil { instances.append(instance) }
+            if waiting[instance] == nil {
+                instances.append(instance)
+                bounds[instance] = max(1, perInstance(instance))
+            }
             waiting[instance, default: []].append(item)
         }
     }
@@ -35,7 +38,7 @@ struct RunQueue<Item> {
         guard total < overall, !instances.isEmpty else { return nil }
         for step in 0..<instances.count {
             let instance = instances[(turn + step) % instances.count]
-            guard inFlight[instance, default: 0] < perInstance, var queue = waiting[instance], !queue.isEmpty else { continue }
+            guard inFlight[instance, default: 0] < bounds[instance, default: 1], var queue = waiting[instance], !queue.isEmpty else { continue }
             let item = queue.removeFirst()
             waiting[instance] = queue
             inFlight[instance, default: 0] += 1

@@ -37,6 +37,7 @@ package struct CLIContext: Sendable {
         self.environment = environment
         self.console = console
         self.client = client
+        self.client.transport.trustCertificates(from: environment)
         self.hookTimeout = hookTimeout
         self.now = now
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GitbayAPI
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -6,11 +7,11 @@ import GitbaySupport
 /// `run [--every DURATION] [--concurrency N] [--now] [--unattended]`.
 struct RunCommand: CommandDefinition {
     /// How many accounts `--concurrency` allows at once.
-    static let concurrencyRange = 1...64
+    static let concurrencyRange = 1...512
     static let concurrency = CommandSpec.Option(
         name: "--concurrency", valueName: "N",
         help:
-            "The most accounts reconciled at once in all (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options.defaultConcurrency)); every instance is reconciled at once, at most \(Reconciler.Options.defaultPerInstance) of its accounts at a time."
+            "The most accounts reconciled at once in all (\(concurrencyRange.lowerBound) to \(concurrencyRange.upperBound), default \(Reconciler.Options.defaultConcurrency)); every instance is reconciled at once, at most \(Reconciler.Options.defaultPerTLSInstance) accounts of an https instance at a time over at most \(ConnectionPool.defaultConnectionsPerInstance) connections (HTTP/2 carries them as streams of one), and \(Reconciler.Options.defaultPerInstance) of a plain http one."
     )
     static let now = CommandSpec.Option(
         name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")

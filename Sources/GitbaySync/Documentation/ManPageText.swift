@@ -56,6 +56,8 @@ enum ManPageText {
         ("XDG_STATE_HOME", "Where the state database lives by default (else ~/.local/state)."),
         ("XDG_CONFIG_HOME", "Where the pre-remove hook and the systemd user units live (else ~/.config)."),
         ("HOME", "The home folder, for the defaults above and the launchd agent."),
+        ("SSL_CERT_FILE", "A file of certificate authorities to trust for https instances instead of the system's, such as a private one."),
+        ("SSL_CERT_DIR", "A folder of certificate authorities (OpenSSL's hashed names) to trust instead of the system's."),
         ("JOURNAL_STREAM", "Set by systemd: when a standard stream is the journal's, each line carries its priority."),
         (
             "GITBAY_SYNC_ACCOUNT, GITBAY_SYNC_INSTANCE, GITBAY_SYNC_USER",

@@ -1,0 +1,62 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+extension Reconciler {
+    package struct Options: Sendable {
+        /// How many accounts are in flight at once in all: a bound on the process, not on any
+        /// one server.
+        package var concurrency: Int
+        /// How many accounts of a plain `http` instance (a loopback one) are in flight at once:
+        /// one connection each, polite to one server.
+        package var perInstance: Int
+        /// How many accounts of an `https` instance are in flight at once. Where the instance
+        /// offers HTTP/2 their requests are streams of one connection; over HTTP/1.1 they take
+        /// turns on the few connections the pool opens to one instance
+        /// (`ConnectionPool.defaultConnectionsPerInstance`).
+        package var perTLSInstance: Int
+        /// Skip accounts whose next retry is still ahead: every `run` does, unless `--now`;
+        /// a command acting on one account at a person's word (`login`, `pause`, …) does not.
+        package var honourBackoff: Bool
+        /// The longest wait before retrying a failed account.
+        package var backoffCeiling: Duration
+        package var client: ClientConfiguration
+        package var now: @Sendable () -> Date
+        /// Asked before each further account starts; false (a stop was requested)
+        /// leaves the rest for the next run.
+        package var mayStartMore: @Sendable () -> Bool
+        /// Who takes the accounts' leases: one command of this process.
+        package var leaseHolder: LeaseHolder
+
+        /// The default of `concurrency`.
+        package static let defaultConcurrency = 256
+        /// The default of `perInstance`: as many as the pool's connections to one instance.
+        package static let defaultPerInstance = ConnectionPool.defaultConnectionsPerInstance
+        /// The default of `perTLSInstance`.
+        package static let defaultPerTLSInstance = 64
+
+        package init(
+            concurrency: Int = defaultConcurrency, perInstance: Int = defaultPerInstance, perTLSInstance: Int = defaultPerTLSInstance,
+            honourBackoff: Bool = false,
+            backoffCeiling: Duration = FailurePolicy.defaultCeiling,
+            client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
+            mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
+        ) {
+            self.concurrency = concurrency
+            self.perInstance = perInstance
+            self.perTLSInstance = perTLSInstance
+            self.honourBackoff = honourBackoff
+            self.backoffCeiling = backoffCeiling
+            self.client = client
+            self.now = now
+            self.mayStartMore = mayStartMore
+            self.leaseHolder = leaseHolder
+        }
+
+        /// How many accounts of `instance` may be in flight at once.
+        package func bound(for instance: InstanceURL) -> Int {
+            instance.scheme == "https" ? perTLSInstance : perInstance
+        }
+    }
+}
