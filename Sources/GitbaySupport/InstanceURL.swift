@@ -32,40 +32,23 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
     }
 
     package init(parsing text: String) throws(ParseError) {
-        let trimmed = text.trimmingWhitespace()
-        guard let schemeEnd = trimmed.firstRange(of: "://") else { throw .malformed(text) }
-        let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
+        // Everything after the scheme must be visible ASCII, so the parse works on bytes.
+        let bytes = Array(text.trimmingWhitespace().utf8)
+        guard let schemeEnd = Self.firstIndex(of: Array("://".utf8), in: bytes) else { throw .malformed(text) }
+        let scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
         guard scheme == "https" || scheme == "http" else { throw .unsupportedScheme(text) }
-        var rest = Substring(trimmed[schemeEnd.upperBound...])
-        while rest.hasSuffix("/") { rest.removeLast() }
+        var rest = bytes[(schemeEnd + 3)...]
+        while rest.last == UInt8(ascii: "/") { rest.removeLast() }
         guard !rest.isEmpty else { throw .malformed(text) }
-        if rest.contains(where: { "/?#@".contains($0) }) { throw .hasPathOrQuery(text) }
-        if rest.contains(where: { $0 == " " || $0 == "\t" || $0.asciiValue.map { $0 < 0x20 || $0 >= 0x7F } ?? true }) {
-            throw .malformed(text)
-        }
+        if rest.contains(where: { Array("/?#@".utf8).contains($0) }) { throw .hasPathOrQuery(text) }
+        if rest.contains(where: { !(0x21...0x7E).contains($0) }) { throw .malformed(text) }
 
-        var host: Substring
-        var portText: Substring?
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw .malformed(text) }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .malformed(text) }
-                portText = after.dropFirst()
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            portText = rest[rest.index(after: colon)...]
-        } else {
-            host = rest
-        }
-        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else {
-            throw .malformed(text)
-        }
+        let (host, portText) = try Self.hostAndPort(rest, text: text)
+        let isHostByte = { (byte: UInt8) in Self.isASCIILetterOrDigit(byte) || Array("-._:".utf8).contains(byte) }
+        guard !host.isEmpty, host.allSatisfy(isHostByte) else { throw .malformed(text) }
         var port: Int?
         if let portText {
-            guard let number = Int(portText), (1...65535).contains(number), portText.allSatisfy(\.isASCII) else {
+            guard let number = Int(String(decoding: portText, as: UTF8.self)), (1...65535).contains(number) else {
                 throw .malformed(text)
             }
             port = number
@@ -74,9 +57,33 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         if port == defaultPort { port = nil }
 
         self.scheme = scheme
-        self.host = host.lowercased()
+        self.host = String(decoding: host.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
         self.port = port
         if scheme == "http" && !isLoopback { throw .plainHTTPToRemoteHost(text) }
+    }
+
+    /// The host (an IPv6 literal without its brackets) and the port's text, if any.
+    private static func hostAndPort(_ rest: ArraySlice<UInt8>, text: String) throws(ParseError) -> (ArraySlice<UInt8>, ArraySlice<UInt8>?) {
+        if rest.first == UInt8(ascii: "[") {
+            guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { throw .malformed(text) }
+            let after = rest[(close + 1)...]
+            guard !after.isEmpty else { return (rest[(rest.startIndex + 1)..<close], nil) }
+            guard after.first == UInt8(ascii: ":") else { throw .malformed(text) }
+            return (rest[(rest.startIndex + 1)..<close], after.dropFirst())
+        }
+        if let colon = rest.lastIndex(of: UInt8(ascii: ":")) {
+            return (rest[..<colon], rest[(colon + 1)...])
+        }
+        return (rest, nil)
+    }
+
+    private static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     /// True for `localhost`, `127.0.0.0/8` and `::1`.
