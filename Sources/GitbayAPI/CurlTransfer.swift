@@ -42,24 +42,32 @@ final class CurlTransfer: @unchecked Sendable {
     /// Records one header line. A status line starts a new header block: a proxy's
     /// `CONNECT` answer comes before the server's.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        // Drop the line ending as bytes: as a Character, "\r\n" is one grapheme.
-        var length = bytes.count
-        while length > 0, bytes[length - 1] == UInt8(ascii: "\r") || bytes[length - 1] == UInt8(ascii: "\n") {
-            length -= 1
-        }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<length]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        // Works on bytes: as a Character, "\r\n" is one grapheme, and names are ASCII.
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+        if line.starts(with: "HTTP/".utf8) {
             headers = [:]
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingWhitespace().lowercased()
-        let value = line[line.index(after: colon)...].trimmingWhitespace()
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = Self.trimmed(line[..<colon]).map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
         guard !name.isEmpty else { return }
-        if let existing = headers[name] {
-            headers[name] = existing + ", " + value
+        let key = String(decoding: name, as: UTF8.self)
+        let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
+        if let existing = headers[key] {
+            headers[key] = existing + ", " + value
         } else {
-            headers[name] = value
+            headers[key] = value
         }
+    }
+
+    /// The bytes without the spaces and tabs around them (HTTP's optional whitespace).
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return bytes[bytes.startIndex..<bytes.startIndex]
+        }
+        return bytes[first...last]
     }
 }

@@ -65,6 +65,7 @@ final class CurlTransport: Sendable {
 
     /// Refuses anything but `https` and plain `http` to a loopback host, before a byte is sent.
     static func checkDestination(_ url: String) throws(TransportError) {
+        if url.utf8.starts(with: "https://".utf8) { return }
         guard let schemeEnd = url.firstRange(of: "://") else {
             throw .insecureURL(scheme: "none", host: "")
         }

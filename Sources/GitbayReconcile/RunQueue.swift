@@ -11,6 +11,8 @@ struct RunQueue<Item> {
     /// The instances in the order their first account was given.
     private var instances: [InstanceURL] = []
     private var waiting: [InstanceURL: [Item]] = [:]
+    /// How many of each instance's waiting items have started: the next one's index.
+    private var started: [InstanceURL: Int] = [:]
     private var inFlight: [InstanceURL: Int] = [:]
     private var total = 0
     /// Where the next search for an instance with room begins.
@@ -31,16 +33,19 @@ struct RunQueue<Item> {
     var running: Int { total }
 
     /// The items not started yet.
-    var remaining: [Item] { instances.flatMap { waiting[$0] ?? [] } }
+    var remaining: [Item] { instances.flatMap { (waiting[$0] ?? []).dropFirst(started[$0, default: 0]) } }
 
     /// Starts the next account that fits the bounds, if any: its instance and item.
     mutating func start() -> (InstanceURL, Item)? {
         guard total < overall, !instances.isEmpty else { return nil }
         for step in 0..<instances.count {
             let instance = instances[(turn + step) % instances.count]
-            guard inFlight[instance, default: 0] < bounds[instance, default: 1], var queue = waiting[instance], !queue.isEmpty else { continue }
-            let item = queue.removeFirst()
-            waiting[instance] = queue
+            let next = started[instance, default: 0]
+            guard inFlight[instance, default: 0] < bounds[instance, default: 1], let queue = waiting[instance], next < queue.count else {
+                continue
+            }
+            started[instance] = next + 1
+            let item = queue[next]
             inFlight[instance, default: 0] += 1
             total += 1
             turn = (turn + step + 1) % instances.count
