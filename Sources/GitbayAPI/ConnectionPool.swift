@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The HTTP connections of every client given it, and the one event loop their transfers run
 /// on, and the TLS sessions they resume. A connection is reused only by requests to the same instance (scheme, host and port):
 /// over HTTP/1.1 accounts of one instance take turns on a few connections, and where an
@@ -12,6 +14,11 @@ package final class ConnectionPool: Sendable {
 
     let loop: CurlEventLoop
     let sessions: CurlSessionShare
+    /// Easy handles not carrying a request right now, kept for the next request of any client:
+    /// a handle is reset before each request, and credentials travel in its headers only.
+    private let idleHandles = Mutex<[CurlEasyHandle]>([])
+    /// The most idle easy handles kept.
+    private static let maxIdleHandles = 64
 
     /// The most connections open to one instance at once: requests beyond them wait for one
     /// (over HTTP/2 they are streams of it).
@@ -24,6 +31,18 @@ package final class ConnectionPool: Sendable {
         CurlTransport.processSetup
         loop = CurlEventLoop(maxIdleConnections: maxIdleConnections, connectionsPerInstance: connectionsPerInstance)
         sessions = CurlSessionShare()
+    }
+
+    /// An idle easy handle, or a new one.
+    func borrowHandle() -> CurlEasyHandle {
+        idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle(sessions: sessions)
+    }
+
+    /// Takes back a handle whose transfer has ended and left the event loop.
+    func giveBack(_ handle: CurlEasyHandle) {
+        idleHandles.withLock { idle in
+            if idle.count < Self.maxIdleHandles { idle.append(handle) }
+        }
     }
 
     deinit {

@@ -12,15 +12,13 @@ import Darwin
 /// HTTP over libcurl for one client: its requests run on its connection pool's event loop and
 /// reuse the pool's connections to the same instance.
 ///
-/// The transport keeps its easy handle between requests (one more only while requests overlap);
+/// A request borrows an easy handle from the pool and gives it back when it ends;
 /// a request waits for its answer without holding a thread, and a cancelled task aborts its
 /// transfer. Redirects are not followed, only `https` (or plain `http` to a loopback host) is
 /// spoken, and proxy environment variables are honoured.
 final class CurlTransport: Sendable {
     let configuration: TransportConfiguration
     let pool: ConnectionPool
-    /// Easy handles not carrying a request right now.
-    private let idleHandles = Mutex<[CurlEasyHandle]>([])
 
     /// Process-wide setup, run once: curl's global state, and SIGPIPE ignored so that a peer
     /// closing a socket cannot kill the process.
@@ -40,10 +38,10 @@ final class CurlTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes)
-        let easy = idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle(sessions: pool.sessions)
+        let easy = pool.borrowHandle()
         let configuration = configuration
         if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
-            idleHandles.withLock { $0.append(easy) }
+            pool.giveBack(easy)
             throw refusal
         }
         let loop = pool.loop
@@ -51,7 +49,7 @@ final class CurlTransport: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
                 let job = CurlEventLoop.Job(easy: easy, transfer: transfer) { code in
                     let result = easy.finish(code, transfer: transfer, configuration: configuration)
-                    self.idleHandles.withLock { $0.append(easy) }
+                    self.pool.giveBack(easy)
                     continuation.resume(returning: result)
                 }
                 loop.submit(job)
@@ -66,7 +64,7 @@ final class CurlTransport: Sendable {
     /// Refuses anything but `https` and plain `http` to a loopback host, before a byte is sent.
     static func checkDestination(_ url: String) throws(TransportError) {
         if url.utf8.starts(with: "https://".utf8) { return }
-        guard let schemeEnd = url.firstRange(of: "://") else {
+        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else {
             throw .insecureURL(scheme: "none", host: "")
         }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()

@@ -89,8 +89,9 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
     /// True for `localhost`, `127.0.0.0/8` and `::1`.
     package var isLoopback: Bool {
         if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        guard host.utf8.starts(with: "127.".utf8) else { return false }
+        let parts = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8(Substring($0)) != nil }
     }
 
     /// `host` or `host:port`, with brackets around an IPv6 literal: the part after `@` in an
