@@ -27,7 +27,7 @@ struct CommandLineParserErrorTests {
     }
 
     static let every = "write a whole number and a unit: 30s, 15m, 1h, 1h30m or 1d"
-    static let concurrency = "give a whole number from 1 to 64"
+    static let concurrency = "give a whole number from 1 to 512"
 
     static let cases: [Case] = [
         // Commands.
@@ -78,7 +78,7 @@ struct CommandLineParserErrorTests {
         // Values.
         Case(["run", "--concurrency", "x"], "invalid value for --concurrency: 'x'; \(concurrency)", ["run"]),
         Case(["run", "--concurrency=0"], "invalid value for --concurrency: '0'; \(concurrency)", ["run"]),
-        Case(["run", "--concurrency", "65"], "invalid value for --concurrency: '65'; \(concurrency)", ["run"]),
+        Case(["run", "--concurrency", "513"], "invalid value for --concurrency: '513'; \(concurrency)", ["run"]),
         Case(["run", "--concurrency", "-1"], "invalid value for --concurrency: '-1'; \(concurrency)", ["run"]),
         Case(["run", "--every", "0"], "invalid value for --every: '0' is not a duration; \(every)", ["run"]),
         Case(["run", "--every", "-5m"], "invalid value for --every: '-5m' is not a duration; \(every)", ["run"]),
