@@ -49,8 +49,13 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// Hands `job` to the loop; its completion runs once the transfer has ended.
     func submit(_ job: Job) {
-        inbox.withLock { $0.added.append(job) }
-        curl_multi_wakeup(multi)
+        // One wake-up per batch: jobs added before the loop takes the inbox ride on the
+        // wake-up the first of them sent.
+        let first = inbox.withLock { inbox in
+            inbox.added.append(job)
+            return inbox.added.count == 1
+        }
+        if first { curl_multi_wakeup(multi) }
     }
 
     /// Tells the loop a transfer was cancelled, so that it aborts it without waiting for curl.

@@ -64,11 +64,11 @@ final class CurlTransport: Sendable {
     /// Refuses anything but `https` and plain `http` to a loopback host, before a byte is sent.
     static func checkDestination(_ url: String) throws(TransportError) {
         if url.utf8.starts(with: "https://".utf8) { return }
-        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else {
             throw .insecureURL(scheme: "none", host: "")
         }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        let rest = url[schemeEnd.upperBound...]
+        let scheme = url[..<colon].lowercased()
+        let rest = url[url.index(colon, offsetBy: 3)...]
         var authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if scheme == "https" { return }

@@ -34,7 +34,7 @@ package struct AccountDecision: Sendable {
     package init(desire: Desire, account: AccountRecord, device: DeviceRecord) {
         self.init(
             desire: desire, accountState: account.state, generation: device.generation, serverLabel: device.serverLabel,
-            current: device.token.map(TokenIdentity.init(of:)), oldTokens: device.history.map(\.token),
+            current: device.tokenIdentity, oldTokens: device.history.map(\.token),
             installMarker: device.installMarker
         )
     }

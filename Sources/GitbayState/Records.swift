@@ -48,6 +48,18 @@ package struct DeviceRecord: Sendable, Equatable {
     package let installMarker: String
     package let tokenSetAt: Date?
     package let history: [RetiredToken]
+    /// The current token's identity (first bytes, length, fingerprint), worked out once.
+    package let tokenIdentity: TokenIdentity?
+
+    init(token: Secret?, generation: Int, label: String, installMarker: String, tokenSetAt: Date?, history: [RetiredToken]) {
+        self.token = token
+        self.generation = generation
+        self.label = label
+        self.installMarker = installMarker
+        self.tokenSetAt = tokenSetAt
+        self.history = history
+        tokenIdentity = token.map(TokenIdentity.init(of:))
+    }
 
     /// The label as sent to servers: the user's label and the install marker.
     package var serverLabel: String { "\(label) [\(installMarker)]" }

@@ -52,14 +52,15 @@ package struct Logger: Sendable {
         Logger(minimumLevel: minimumLevel, sink: sink, baseMetadata: baseMetadata.merging(metadata) { $1 })
     }
 
-    package func log(_ level: Level, _ message: String, _ metadata: [String: String] = [:]) {
+    /// Records a message at `level`; below the minimum level, the metadata is not even built.
+    package func log(_ level: Level, _ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         guard level >= minimumLevel else { return }
-        sink(Record(level: level, message: message, metadata: baseMetadata.merging(metadata) { $1 }))
+        sink(Record(level: level, message: message, metadata: baseMetadata.merging(metadata()) { $1 }))
     }
 
-    package func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
-    package func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
-    package func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
+    package func debug(_ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) { log(.debug, message, metadata()) }
+    package func info(_ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) { log(.info, message, metadata()) }
+    package func warning(_ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) { log(.warning, message, metadata()) }
 
     /// Renders a record as one line: `level message key=value ...`, keys sorted, the values
     /// (an account's name, say) escaped as outside text.
