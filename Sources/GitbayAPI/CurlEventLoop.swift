@@ -26,6 +26,9 @@ final class CurlEventLoop: @unchecked Sendable {
         var stopping = false
     }
 
+    /// The longest wait for curl while transfers are running.
+    static let busyPollMilliseconds: Int32 = 50
+
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     /// Transfers in the multi handle, by easy handle.
@@ -85,9 +88,13 @@ final class CurlEventLoop: @unchecked Sendable {
             while let handle = ccurl_multi_next_done(multi, &code) {
                 end(handle, code)
             }
-            // Waits for sockets, curl's next timeout, or a wake-up; the bound only keeps an
-            // idle loop from sleeping forever.
-            _ = curl_multi_poll(multi, nil, 0, 60_000, nil)
+            // Waits for sockets, curl's next timeout, or a wake-up. While transfers run the
+            // wait is short: libcurl (seen with 7.88 over HTTP/2) can hold a stream's answer,
+            // already read from a shared connection, with neither a socket event nor a timer
+            // due for it, until its next timeout (the connect timeout, 10 s) comes round; the
+            // next `curl_multi_perform` finds it. Idle, the bound only keeps the loop from
+            // sleeping forever.
+            _ = curl_multi_poll(multi, nil, 0, active.isEmpty ? 60_000 : Self.busyPollMilliseconds, nil)
         }
         curl_multi_cleanup(multi)
     }

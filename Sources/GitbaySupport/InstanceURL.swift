@@ -35,8 +35,9 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         // Everything after the scheme must be visible ASCII, so the parse works on bytes.
         let bytes = Array(text.trimmingWhitespace().utf8)
         guard let schemeEnd = Self.firstIndex(of: Array("://".utf8), in: bytes) else { throw .malformed(text) }
-        let scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
-        guard scheme == "https" || scheme == "http" else { throw .unsupportedScheme(text) }
+        let schemeBytes = bytes[..<schemeEnd].map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+        guard schemeBytes.elementsEqual("https".utf8) || schemeBytes.elementsEqual("http".utf8) else { throw .unsupportedScheme(text) }
+        let scheme = schemeBytes.count == 5 ? "https" : "http"
         var rest = bytes[(schemeEnd + 3)...]
         while rest.last == UInt8(ascii: "/") { rest.removeLast() }
         guard !rest.isEmpty else { throw .malformed(text) }
