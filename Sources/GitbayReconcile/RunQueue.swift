@@ -4,8 +4,8 @@ import GitbaySupport
 /// at once: at most `perInstance(instance)` accounts of one instance (polite to its server)
 /// and `overall` accounts in all (a bound on the process) are in flight together. Each
 /// instance's accounts start in the order given; the instances take turns.
-struct RunQueue<Item> {
-    let overall: Int
+package struct RunQueue<Item> {
+    package let overall: Int
     /// The bound of each instance given.
     private var bounds: [InstanceURL: Int] = [:]
     /// The instances in the order their first account was given.
@@ -18,7 +18,7 @@ struct RunQueue<Item> {
     /// Where the next search for an instance with room begins.
     private var turn = 0
 
-    init(_ items: [(InstanceURL, Item)], overall: Int, perInstance: (InstanceURL) -> Int) {
+    package init(_ items: [(InstanceURL, Item)], overall: Int, perInstance: (InstanceURL) -> Int) {
         self.overall = max(1, overall)
         for (instance, item) in items {
             if waiting[instance] == nil {
@@ -30,13 +30,13 @@ struct RunQueue<Item> {
     }
 
     /// How many accounts are in flight.
-    var running: Int { total }
+    package var running: Int { total }
 
     /// The items not started yet.
-    var remaining: [Item] { instances.flatMap { (waiting[$0] ?? []).dropFirst(started[$0, default: 0]) } }
+    package var remaining: [Item] { instances.flatMap { (waiting[$0] ?? []).dropFirst(started[$0, default: 0]) } }
 
     /// Starts the next account that fits the bounds, if any: its instance and item.
-    mutating func start() -> (InstanceURL, Item)? {
+    package mutating func start() -> (InstanceURL, Item)? {
         guard total < overall, !instances.isEmpty else { return nil }
         for step in 0..<instances.count {
             let instance = instances[(turn + step) % instances.count]
@@ -55,7 +55,7 @@ struct RunQueue<Item> {
     }
 
     /// Records that an account of `instance` finished.
-    mutating func finished(_ instance: InstanceURL) {
+    package mutating func finished(_ instance: InstanceURL) {
         inFlight[instance, default: 1] -= 1
         total -= 1
     }

@@ -4,7 +4,9 @@ import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
-/// Runs one call per account concurrently (bounded), each through the account's own client.
+/// Runs one call per account concurrently, each through the account's own client, bounded as a
+/// run is: every instance at once, `Reconciler.Options.bound(for:)` accounts of one instance
+/// and `Reconciler.Options.concurrency` in all at a time.
 ///
 /// One account's failure is kept as that account's result and never cancels or delays the
 /// others past their own timeouts.
@@ -12,8 +14,8 @@ struct AccountFanOut: Sendable {
     let store: StateStore
     let configuration: ClientConfiguration
     let logger: Logger
-    /// How many accounts are asked at once.
-    var width = 8
+    /// The bounds: a run's defaults.
+    var bounds = Reconciler.Options()
 
     /// One account's answer, or why it has none.
     struct Answer<Value: Sendable>: Sendable {
@@ -26,17 +28,19 @@ struct AccountFanOut: Sendable {
         _ accounts: [AccountRecord], _ body: @escaping @Sendable (GitbayClient) async throws -> Value
     ) async -> [Answer<Value>] {
         var results: [Int: Answer<Value>] = [:]
-        await withTaskGroup(of: (Int, Answer<Value>).self) { group in
-            var pending = Array(accounts.enumerated())[...]
-            func start(_ next: (offset: Int, element: AccountRecord)) {
-                group.addTask { (next.offset, await call(next.element, body)) }
+        let bounds = bounds
+        var queue = RunQueue(accounts.enumerated().map { ($1.instance, $0) }, overall: bounds.concurrency, perInstance: bounds.bound(for:))
+        await withTaskGroup(of: (InstanceURL, Int, Answer<Value>).self) { group in
+            func startWhatFits() {
+                while let (instance, index) = queue.start() {
+                    group.addTask { (instance, index, await call(accounts[index], body)) }
+                }
             }
-            for _ in 0..<min(max(1, width), pending.count) {
-                start(pending.removeFirst())
-            }
-            for await (index, result) in group {
+            startWhatFits()
+            for await (instance, index, result) in group {
+                queue.finished(instance)
                 results[index] = result
-                if let next = pending.popFirst() { start(next) }
+                startWhatFits()
             }
         }
         return accounts.indices.compactMap { results[$0] }
