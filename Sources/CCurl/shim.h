@@ -55,6 +55,20 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option
     return curl_multi_setopt(multi, option, value);
 }
 
+// What curl tells the application that drives its sockets: which socket to watch for what
+// (CURL_POLL_IN, _OUT, _INOUT or _REMOVE), and when to call it back at the latest (-1: no timer).
+typedef int (*ccurl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *context, void *socket_context);
+typedef int (*ccurl_timer_callback)(CURLM *multi, long timeout_ms, void *context);
+
+static inline CURLMcode ccurl_multi_drive_sockets(CURLM *multi, ccurl_socket_callback on_socket,
+                                                   ccurl_timer_callback on_timer, void *context) {
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);
+    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
+    return code;
+}
+
 // The next finished transfer of `multi`, if any: its easy handle and its result.
 static inline CURL *ccurl_multi_next_done(CURLM *multi, CURLcode *result) {
     int queued = 0;

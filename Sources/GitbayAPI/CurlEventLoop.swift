@@ -2,14 +2,25 @@ internal import CCurl
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One libcurl multi handle driven by one thread: every transfer submitted to it runs there,
 /// alongside the others, and their connections go back to the multi handle's pool, where a
 /// later transfer to the same scheme, host and port picks them up. Over HTTP/2 concurrent
 /// transfers to one instance share a connection as streams.
 ///
-/// `@unchecked Sendable` invariant: `multi` and `active` are used only on the loop's thread
-/// (`curl_multi_wakeup` excepted, which libcurl allows from any thread); everything another
-/// thread hands over goes through `inbox`, a `Mutex`.
+/// The loop drives curl by its sockets (`curl_multi_socket_action`): it polls the sockets curl
+/// names, and hands curl only the one that is ready, so a ready answer costs work on its own
+/// connection's transfers, not a look at every transfer in flight.
+///
+/// `@unchecked Sendable` invariant: `multi`, `active`, `watched`, `deadline` and `lastNudge`
+/// are used only on the loop's thread (curl calls its socket and timer callbacks there, from
+/// inside the calls the loop makes); everything another thread hands over goes through
+/// `inbox`, a `Mutex`, followed by a byte on the wake-up pipe.
 final class CurlEventLoop: @unchecked Sendable {
     /// A transfer handed to the loop, and what to call once it has left the multi handle.
     struct Job: Sendable {
@@ -26,13 +37,24 @@ final class CurlEventLoop: @unchecked Sendable {
         var stopping = false
     }
 
-    /// The longest wait for curl while transfers are running.
-    static let busyPollMilliseconds: Int32 = 50
+    /// How often, while transfers run, every watched socket is handed to curl with no event
+    /// named. libcurl (seen with 7.88 over HTTP/2) can hold a stream's answer, already read
+    /// from a shared connection, with neither a socket event nor a timer due for it until the
+    /// transfer's connect timeout (10 s) comes round; a socket handed over this way makes curl
+    /// look at every transfer on it and find the answer.
+    static let nudgeMilliseconds: Int64 = 50
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
+    private let wake = WakePipe()
     /// Transfers in the multi handle, by easy handle.
     private var active: [UnsafeMutableRawPointer: Job] = [:]
+    /// The sockets curl asked the loop to watch, and for which poll events.
+    private var watched: [Int32: Int16] = [:]
+    /// When curl wants to be called back at the latest, on the monotonic clock; nil: no timer.
+    private var deadline: Int64?
+    /// When the watched sockets were last handed to curl with no event named.
+    private var lastNudge: Int64 = 0
 
     /// Starts the loop's thread. `maxIdleConnections` bounds the connections kept open between
     /// transfers, all instances together; `connectionsPerInstance` those open to one host and
@@ -45,8 +67,20 @@ final class CurlEventLoop: @unchecked Sendable {
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maxIdleConnections, 1))
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(connectionsPerInstance, 1))
-        // A serial queue of its own: the loop blocks in `curl_multi_poll`, never on a
-        // cooperative thread.
+        let driven = ccurl_multi_drive_sockets(
+            multi,
+            { _, socket, what, context, _ in
+                Unmanaged<CurlEventLoop>.fromOpaque(context!).takeUnretainedValue().watch(socket, what)
+                return 0
+            },
+            { _, timeout, context in
+                Unmanaged<CurlEventLoop>.fromOpaque(context!).takeUnretainedValue().setTimer(timeout)
+                return 0
+            },
+            Unmanaged.passUnretained(self).toOpaque()
+        )
+        precondition(driven == CURLM_OK, "libcurl refused the socket and timer callbacks")
+        // A serial queue of its own: the loop blocks in `poll`, never on a cooperative thread.
         DispatchQueue(label: "gitbay-sync.curl-event-loop").async { [self] in run() }
     }
 
@@ -58,19 +92,19 @@ final class CurlEventLoop: @unchecked Sendable {
             inbox.added.append(job)
             return inbox.added.count == 1
         }
-        if first { curl_multi_wakeup(multi) }
+        if first { wake.signal() }
     }
 
     /// Tells the loop a transfer was cancelled, so that it aborts it without waiting for curl.
     func noticeCancellation() {
         inbox.withLock { $0.sweepCancelled = true }
-        curl_multi_wakeup(multi)
+        wake.signal()
     }
 
     /// Ends the loop: transfers still running end as cancelled, then the pool is closed.
     func stop() {
         inbox.withLock { $0.stopping = true }
-        curl_multi_wakeup(multi)
+        wake.signal()
     }
 
     private func run() {
@@ -82,21 +116,74 @@ final class CurlEventLoop: @unchecked Sendable {
             added.forEach(start)
             if sweep || stopping { abortCancelled(all: stopping) }
             if stopping { break }
-            var running: Int32 = 0
-            _ = curl_multi_perform(multi, &running)
+            waitAndAct()
             var code = CURLE_OK
             while let handle = ccurl_multi_next_done(multi, &code) {
                 end(handle, code)
             }
-            // Waits for sockets, curl's next timeout, or a wake-up. While transfers run the
-            // wait is short: libcurl (seen with 7.88 over HTTP/2) can hold a stream's answer,
-            // already read from a shared connection, with neither a socket event nor a timer
-            // due for it, until its next timeout (the connect timeout, 10 s) comes round; the
-            // next `curl_multi_perform` finds it. Idle, the bound only keeps the loop from
-            // sleeping forever.
-            _ = curl_multi_poll(multi, nil, 0, active.isEmpty ? 60_000 : Self.busyPollMilliseconds, nil)
         }
         curl_multi_cleanup(multi)
+        wake.close()
+    }
+
+    /// Waits for a watched socket, curl's timer or a wake-up (at most until the next nudge
+    /// while transfers run), then hands curl what happened.
+    private func waitAndAct() {
+        var wait: Int64 = 60_000
+        if let deadline { wait = max(0, deadline - Self.milliseconds()) }
+        if !active.isEmpty { wait = min(wait, Self.nudgeMilliseconds) }
+        var descriptors = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+        descriptors += watched.map { pollfd(fd: $0.key, events: $0.value, revents: 0) }
+        if poll(&descriptors, nfds_t(descriptors.count), Int32(wait)) > 0 {
+            if descriptors[0].revents != 0 { wake.drain() }
+            for descriptor in descriptors.dropFirst() where descriptor.revents != 0 {
+                act(on: descriptor.fd, events: Self.curlEvents(descriptor.revents))
+            }
+        }
+        let now = Self.milliseconds()
+        if let deadline, now >= deadline {
+            self.deadline = nil
+            act(on: CURL_SOCKET_TIMEOUT, events: 0)
+        }
+        if !active.isEmpty, now - lastNudge >= Self.nudgeMilliseconds {
+            lastNudge = now
+            for socket in Array(watched.keys) { act(on: socket, events: 0) }
+        }
+    }
+
+    private func act(on socket: Int32, events: Int32) {
+        var running: Int32 = 0
+        _ = curl_multi_socket_action(multi, socket, events, &running)
+    }
+
+    /// curl's socket callback: watch `socket` for what it says, or no longer.
+    private func watch(_ socket: Int32, _ what: Int32) {
+        switch what {
+        case CURL_POLL_IN: watched[socket] = Int16(POLLIN)
+        case CURL_POLL_OUT: watched[socket] = Int16(POLLOUT)
+        case CURL_POLL_INOUT: watched[socket] = Int16(POLLIN) | Int16(POLLOUT)
+        default: watched[socket] = nil
+        }
+    }
+
+    /// curl's timer callback: call it back within `timeout` milliseconds (-1: no timer).
+    private func setTimer(_ timeout: Int) {
+        deadline = timeout < 0 ? nil : Self.milliseconds() + Int64(timeout)
+    }
+
+    private static func curlEvents(_ revents: Int16) -> Int32 {
+        var events: Int32 = 0
+        if revents & (Int16(POLLIN) | Int16(POLLHUP)) != 0 { events |= CURL_CSELECT_IN }
+        if revents & Int16(POLLOUT) != 0 { events |= CURL_CSELECT_OUT }
+        if revents & (Int16(POLLERR) | Int16(POLLNVAL)) != 0 { events |= CURL_CSELECT_ERR }
+        return events
+    }
+
+    /// The monotonic clock in milliseconds.
+    private static func milliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     private func start(_ job: Job) {
