@@ -75,8 +75,10 @@ struct AccountReconciler {
         }
         outcome.writes = writes
         outcome.requests = await client.requestCount
-        if !lease.wasNeeded, Self.onlyTimesDiffer(read, status) {
-            return .steady(outcome, SteadyVerdict(accountID: account.id, read: read, attemptAt: startedAt, successAt: startedAt))
+        // A success that changed nothing on the server or in the records (no lease was needed)
+        // is recorded with the run's others, in one transaction at its end.
+        if !lease.wasNeeded, status.failures == 0, status.nextRetryAt == nil {
+            return .steady(outcome, SteadyVerdict(accountID: account.id, read: read, status: status))
         }
         do {
             guard try await store.saveStatus(status, ofAccount: account.id, ifStill: snapshot) else {
@@ -134,13 +136,6 @@ struct AccountReconciler {
         status.nextRetryAt = nil
         status.nextRetryReason = nil
         status.failures = 0
-    }
-
-    /// True when a successful pass found the verdict as it was: only its times differ.
-    static func onlyTimesDiffer(_ read: AccountStatusRecord, _ now: AccountStatusRecord) -> Bool {
-        var (before, after) = (read, now)
-        (before.lastAttemptAt, before.lastSuccessAt, after.lastAttemptAt, after.lastSuccessAt) = (nil, nil, nil, nil)
-        return before == after && after.nextRetryAt == nil && after.failures == 0
     }
 
     /// The outcome of a pass that found another live process holding the lease it needed.

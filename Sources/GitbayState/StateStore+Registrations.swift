@@ -81,11 +81,13 @@ extension StateStore {
 
     /// The outcome of the account's latest reconcile.
     package func status(ofAccount id: Int64) throws -> AccountStatusRecord {
-        try access { database in
-            try database.row("SELECT \(Self.statusColumns) FROM account_status WHERE account_id = ?", .integer(id)) {
-                Self.statusRecord($0)
-            } ?? AccountStatusRecord()
-        }
+        try access { database in try Self.storedStatus(ofAccount: id, database) }
+    }
+
+    /// The account's stored verdict, or the empty one when it has none.
+    static func storedStatus(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> AccountStatusRecord {
+        try database.row("SELECT \(statusColumns) FROM account_status WHERE account_id = ?", .integer(id)) { statusRecord($0) }
+            ?? AccountStatusRecord()
     }
 
     /// Every account's latest outcome, by account id.

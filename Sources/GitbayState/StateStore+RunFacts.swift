@@ -18,19 +18,30 @@ package struct RunFacts: Sendable {
     package let leases: [Int64: LeaseRecord]
 }
 
-/// The times a run that found nothing to change records for an account, and the verdict it
-/// read first: they are written only while the stored verdict is still that one.
+/// What a pass that made no change on the server records for an account, saved with the
+/// run's others in one transaction at its end: the verdict it read first (`read`) and the one
+/// it reached (`status`). It is written only while the stored verdict is still `read`.
 package struct SteadyVerdict: Sendable, Equatable {
     package let accountID: Int64
     package let read: AccountStatusRecord
-    package let attemptAt: Date
-    package let successAt: Date
+    package let status: AccountStatusRecord
 
-    package init(accountID: Int64, read: AccountStatusRecord, attemptAt: Date, successAt: Date) {
+    package init(accountID: Int64, read: AccountStatusRecord, status: AccountStatusRecord) {
         self.accountID = accountID
         self.read = read
-        self.attemptAt = attemptAt
-        self.successAt = successAt
+        self.status = status
+    }
+
+    /// True when only the times of the attempt and the success moved: the common steady run.
+    package var onlyTimesDiffer: Bool { status.differsOnlyInTimes(from: read) }
+}
+
+extension AccountStatusRecord {
+    /// True when this verdict is `other` but for the attempt and success times, and is a success.
+    package func differsOnlyInTimes(from other: AccountStatusRecord) -> Bool {
+        var (before, after) = (other, self)
+        (before.lastAttemptAt, before.lastSuccessAt, after.lastAttemptAt, after.lastSuccessAt) = (nil, nil, nil, nil)
+        return before == after && after.nextRetryAt == nil && after.failures == 0
     }
 }
 
@@ -72,20 +83,30 @@ extension StateStore {
             let wanted = stillWanted(facts)
             var written: Set<Int64> = []
             for verdict in verdicts where wanted.contains(verdict.accountID) {
-                let status = verdict.read
-                try database.run(
-                    """
-                    UPDATE account_status SET last_attempt_at = ?, last_success_at = ?
-                    WHERE account_id = ? AND condition = ? AND detail IS ? AND last_error IS ? AND next_retry_at IS NULL
-                        AND failures = 0 AND list_etag IS ? AND etag_basis IS ?
-                    """,
-                    .text(Timestamp.format(verdict.attemptAt)), .text(Timestamp.format(verdict.successAt)), .integer(verdict.accountID),
-                    .text(status.condition.rawValue), .optionalText(status.detail), .optionalText(status.lastError),
-                    .optionalText(status.listETag), .optionalText(status.etagBasis)
-                )
-                if database.changes > 0 { written.insert(verdict.accountID) }
+                if try Self.save(verdict, database) { written.insert(verdict.accountID) }
             }
             return written
         }
+    }
+
+    /// Writes one verdict while the stored one is still the verdict it read; true if written.
+    private static func save(_ verdict: SteadyVerdict, _ database: Database) throws(SQLiteError) -> Bool {
+        let (read, status) = (verdict.read, verdict.status)
+        guard verdict.onlyTimesDiffer else {
+            guard try storedStatus(ofAccount: verdict.accountID, database) == read else { return false }
+            try insertStatus(status, ofAccount: verdict.accountID, database)
+            return true
+        }
+        try database.run(
+            """
+            UPDATE account_status SET last_attempt_at = ?, last_success_at = ?
+            WHERE account_id = ? AND condition = ? AND detail IS ? AND last_error IS ? AND next_retry_at IS NULL
+                AND failures = 0 AND list_etag IS ? AND etag_basis IS ?
+            """,
+            .optionalText(status.lastAttemptAt.map(Timestamp.format)), .optionalText(status.lastSuccessAt.map(Timestamp.format)),
+            .integer(verdict.accountID), .text(read.condition.rawValue), .optionalText(read.detail), .optionalText(read.lastError),
+            .optionalText(read.listETag), .optionalText(read.etagBasis)
+        )
+        return database.changes > 0
     }
 }

@@ -40,6 +40,33 @@ struct RunWorkTests {
         }
     }
 
+    @Test("a first run records the shadowed accounts' verdicts together: its write transactions do not grow with them")
+    func firstRunWritesDoNotGrowWithShadowedAccounts() async throws {
+        var counts: [Int] = []
+        for perInstance in [2, 8] {
+            let (one, two) = (try FakeGitbayServer(), try FakeGitbayServer())
+            let world = try await ReconcileWorld()
+            for index in 0..<perInstance {
+                try await world.signIn(one, "a\(index)")
+                try await world.signIn(two, "b\(index)")
+            }
+            try await world.setToken()
+            let counted = await world.store.databaseCounters().writeTransactions
+            let outcomes = try await world.run()
+            counts.append(await world.store.databaseCounters().writeTransactions - counted)
+            #expect(outcomes.values.filter { $0.action == .shadowed }.count == 2 * (perInstance - 1))
+            #expect(outcomes.values.allSatisfy { !$0.isFailure })
+            let statuses = try await world.store.runFacts().statuses
+            #expect(statuses.count == 2 * perInstance && statuses.values.allSatisfy { $0.lastSuccessAt != nil && $0.listETag != nil })
+            // The next run finds every verdict recorded: every list is answered Not Modified.
+            one.resetRequests()
+            two.resetRequests()
+            _ = try await world.run()
+            #expect((one.requests() + two.requests()).allSatisfy { $0.status == 304 })
+        }
+        #expect(counts[0] == counts[1], "write transactions of a first run with 2 and 8 accounts per instance: \(counts)")
+    }
+
     @Test("accounts of different instances are in flight together; one instance's are bounded")
     func instancesInFlightTogether() async throws {
         let (slow, quick) = (try FakeGitbayServer(), try FakeGitbayServer())

@@ -31,7 +31,9 @@ struct RunFactsTests {
         let changed = AccountStatusRecord(condition: .registered, listETag: "\"t2\"", etagBasis: "b2")
         try await store.saveStatus(changed, ofAccount: bob.id)
         let at = Date(timeIntervalSince1970: 1_800_000_000)
-        let verdicts = [alice, bob].map { SteadyVerdict(accountID: $0.id, read: registered, attemptAt: at, successAt: at) }
+        var succeeded = registered
+        (succeeded.lastAttemptAt, succeeded.lastSuccessAt) = (at, at)
+        let verdicts = [alice, bob].map { SteadyVerdict(accountID: $0.id, read: registered, status: succeeded) }
         let before = await store.databaseCounters().writeTransactions
         #expect(try await store.saveSteadyVerdicts(verdicts) { _ in [alice.id, bob.id] } == [alice.id])
         #expect(await store.databaseCounters().writeTransactions == before + 1)
@@ -40,7 +42,9 @@ struct RunFactsTests {
 
         // An account no longer wanted as planned is left alone too.
         let later = Date(timeIntervalSince1970: 1_800_000_100)
-        let again = [SteadyVerdict(accountID: alice.id, read: registered, attemptAt: later, successAt: later)]
+        var laterSuccess = registered
+        (laterSuccess.lastAttemptAt, laterSuccess.lastSuccessAt) = (later, later)
+        let again = [SteadyVerdict(accountID: alice.id, read: registered, status: laterSuccess)]
         #expect(try await store.saveSteadyVerdicts(again) { _ in [] }.isEmpty)
         #expect(try await store.status(ofAccount: alice.id).lastSuccessAt == at)
     }
@@ -66,5 +70,33 @@ struct RunFactsTests {
             Issue.record("another holder is refused while this process lives")
             return
         }
+    }
+
+    @Test("a first verdict (a new condition and list tag) waits for the run's end and is written only over the verdict the pass read")
+    func changedVerdicts() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let alice = try await store.signIn(instance: Self.instance, username: "alice", apiToken: Secret("gb_a"))
+        let bob = try await store.signIn(instance: Self.instance, username: "bob", apiToken: Secret("gb_b"))
+        let carol = try await store.signIn(instance: Self.instance, username: "carol", apiToken: Secret("gb_c"))
+        _ = try await store.device()
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let shadowed = AccountStatusRecord(
+            condition: .shadowed, detail: "alice holds the token", lastAttemptAt: at, lastSuccessAt: at, listETag: "\"t1\"", etagBasis: "b1")
+        // Bob never had a verdict; carol's was written by someone else after the run read it.
+        let failing = AccountStatusRecord(condition: .error, lastError: "down", nextRetryAt: at, nextRetryReason: .backoff, failures: 1)
+        try await store.saveStatus(failing, ofAccount: alice.id)
+        try await store.saveStatus(AccountStatusRecord(condition: .registered), ofAccount: carol.id)
+        let verdicts = [
+            SteadyVerdict(accountID: alice.id, read: failing, status: shadowed),
+            SteadyVerdict(accountID: bob.id, read: AccountStatusRecord(), status: shadowed),
+            SteadyVerdict(accountID: carol.id, read: AccountStatusRecord(), status: shadowed),
+        ]
+        let before = await store.databaseCounters().writeTransactions
+        #expect(try await store.saveSteadyVerdicts(verdicts) { _ in [alice.id, bob.id, carol.id] } == [alice.id, bob.id])
+        #expect(await store.databaseCounters().writeTransactions == before + 1)
+        #expect(try await store.status(ofAccount: alice.id) == shadowed)
+        #expect(try await store.status(ofAccount: bob.id) == shadowed)
+        #expect(try await store.status(ofAccount: carol.id) == AccountStatusRecord(condition: .registered))
     }
 }
