@@ -140,6 +140,9 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short."
         case .protocolVersion(let version):
             return "\(head): the server speaks API protocol version \(version), this gitbay-sync speaks 1\(said). Update gitbay-sync."
+        case .transport(.tlsFailed(let detail)):
+            return
+                "\(head): \(TransportError.tlsFailed(detail: detail))\(said). Check the instance's certificate; for an authority of your own, name it with SSL_CERT_FILE or SSL_CERT_DIR."
         case .transport(let error):
             return "\(head): \(error)\(said). Check the network and the instance address."
         }

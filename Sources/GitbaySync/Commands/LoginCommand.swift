@@ -48,11 +48,13 @@ extension CommandRunner {
         let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", limit: .apiToken)
         try Self.checkAPIToken(tokenText)
         let apiToken = Secret(tokenText)
-        let store = try await openStore()
-
+        // A database already there is opened (and so checked) before any server is called; a
+        // missing one is created only once the token is proven, so a refused login leaves none.
+        let existing = location.databaseExists ? try await openStore() : nil
         let client = GitbayClient(
             instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
         let username = try await verifiedUsername(client, instance: instance)
+        let store = if let existing { existing } else { try await openStore() }
         let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: context.now())
         let device = try await store.device()
         var outcomes: [AccountOutcome] = []

@@ -32,7 +32,9 @@ struct CertificateTrustTests {
         let refused = try await untrusting.run(["login", front.url], stdin: token + "\n")
         #expect(refused.code == 69, "\(refused.err)")
         #expect(refused.err.contains("the TLS handshake or certificate check failed"), "\(refused.err)")
+        #expect(refused.err.contains("SSL_CERT_FILE or SSL_CERT_DIR"), "the fix is named: \(refused.err)")
         #expect(try front.stats().requests == 0)
+        #expect(!FileManager.default.fileExists(atPath: untrusting.databasePath), "a refused login leaves no database")
 
         let login = try await trusting.run(["login", front.url], stdin: token + "\n")
         #expect(login.code == 0, "\(login.err)")
