@@ -4,10 +4,11 @@ import Dispatch
 ///
 /// Always served, never recorded, never delayed, never faulted, no authentication:
 /// - `GET /_fake/stats`:
-///   `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"devices":[{"id","owner","label","token"}]}`,
+///   `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"devices":[{"id","owner","label","token"}]}`,
 ///   counting API requests, row moves and accepted TCP connections (control routes' own
-///   included, down or not) since the start or the last reset; `token` is the first 8 bytes,
-///   a cut character written as `device list` writes it.
+///   included, down or not) since the start or the last reset, and the most requests being
+///   answered at once (read, latency and reply; this one included); `token` is the first 8
+///   bytes, a cut character written as `device list` writes it.
 /// - `POST /_fake/reset-stats`: zeroes the counters, the connection count too, and clears the
 ///   request log (not the deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
@@ -33,6 +34,7 @@ extension APIRouter {
                     ("writes", .number(state.stats.writes)),
                     ("moves", .number(state.stats.moves)),
                     ("connections", .number(state.stats.connections)),
+                    ("mostAnswering", .number(state.stats.mostAnswering)),
                     ("devices", .array(devices)),
                 ])
                 return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))

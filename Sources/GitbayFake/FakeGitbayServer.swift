@@ -8,9 +8,9 @@ import Foundation
 ///
 /// Besides the two API routes it always serves two unauthenticated control routes for scripts
 /// (the benchmark): `GET /_fake/stats` answers
-/// `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"devices":[...]}` (API requests,
-/// row moves and accepted TCP connections since the start or the last reset; rows with id,
-/// owner, label and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
+/// `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"devices":[...]}`
+/// (API requests, row moves, accepted TCP connections and the most requests answered at once
+/// since the start or the last reset; rows with id, owner, label and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
 /// `requests()`. They are never recorded, delayed or faulted.
 ///
 /// Like gitbay, it enforces both per-account rate limits unless told not to
@@ -26,6 +26,7 @@ public final class FakeGitbayServer: Sendable {
         listener = try HTTPListener(
             port: port,
             accepted: { state.withLock { $0.stats.connections += 1 } },
+            answering: { started in state.withLock { $0.answering(started) } },
             admits: { !state.withLock { $0.modes.isDown } },
             handler: APIRouter(state: state).reply(to:))
     }

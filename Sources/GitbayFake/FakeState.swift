@@ -42,6 +42,17 @@ struct FakeState: Sendable {
         var moves = 0
         /// TCP connections accepted, admitted or not.
         var connections = 0
+        /// The most requests answered at once (read, and their replies not yet done).
+        var mostAnswering = 0
+    }
+
+    /// Requests read whose replies are not yet done, control routes included.
+    private(set) var answering = 0
+
+    /// Counts a request in (`started`) or out, keeping the most at once in the stats.
+    mutating func answering(_ started: Bool) {
+        answering += started ? 1 : -1
+        stats.mostAnswering = max(stats.mostAnswering, answering)
     }
 
     var modes = Modes()

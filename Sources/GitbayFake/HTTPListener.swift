@@ -30,13 +30,16 @@ final class HTTPListener: Sendable {
     private let handler: Handler
     private let admits: @Sendable () -> Bool
     private let accepted: @Sendable () -> Void
+    private let answering: @Sendable (Bool) -> Void
 
     /// Binds and starts accepting. `accepted` is called for every TCP connection accepted,
     /// admitted or not; `admits` false closes each new connection (and each new request on an
-    /// open one) without a reply.
+    /// open one) without a reply. `answering` is called with true when an admitted request has
+    /// been read and with false once its reply is done (sent, or the connection given up).
     init(
         port: UInt16,
         accepted: @escaping @Sendable () -> Void = {},
+        answering: @escaping @Sendable (Bool) -> Void = { _ in },
         admits: @escaping @Sendable () -> Bool,
         handler: @escaping Handler
     ) throws(FakeServerError) {
@@ -54,6 +57,7 @@ final class HTTPListener: Sendable {
         self.handler = handler
         self.admits = admits
         self.accepted = accepted
+        self.answering = answering
         threads.enter()
         Thread { [self] in
             acceptLoop()
@@ -122,25 +126,33 @@ final class HTTPListener: Sendable {
                 break exchange
             case .request(let request):
                 guard admits() else { break exchange }
-                let reply = handler(request)
-                guard connection.pause(for: reply.delay) else { break exchange }
-                switch reply.action {
-                case .respond(let response):
-                    let closing = !request.keepsAlive || request.bodyExceededLimit
-                    guard connection.send(response, closing: closing), !closing else { break exchange }
-                case .reset:
-                    PosixSocket.resetOnClose(client)
-                    break exchange
-                case .drop:
-                    break exchange
-                case .hang:
-                    connection.hold()
-                    break exchange
-                }
+                answering(true)
+                let keepsOpen = answer(request, on: &connection, client: client)
+                answering(false)
+                guard keepsOpen else { break exchange }
             }
         }
         // Leave the set before closing, so `stop()` never shuts down a reused descriptor.
         connections.withLock { _ = $0.open.remove(client) }
         close(client)
+    }
+
+    /// Replies to one request; false when the connection is to close.
+    private func answer(_ request: HTTPRequest, on connection: inout HTTPConnection, client: Int32) -> Bool {
+        let reply = handler(request)
+        guard connection.pause(for: reply.delay) else { return false }
+        switch reply.action {
+        case .respond(let response):
+            let closing = !request.keepsAlive || request.bodyExceededLimit
+            return connection.send(response, closing: closing) && !closing
+        case .reset:
+            PosixSocket.resetOnClose(client)
+            return false
+        case .drop:
+            return false
+        case .hang:
+            connection.hold()
+            return false
+        }
     }
 }

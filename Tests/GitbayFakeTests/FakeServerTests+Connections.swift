@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GitbayFake
 import TestSupport
 import Testing
@@ -54,5 +55,35 @@ extension FakeServerTests {
         #expect(try RawHTTP.read(server.port, token: token, ["whoami"]).status == 200)
         #expect(server.connectionCount == 2)
         #expect(server.requests().count == 1)
+    }
+
+    @Test("GET /_fake/stats reports the most requests answered at once, latency included")
+    func mostAnswering() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+        server.latency = .milliseconds(300)
+        // A thread each: Dispatch would run no more of them at once than there are cores.
+        let statuses = Mutex<[Int]>([])
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            done.enter()
+            Thread {
+                let status = (try? RawHTTP.read(server.port, token: token, ["whoami"]))?.status ?? 0
+                statuses.withLock { $0.append(status) }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        let control = try RawHTTP(port: server.port)
+        let together = try control.send("GET", "/_fake/stats").json
+        #expect(try control.send("POST", "/_fake/reset-stats").status == 200)
+        _ = try RawHTTP.read(server.port, token: token, ["whoami"])
+        _ = try RawHTTP.read(server.port, token: token, ["whoami"])
+        let oneByOne = try control.send("GET", "/_fake/stats").json
+
+        #expect(statuses.withLock { $0 } == [200, 200, 200, 200])
+        #expect(together?["mostAnswering"] as? Int == 4, "four requests held 300 ms each, sent at once")
+        #expect(oneByOne?["mostAnswering"] as? Int == 1, "two requests one after the other, and the stats request itself")
     }
 }
