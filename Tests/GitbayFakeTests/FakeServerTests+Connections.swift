@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import GitbayFake
+import Synchronization
 import TestSupport
 import Testing
 
