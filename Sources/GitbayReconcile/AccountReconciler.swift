@@ -5,7 +5,10 @@ import GitbaySupport
 
 /// Reconciles one account through its own short-lived client: observe (the list), let
 /// `AccountDecision` decide, carry the actions out and record each outcome as it happens.
-struct AccountReconciler {
+///
+/// A class, and `Pass` indirect: every async frame of an account's task (one task stack per
+/// account in flight) then holds a reference rather than a copy of the records.
+final class AccountReconciler {
     let store: StateStore
     let account: AccountRecord
     let device: DeviceRecord
@@ -26,8 +29,26 @@ struct AccountReconciler {
     /// Taken before the pass's first write, given back when it ends.
     let lease: AccountLease
 
+    init(
+        store: StateStore, account: AccountRecord, device: DeviceRecord, decision: AccountDecision, client: GitbayClient,
+        logger: Logger, now: @escaping @Sendable () -> Date, backoffCeiling: Duration, snapshot: DesireSnapshot,
+        start: (status: AccountStatusRecord, records: [RegistrationRecord])?, lease: AccountLease
+    ) {
+        self.store = store
+        self.account = account
+        self.device = device
+        self.decision = decision
+        self.client = client
+        self.logger = logger
+        self.now = now
+        self.backoffCeiling = backoffCeiling
+        self.snapshot = snapshot
+        self.start = start
+        self.lease = lease
+    }
+
     /// How one pass over the account ended.
-    enum Pass {
+    indirect enum Pass {
         case done(AccountOutcome)
         /// Nothing changed: only the verdict's times are to be recorded, with the run's others.
         case steady(AccountOutcome, SteadyVerdict)

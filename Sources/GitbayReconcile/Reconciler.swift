@@ -48,7 +48,20 @@ package struct Reconciler: Sendable {
     /// One account's outcome, and the times still to record when nothing else changed.
     struct Reconciled: Sendable {
         var outcome: AccountOutcome
-        var steady: (verdict: SteadyVerdict, snapshot: DesireSnapshot)?
+        var steady: Steady?
+    }
+
+    /// The verdict of a pass where nothing changed, and the desire it was planned for. A class,
+    /// so that the async frames that carry a `Reconciled` (one task's stack per account in
+    /// flight) hold a reference rather than the records.
+    final class Steady: Sendable {
+        let verdict: SteadyVerdict
+        let snapshot: DesireSnapshot
+
+        init(verdict: SteadyVerdict, snapshot: DesireSnapshot) {
+            self.verdict = verdict
+            self.snapshot = snapshot
+        }
     }
 
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
@@ -120,7 +133,7 @@ package struct Reconciler: Sendable {
             var result: Reconciled
             switch pass {
             case .done(let outcome): result = Reconciled(outcome: outcome)
-            case .steady(let outcome, let verdict): result = Reconciled(outcome: outcome, steady: (verdict, snapshot))
+            case .steady(let outcome, let verdict): result = Reconciled(outcome: outcome, steady: Steady(verdict: verdict, snapshot: snapshot))
             case .superseded(let requests, let writes):
                 spent = (spent.requests + requests, spent.writes + writes)
                 logger.info("account.superseded", ["account.name": account.name])
