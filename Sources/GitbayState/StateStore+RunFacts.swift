@@ -18,6 +18,17 @@ package struct RunFacts: Sendable {
     package let leases: [Int64: LeaseRecord]
 }
 
+/// What `status` and `accounts` show, read as of one moment: the device, every account in
+/// sign-in order, their verdicts and their records. No API token is read.
+package struct AccountFacts: Sendable {
+    package let device: DeviceRecord
+    package let accounts: [AccountRecord]
+    /// Each account's last verdict, by account id; an account without one is missing.
+    package let statuses: [Int64: AccountStatusRecord]
+    /// Each account's records, by account id.
+    package let registrations: [Int64: [RegistrationRecord]]
+}
+
 /// What a pass that made no change on the server records for an account, saved with the
 /// run's others in one transaction at its end: the verdict it read first (`read`) and the one
 /// it reached (`status`). It is written only while the stored verdict is still `read`.
@@ -46,6 +57,21 @@ extension AccountStatusRecord {
 }
 
 extension StateStore {
+    /// What `status` and `accounts` show, in one read: a query per table, whatever the
+    /// number of accounts.
+    package func accountFacts() throws -> AccountFacts {
+        let read = try access { database in
+            try database.reading {
+                (
+                    device: try Self.readDevice(database),
+                    accounts: try database.rows("SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id", map: Self.account),
+                    statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database)
+                )
+            }
+        }
+        return AccountFacts(device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations)
+    }
+
     /// Everything a run plans from, consistent as of one moment.
     package func runFacts() throws -> RunFacts {
         let read = try access { database in

@@ -60,17 +60,16 @@ struct AccountRow {
     }
 }
 
-extension CommandRunner {
-    func accountRows(_ store: StateStore) async throws -> [AccountRow] {
-        let device = try await store.device()
-        let current = device.token.map(TokenIdentity.init(of:))
-        let records = try await store.allRegistrations()
+extension AccountRow {
+    /// A row per account, in sign-in order.
+    static func rows(_ facts: AccountFacts) -> [AccountRow] {
+        let current = facts.device.token.map(TokenIdentity.init(of:))
         var rows: [AccountRow] = []
-        for account in try await store.accounts() {
-            var status = try await store.status(ofAccount: account.id)
+        for account in facts.accounts {
+            var status = facts.statuses[account.id] ?? AccountStatusRecord()
             // Registered means a recorded row holds the current token: after a new token the
             // last run's word no longer holds until a run registers it.
-            let held = RowOwnership.heldRecord(in: records[account.id] ?? [], current: current)
+            let held = RowOwnership.heldRecord(in: facts.registrations[account.id] ?? [], current: current)
             if status.condition == .registered, held == nil {
                 status.condition = .pending
                 status.detail = "the device token changed since the last run; `gitbay-sync run` registers it"

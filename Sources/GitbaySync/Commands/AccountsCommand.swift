@@ -20,8 +20,7 @@ extension CommandRunner {
     /// `accounts`.
     fileprivate func accounts() async throws -> ExitCode {
         let store = try await openExistingStore()
-        let rows = try await accountRows(store)
-        show(AccountsOutput(rows: rows))
+        show(AccountsOutput(rows: AccountRow.rows(try await store.accountFacts())))
         return .success
     }
 }

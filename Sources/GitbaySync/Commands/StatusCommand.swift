@@ -20,9 +20,8 @@ extension CommandRunner {
     /// `status`.
     fileprivate func status() async throws -> ExitCode {
         let store = try await openExistingStore()
-        let device = try await store.device()
-        let rows = try await accountRows(store)
-        show(StatusOutput(databasePath: location.databasePath, device: device, rows: rows, now: context.now()))
+        let facts = try await store.accountFacts()
+        show(StatusOutput(databasePath: location.databasePath, device: facts.device, rows: AccountRow.rows(facts), now: context.now()))
         return .success
     }
 }
