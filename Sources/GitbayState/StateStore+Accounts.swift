@@ -5,9 +5,29 @@ extension StateStore {
     static let accountColumns = "id, instance, username, name, state, signed_in_at"
 
     static func account(_ row: Statement) -> AccountRecord {
+        var instances: [String: InstanceURL] = [:]
+        return account(row, instances: &instances)
+    }
+
+    /// The accounts a query selects (`accountColumns`), each distinct instance URL parsed once:
+    /// many accounts share a few instances.
+    static func accounts(_ database: Database, _ sql: String, bound arguments: [SQLiteValue] = []) throws(SQLiteError) -> [AccountRecord] {
+        var instances: [String: InstanceURL] = [:]
+        return try database.rows(sql, bound: arguments) { row in account(row, instances: &instances) }
+    }
+
+    /// The account in `row`, its instance taken from `instances` when parsed before.
+    static func account(_ row: Statement, instances: inout [String: InstanceURL]) -> AccountRecord {
         let instanceText = row.requiredText(1)
-        guard let instance = try? InstanceURL(parsing: instanceText) else {
-            preconditionFailure("stored instance URL does not parse: \(instanceText)")
+        let instance: InstanceURL
+        if let parsed = instances[instanceText] {
+            instance = parsed
+        } else {
+            guard let parsed = try? InstanceURL(parsing: instanceText) else {
+                preconditionFailure("stored instance URL does not parse: \(instanceText)")
+            }
+            instances[instanceText] = parsed
+            instance = parsed
         }
         return AccountRecord(
             id: row.integer(0), instance: instance, username: row.requiredText(2), name: row.requiredText(3),
@@ -19,7 +39,14 @@ extension StateStore {
     /// Every account, in sign-in order.
     package func accounts() throws -> [AccountRecord] {
         try access { database in
-            try database.rows("SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id") { Self.account($0) }
+            try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id")
+        }
+    }
+
+    /// The accounts being removed, in sign-in order.
+    package func removingAccounts() throws -> [AccountRecord] {
+        try access { database in
+            try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts WHERE state = 'removing' ORDER BY signed_in_at, id")
         }
     }
 

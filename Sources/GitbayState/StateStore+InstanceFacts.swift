@@ -51,9 +51,8 @@ extension StateStore {
                     (hasToken: row.integer(0) != 0, generation: Int(row.integer(1)), label: row.requiredText(2))
                 })
         else { return nil }
-        let accounts = try database.rows(
-            "SELECT \(accountColumns) FROM accounts WHERE \(condition) ORDER BY signed_in_at, id", bound: arguments, map: account
-        )
+        let accounts = try Self.accounts(
+            database, "SELECT \(accountColumns) FROM accounts WHERE \(condition) ORDER BY signed_in_at, id", bound: arguments)
         let conditions = try database.rows(
             "SELECT account_id, condition FROM account_status WHERE account_id IN (SELECT id FROM accounts WHERE \(condition))",
             bound: arguments, map: { ($0.integer(0), AccountCondition(rawValue: $0.requiredText(1)) ?? .pending) }

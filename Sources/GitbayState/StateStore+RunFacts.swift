@@ -64,7 +64,7 @@ extension StateStore {
             try database.reading {
                 (
                     device: try Self.readDevice(database),
-                    accounts: try database.rows("SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id", map: Self.account),
+                    accounts: try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id"),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database)
                 )
             }
@@ -78,7 +78,7 @@ extension StateStore {
             try database.reading {
                 (
                     device: try Self.readDevice(database),
-                    accounts: try database.rows("SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id", map: Self.account),
+                    accounts: try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id"),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
                     preferred: try database.rows("SELECT instance, preferred_account_id FROM instances WHERE preferred_account_id IS NOT NULL") {
                         row in (try? InstanceURL(parsing: row.requiredText(0))).map { ($0, row.integer(1)) }

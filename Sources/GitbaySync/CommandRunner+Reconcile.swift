@@ -28,14 +28,14 @@ extension CommandRunner {
         _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }
     ) async throws -> [AccountOutcome] {
-        let accounts = try await store.accounts()
+        // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
+        let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var outcomes = try await reconciler(
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore
         ).reconcile()
         let removal = removal(store)
         for (index, outcome) in outcomes.enumerated() {
-            guard let account = accounts.first(where: { $0.name == outcome.account }), account.state == .removing,
-                !outcome.isFailure, outcome.action != .skipped
+            guard let account = removing[outcome.account], !outcome.isFailure, outcome.action != .skipped
             else { continue }
             switch try await removal.complete(account, after: outcome, force: false) {
             case .removed(let done), .forced(let done, _, _):
