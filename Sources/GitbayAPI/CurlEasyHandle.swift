@@ -2,6 +2,12 @@ internal import CCurl
 import FoundationEssentials
 import GitbaySupport
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Owns one curl easy handle and the options of the request it carries; kept for the life of
 /// a transport so that a request costs no new handle.
 ///
@@ -93,6 +99,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         setup.set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
         if let file = configuration.certificateFile { setup.set(ccurl_setopt_string(handle, CURLOPT_CAINFO, file)) }
         if let folder = configuration.certificateFolder { setup.set(ccurl_setopt_string(handle, CURLOPT_CAPATH, folder)) }
+        if !Self.proxyInEnvironment {
+            // No proxy variable is set: saying so spares curl reading them for every request.
+            setup.set(ccurl_setopt_string(handle, CURLOPT_PROXY, ""))
+        }
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         // Over TLS, a transfer waits for a connection being set up to the same instance rather
@@ -146,6 +156,12 @@ final class CurlEasyHandle: @unchecked Sendable {
                 setup.set(ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start)))
             }
         }
+    }
+
+    /// Whether any variable curl takes a proxy from is set (curl reads `http_proxy` in lower
+    /// case only). Read once: the process never changes its environment.
+    static let proxyInEnvironment: Bool = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains {
+        (name: String) in getenv(name) != nil
     }
 
     static func message(for code: CURLcode) -> String {

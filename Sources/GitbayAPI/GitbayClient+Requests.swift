@@ -101,8 +101,7 @@ extension GitbayClient {
         switch call {
         case .read(let argv, let etag):
             if let etag { headers.append(("If-None-Match", etag)) }
-            let query = argv.map { "argv=" + Self.percentEncoded($0) }.joined(separator: "&")
-            return HTTPRequest(method: "GET", url: instance.url(path: "/api/v1/read") + "?" + query, headers: headers)
+            return HTTPRequest(method: "GET", url: Self.readURL(instance.url(path: "/api/v1/read"), argv: argv), headers: headers)
         case .write(let argv, let stdin):
             headers.append(("Content-Type", "application/json"))
             let encoder = JSONEncoder()
@@ -140,20 +139,26 @@ extension GitbayClient {
         }
     }
 
-    /// Percent-encodes everything but RFC 3986's unreserved characters.
-    static func percentEncoded(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                result += String(decoding: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
+    /// `base?argv=…&argv=…`, each word percent-encoded but for RFC 3986's unreserved characters.
+    static func readURL(_ base: String, argv: [String]) -> String {
+        var url = Array(base.utf8)
+        for (index, word) in argv.enumerated() {
+            url += (index == 0 ? "?argv=" : "&argv=").utf8
+            for byte in word.utf8 {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: "_"), UInt8(ascii: "~"):
+                    url.append(byte)
+                default:
+                    url += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+                }
             }
         }
-        return result
+        return String(decoding: url, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }

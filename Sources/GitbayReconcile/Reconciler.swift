@@ -39,7 +39,7 @@ package struct Reconciler: Sendable {
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
         var reconciled = await reconcileConcurrently(pending, facts: facts)
-        await recordSteadyVerdicts(&reconciled)
+        await recordSteadyVerdicts(&reconciled, read: facts)
         let outcomes = entries.compactMap(\.skippedOutcome) + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
@@ -88,12 +88,12 @@ package struct Reconciler: Sendable {
 
     /// Records the times of every account where nothing changed, in one transaction, for each
     /// only while what it should have is still what its pass planned for.
-    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled]) async {
+    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled], read facts: RunFacts) async {
         let steady = reconciled.compactMap(\.steady)
         guard !steady.isEmpty else { return }
         let planned = Dictionary(steady.map { ($0.verdict.accountID, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
         do {
-            try await store.saveSteadyVerdicts(steady.map(\.verdict)) { facts in
+            try await store.saveSteadyVerdicts(steady.map(\.verdict), read: facts) { facts in
                 let now = DesireSnapshot.all(facts)
                 return Set(planned.filter { id, snapshot in now[id] == snapshot }.keys)
             }

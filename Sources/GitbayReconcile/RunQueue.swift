@@ -5,27 +5,35 @@ import GitbaySupport
 /// and `overall` accounts in all (a bound on the process) are in flight together. Each
 /// instance's accounts start in the order given; the instances take turns.
 package struct RunQueue<Item> {
+    /// One instance's accounts: the next to start is `items[started]`.
+    private struct Lane {
+        let instance: InstanceURL
+        let bound: Int
+        var items: [Item] = []
+        var started = 0
+        var inFlight = 0
+
+        var hasRoom: Bool { inFlight < bound && started < items.count }
+    }
+
     package let overall: Int
-    /// The bound of each instance given.
-    private var bounds: [InstanceURL: Int] = [:]
     /// The instances in the order their first account was given.
-    private var instances: [InstanceURL] = []
-    private var waiting: [InstanceURL: [Item]] = [:]
-    /// How many of each instance's waiting items have started: the next one's index.
-    private var started: [InstanceURL: Int] = [:]
-    private var inFlight: [InstanceURL: Int] = [:]
+    private var lanes: [Lane] = []
+    /// Where each instance's lane is; looked up once per account given and finished.
+    private var laneIndex: [InstanceURL: Int] = [:]
     private var total = 0
-    /// Where the next search for an instance with room begins.
+    /// The lane where the next search for room begins.
     private var turn = 0
 
     package init(_ items: [(InstanceURL, Item)], overall: Int, perInstance: (InstanceURL) -> Int) {
         self.overall = max(1, overall)
         for (instance, item) in items {
-            if waiting[instance] == nil {
-                instances.append(instance)
-                bounds[instance] = max(1, perInstance(instance))
+            if let index = laneIndex[instance] {
+                lanes[index].items.append(item)
+            } else {
+                laneIndex[instance] = lanes.count
+                lanes.append(Lane(instance: instance, bound: max(1, perInstance(instance)), items: [item]))
             }
-            waiting[instance, default: []].append(item)
         }
     }
 
@@ -33,30 +41,27 @@ package struct RunQueue<Item> {
     package var running: Int { total }
 
     /// The items not started yet.
-    package var remaining: [Item] { instances.flatMap { (waiting[$0] ?? []).dropFirst(started[$0, default: 0]) } }
+    package var remaining: [Item] { lanes.flatMap { $0.items.dropFirst($0.started) } }
 
     /// Starts the next account that fits the bounds, if any: its instance and item.
     package mutating func start() -> (InstanceURL, Item)? {
-        guard total < overall, !instances.isEmpty else { return nil }
-        for step in 0..<instances.count {
-            let instance = instances[(turn + step) % instances.count]
-            let next = started[instance, default: 0]
-            guard inFlight[instance, default: 0] < bounds[instance, default: 1], let queue = waiting[instance], next < queue.count else {
-                continue
-            }
-            started[instance] = next + 1
-            let item = queue[next]
-            inFlight[instance, default: 0] += 1
+        guard total < overall, !lanes.isEmpty else { return nil }
+        for step in 0..<lanes.count {
+            let index = (turn + step) % lanes.count
+            guard lanes[index].hasRoom else { continue }
+            let item = lanes[index].items[lanes[index].started]
+            lanes[index].started += 1
+            lanes[index].inFlight += 1
             total += 1
-            turn = (turn + step + 1) % instances.count
-            return (instance, item)
+            turn = (index + 1) % lanes.count
+            return (lanes[index].instance, item)
         }
         return nil
     }
 
     /// Records that an account of `instance` finished.
     package mutating func finished(_ instance: InstanceURL) {
-        inFlight[instance, default: 1] -= 1
+        if let index = laneIndex[instance] { lanes[index].inFlight -= 1 }
         total -= 1
     }
 }

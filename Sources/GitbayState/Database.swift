@@ -137,6 +137,13 @@ final class Database {
         return try body()
     }
 
+    /// The connection's version of the database now. Inside a write transaction the
+    /// transaction itself is not counted, so that it compares with a version read before it.
+    func version(insideWrite: Bool = false) throws(SQLiteError) -> DatabaseVersion {
+        let commits = try row("PRAGMA data_version") { $0.integer(0) } ?? 0
+        return DatabaseVersion(othersCommits: commits, ownWrites: counters.writeTransactions - (insideWrite ? 1 : 0))
+    }
+
     /// How many rows the last insert, update or delete changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -148,6 +155,14 @@ final class Database {
         try row(sql) { statement throws(SQLiteError) in statement.text(0) } ?? nil
     }
 
+}
+
+/// What a connection has seen of the database: commits by other connections (`PRAGMA
+/// data_version`, which changes with each) and its own write transactions. Two equal versions
+/// of one connection mean the database did not change between them.
+package struct DatabaseVersion: Sendable, Equatable {
+    let othersCommits: Int64
+    let ownWrites: Int
 }
 
 /// What a connection has done since it opened.

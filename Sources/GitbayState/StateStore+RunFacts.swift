@@ -16,6 +16,16 @@ package struct RunFacts: Sendable {
     package let apiTokens: [Int64: Secret]
     /// Every lease on record, live or not, by account id.
     package let leases: [Int64: LeaseRecord]
+    /// The database as these facts were read.
+    package let version: DatabaseVersion
+
+    /// Who holds the token on each instance depends on these: what `allFacts` would read now
+    /// if the database were still as it was.
+    var instanceFacts: InstanceFacts {
+        InstanceFacts(
+            hasDeviceToken: device.token != nil, tokenGeneration: device.generation, label: device.label, accounts: accounts,
+            statuses: statuses.mapValues { AccountStatusRecord(condition: $0.condition) }, preferred: preferred)
+    }
 }
 
 /// What `status` and `accounts` show, read as of one moment: the device, every account in
@@ -84,7 +94,7 @@ extension StateStore {
                         row in (try? InstanceURL(parsing: row.requiredText(0))).map { ($0, row.integer(1)) }
                     },
                     apiTokens: try database.rows("SELECT account_id, token FROM api_tokens") { ($0.integer(0), Secret($0.requiredText(1))) },
-                    leases: try Self.allLeases(database)
+                    leases: try Self.allLeases(database), version: try database.version()
                 )
             }
         }
@@ -92,20 +102,25 @@ extension StateStore {
             device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
             preferred: Dictionary(read.preferred.compactMap { $0 }, uniquingKeysWith: { first, _ in first }),
             apiTokens: Dictionary(read.apiTokens, uniquingKeysWith: { first, _ in first }),
-            leases: Dictionary(read.leases.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first })
+            leases: Dictionary(read.leases.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first }),
+            version: read.version
         )
     }
 
     /// Records the times of the verdicts that changed nothing, in one transaction, each only
     /// while the account's stored verdict is still the one the run read and `stillWanted`
-    /// (given what every account wants now) names the account. Returns the accounts written.
+    /// (given what every account wants now) names the account. `read`, the facts the run
+    /// planned from, stand for "now" when the database has not changed since they were read.
+    /// Returns the accounts written.
     @discardableResult
     package func saveSteadyVerdicts(
-        _ verdicts: [SteadyVerdict], stillWanted: @Sendable (InstanceFacts) -> Set<Int64>
+        _ verdicts: [SteadyVerdict], read: RunFacts? = nil, stillWanted: @Sendable (InstanceFacts) -> Set<Int64>
     ) throws -> Set<Int64> {
         guard !verdicts.isEmpty else { return [] }
         return try write { database in
-            guard let facts = try Self.allFacts(database) else { return [] }
+            // Facts the run read are still the facts when nothing was written since: no need to read them again.
+            let unchanged = try read.map { try database.version(insideWrite: true) == $0.version } ?? false
+            guard let facts = unchanged ? read?.instanceFacts : try Self.allFacts(database) else { return [] }
             let wanted = stillWanted(facts)
             var written: Set<Int64> = []
             for verdict in verdicts where wanted.contains(verdict.accountID) {

@@ -54,21 +54,27 @@ package enum JSONValue: Sendable, Equatable {
 
     private static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                continue
+        var text = value
+        text.withUTF8 { bytes in
+            // Runs of bytes that need no escape are copied whole.
+            var plain = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output += UnsafeBufferPointer(rebasing: bytes[plain..<index])
+                switch byte {
+                case UInt8(ascii: "\""): output += #"\""#.utf8
+                case UInt8(ascii: "\\"): output += #"\\"#.utf8
+                case UInt8(ascii: "\n"): output += #"\n"#.utf8
+                case UInt8(ascii: "\r"): output += #"\r"#.utf8
+                case UInt8(ascii: "\t"): output += #"\t"#.utf8
+                default:
+                    let hex = String(byte, radix: 16)
+                    output += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+                }
+                plain = index + 1
             }
-            switch byte {
-            case UInt8(ascii: "\""): output += #"\""#.utf8
-            case UInt8(ascii: "\\"): output += #"\\"#.utf8
-            case UInt8(ascii: "\n"): output += #"\n"#.utf8
-            case UInt8(ascii: "\r"): output += #"\r"#.utf8
-            case UInt8(ascii: "\t"): output += #"\t"#.utf8
-            default:
-                let hex = String(byte, radix: 16)
-                output += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
-            }
+            output += UnsafeBufferPointer(rebasing: bytes[plain...])
         }
         output.append(UInt8(ascii: "\""))
     }

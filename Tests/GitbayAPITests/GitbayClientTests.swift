@@ -12,6 +12,16 @@ struct GitbayClientTests {
 
     // MARK: Commands
 
+    @Test("a read's words are percent-encoded in argv, all but RFC 3986's unreserved characters")
+    func readURLEncoding() {
+        let base = "https://gitbay.org/api/v1/read"
+        #expect(GitbayClient.readURL(base, argv: []) == base)
+        #expect(GitbayClient.readURL(base, argv: ["whoami"]) == base + "?argv=whoami")
+        #expect(
+            GitbayClient.readURL(base, argv: ["a b", "x/y?z&w=1", "Az09-._~", "é", "\n%"])
+                == base + "?argv=a%20b&argv=x%2Fy%3Fz%26w%3D1&argv=Az09-._~&argv=%C3%A9&argv=%0A%25")
+    }
+
     @Test("whoami names the token's account")
     func whoami() async throws {
         let server = try FakeGitbayServer()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -98,5 +99,45 @@ struct RunFactsTests {
         #expect(try await store.status(ofAccount: alice.id) == shadowed)
         #expect(try await store.status(ofAccount: bob.id) == shadowed)
         #expect(try await store.status(ofAccount: carol.id) == AccountStatusRecord(condition: .registered))
+    }
+
+    @Test("the facts a run read stand for the database at its end only while nothing was written since, by anyone")
+    func readFactsStandOnlyWhileUnchanged() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let alice = try await store.signIn(instance: Self.instance, username: "alice", apiToken: Secret("gb_a"))
+        _ = try await store.device()
+        try await store.saveStatus(AccountStatusRecord(condition: .registered), ofAccount: alice.id)
+        let verdict = SteadyVerdict(
+            accountID: alice.id, read: AccountStatusRecord(condition: .registered),
+            status: AccountStatusRecord(condition: .registered, lastAttemptAt: Date(), lastSuccessAt: Date()))
+        let seen = Mutex<[AccountCondition?]>([])
+        let record: @Sendable (InstanceFacts) -> Set<Int64> = { facts in
+            seen.withLock { $0.append(facts.statuses[alice.id]?.condition) }
+            return [alice.id]
+        }
+
+        // Unchanged: the facts read are used as they are, with fewer statements than a read.
+        let unchanged = try await store.runFacts()
+        let reading = await store.databaseCounters().statements
+        try await store.saveSteadyVerdicts([verdict], read: unchanged, stillWanted: record)
+        let reused = await store.databaseCounters().statements - reading
+        try await store.saveSteadyVerdicts([verdict], stillWanted: record)
+        let reread = await store.databaseCounters().statements - reading - reused
+        #expect(reused < reread)
+
+        // Another connection (another process) writes after the run read: its change is seen.
+        let stale = try await store.runFacts()
+        let other = try await StateStore.open(folder.location)
+        try await other.saveStatus(AccountStatusRecord(condition: .error, lastError: "down"), ofAccount: alice.id)
+        #expect(try await store.saveSteadyVerdicts([verdict], read: stale, stillWanted: record).isEmpty)
+
+        // This connection writes after the run read: that change is seen too.
+        try await store.saveStatus(AccountStatusRecord(condition: .registered), ofAccount: alice.id)
+        let read = try await store.runFacts()
+        try await store.saveStatus(AccountStatusRecord(condition: .paused), ofAccount: alice.id)
+        #expect(try await store.saveSteadyVerdicts([verdict], read: read, stillWanted: record).isEmpty)
+
+        #expect(seen.withLock { $0 } == [.registered, .registered, .error, .paused])
     }
 }
