@@ -17,8 +17,9 @@ package final class ConnectionPool: Sendable {
     /// Easy handles not carrying a request right now, kept for the next request of any client:
     /// a handle is reset before each request, and credentials travel in its headers only.
     private let idleHandles = Mutex<[CurlEasyHandle]>([])
-    /// The most idle easy handles kept.
-    private static let maxIdleHandles = 64
+    /// The most idle easy handles kept: as many as a run has requests in flight by default
+    /// (`Reconciler.Options.defaultConcurrency`), so that its later requests make none anew.
+    package static let maxIdleHandles = 256
 
     /// The most connections open to one instance at once: requests beyond them wait for one
     /// (over HTTP/2 they are streams of it).

@@ -107,7 +107,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         // Over TLS, a transfer waits for a connection being set up to the same instance rather
         // than open another, in case that one turns out to multiplex HTTP/2 streams.
-        if url.lowercased().hasPrefix("https:") { _ = ccurl_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
+        if Self.isHTTPS(url) { _ = ccurl_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
     }
 
     /// The body, header and progress callbacks, each reaching the transfer through `context`.
@@ -162,6 +162,12 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// case only). Read once: the process never changes its environment.
     static let proxyInEnvironment: Bool = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains {
         (name: String) in getenv(name) != nil
+    }
+
+    /// Whether the URL's scheme is `https`, in any case.
+    static func isHTTPS(_ url: String) -> Bool {
+        let scheme = Array(url.utf8.prefix(6))
+        return scheme.count == 6 && zip(scheme, "https:".utf8).allSatisfy { ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1 }
     }
 
     static func message(for code: CURLcode) -> String {

@@ -15,9 +15,12 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var exceededLimit = false
 
     private let cancelled = Mutex(false)
+    /// The lower-case names of the header fields to keep; nil keeps every one.
+    private let keptNames: [[UInt8]]?
 
-    init(maxResponseBytes: Int) {
+    init(maxResponseBytes: Int, keeping names: Set<String>? = nil) {
         self.maxResponseBytes = maxResponseBytes
+        keptNames = names.map { $0.map { Array($0.lowercased().utf8) } }
     }
 
     /// Asks the transfer to stop; curl notices at its next progress callback.
@@ -52,7 +55,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         let name = Self.trimmed(line[..<colon]).map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
-        guard !name.isEmpty else { return }
+        guard !name.isEmpty, keptNames?.contains(name) ?? true else { return }
         let key = String(decoding: name, as: UTF8.self)
         let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
         if let existing = headers[key] {

@@ -37,7 +37,7 @@ final class CurlTransport: Sendable {
     /// Sends one request and returns the first answer (any status except a redirect).
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
-        let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes)
+        let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes, keeping: configuration.responseHeaders)
         let easy = pool.borrowHandle()
         let configuration = configuration
         if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {

@@ -34,8 +34,14 @@ package actor GitbayClient {
         sentSecrets = [apiToken]
         self.configuration = configuration
         self.logger = logger.with(["account.name": accountName])
-        transport = CurlTransport(configuration: configuration.transport, pool: configuration.connections ?? .shared)
+        var transportConfiguration = configuration.transport
+        transportConfiguration.responseHeaders = Self.responseHeaders
+        transport = CurlTransport(configuration: transportConfiguration, pool: configuration.connections ?? .shared)
     }
+
+    /// The answer's header fields a client reads: a list's `ETag` and a limit's `Retry-After`
+    /// (`ServerAnswer`). Others are not kept.
+    static let responseHeaders: Set<String> = ["etag", "retry-after"]
 
     // MARK: Commands
 

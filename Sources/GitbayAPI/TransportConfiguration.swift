@@ -12,6 +12,9 @@ package struct TransportConfiguration: Sendable, Equatable {
     /// A folder of certificate authorities (hashed names, as OpenSSL reads them) to trust
     /// instead of the system's; nil keeps the system's.
     package var certificateFolder: String?
+    /// The response header fields kept in `HTTPResponse.headers`, by lower-case name; nil
+    /// keeps every field. Fields not kept cost no copy.
+    package var responseHeaders: Set<String>?
 
     package init(
         connectTimeout: Duration = .seconds(10),

@@ -31,6 +31,16 @@ struct CurlTransportTests {
         #expect(refused == !allowed)
     }
 
+    @Test(
+        "a transfer waits for a shared connection (PIPEWAIT) only to an https URL, in any case",
+        arguments: [
+            ("https://gitbay.org", true), ("HTTPS://gitbay.org", true), ("HttpS:", true),
+            ("http://127.0.0.1", false), ("https", false), ("httpsx://a", false), ("https\u{1A}//a", false),
+        ])
+    func httpsScheme(_ url: String, _ https: Bool) {
+        #expect(CurlEasyHandle.isHTTPS(url) == https)
+    }
+
     @Test("plain http to a remote host is refused before anything is sent")
     func refusesPlainHTTP() async throws {
         // The client's InstanceURL refuses it first; the transport refuses it on its own too.

@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Response header lines")
 struct HeaderLineTests {
-    static func headers(_ lines: [String]) -> [String: String] {
-        let transfer = CurlTransfer(maxResponseBytes: 1024)
+    static func headers(_ lines: [String], keeping names: Set<String>? = nil) -> [String: String] {
+        let transfer = CurlTransfer(maxResponseBytes: 1024, keeping: names)
         for line in lines {
             Array(line.utf8).withUnsafeBytes { transfer.receiveHeaderLine($0) }
         }
@@ -28,5 +28,13 @@ struct HeaderLineTests {
     func newBlock() {
         let headers = Self.headers(["HTTP/1.1 200 Connection established\r\n", "Via: proxy\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "ETag: x\n"])
         #expect(headers == ["etag": "x"])
+    }
+
+    @Test("only the fields named are kept, whatever their case on the wire; the client keeps ETag and Retry-After")
+    func keptFields() {
+        let lines = ["HTTP/2 429\r\n", "ETAG: \"t\"\r\n", "Retry-After: 7\r\n", "Content-Type: text/plain\r\n", "Vary: A\r\n"]
+        #expect(Self.headers(lines, keeping: ["etag", "Vary"]) == ["etag": "\"t\"", "vary": "A"])
+        #expect(Self.headers(lines, keeping: GitbayClient.responseHeaders) == ["etag": "\"t\"", "retry-after": "7"])
+        #expect(Self.headers(lines, keeping: []) == [:])
     }
 }
