@@ -42,7 +42,8 @@ package struct Reconciler: Sendable {
         await recordSteadyVerdicts(&reconciled, read: facts)
         let outcomes = entries.compactMap(\.skippedOutcome) + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
-        return outcomes.sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
+        // Each outcome's place is looked up once, not at every comparison.
+        return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
     }
 
     /// One account's outcome, and the times still to record when nothing else changed.
