@@ -20,24 +20,7 @@ extension APIRouter {
         let response: HTTPResponse = state.withLock { state in
             switch (request.method, request.path) {
             case ("GET", "/_fake/stats"):
-                let devices = state.devices.map { row -> JSONValue in
-                    .object([
-                        ("id", .number(row.id)),
-                        ("owner", .string(row.owner)),
-                        ("label", .string(row.label)),
-                        ("token", .string(GoText.jsonString(utf8: row.token.utf8.prefix(FakeState.shownTokenBytes)))),
-                    ])
-                }
-                let stats = JSONValue.object([
-                    ("requests", .number(state.stats.requests)),
-                    ("reads", .number(state.stats.reads)),
-                    ("writes", .number(state.stats.writes)),
-                    ("moves", .number(state.stats.moves)),
-                    ("connections", .number(state.stats.connections)),
-                    ("mostAnswering", .number(state.stats.mostAnswering)),
-                    ("devices", .array(devices)),
-                ])
-                return HTTPResponse(status: 200, headers: [json], body: Array(stats.serialized.utf8))
+                return HTTPResponse(status: 200, headers: [json], body: Array(Self.stats(of: state).serialized.utf8))
             case ("POST", "/_fake/down"):
                 let seconds =
                     request.query.flatMap { query in
@@ -65,5 +48,26 @@ extension APIRouter {
             }
         }
         return HTTPReply(action: .respond(response))
+    }
+
+    /// The body of `GET /_fake/stats`.
+    private static func stats(of state: FakeState) -> JSONValue {
+        let devices = state.devices.map { row -> JSONValue in
+            .object([
+                ("id", .number(row.id)),
+                ("owner", .string(row.owner)),
+                ("label", .string(row.label)),
+                ("token", .string(GoText.jsonString(utf8: row.token.utf8.prefix(FakeState.shownTokenBytes)))),
+            ])
+        }
+        return .object([
+            ("requests", .number(state.stats.requests)),
+            ("reads", .number(state.stats.reads)),
+            ("writes", .number(state.stats.writes)),
+            ("moves", .number(state.stats.moves)),
+            ("connections", .number(state.stats.connections)),
+            ("mostAnswering", .number(state.stats.mostAnswering)),
+            ("devices", .array(devices)),
+        ])
     }
 }
