@@ -7,8 +7,8 @@ import Dispatch
 ///   `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"devices":[{"id","owner","label","token"}]}`,
 ///   counting API requests, row moves and accepted TCP connections (control routes' own
 ///   included, down or not) since the start or the last reset, and the most requests being
-///   answered at once (read, latency and reply; this one included); `token` is the first 8
-///   bytes, a cut character written as `device list` writes it.
+///   answered at once (from reading one to its reply being ready, latency included; this one
+///   included); `token` is the first 8 bytes, a cut character written as `device list` writes it.
 /// - `POST /_fake/reset-stats`: zeroes the counters, the connection count too, and clears the
 ///   request log (not the deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N

@@ -42,11 +42,11 @@ struct FakeState: Sendable {
         var moves = 0
         /// TCP connections accepted, admitted or not.
         var connections = 0
-        /// The most requests answered at once (read, and their replies not yet done).
+        /// The most requests answered at once (read, and their replies not yet ready to send).
         var mostAnswering = 0
     }
 
-    /// Requests read whose replies are not yet done, control routes included.
+    /// Requests read whose replies are not yet ready to send, control routes included.
     private(set) var answering = 0
 
     /// Counts a request in (`started`) or out, keeping the most at once in the stats.

@@ -35,7 +35,8 @@ final class HTTPListener: Sendable {
     /// Binds and starts accepting. `accepted` is called for every TCP connection accepted,
     /// admitted or not; `admits` false closes each new connection (and each new request on an
     /// open one) without a reply. `answering` is called with true when an admitted request has
-    /// been read and with false once its reply is done (sent, or the connection given up).
+    /// been read and with false once its reply is ready (after the latency), before it is sent:
+    /// a client that has its answer is no longer counted.
     init(
         port: UInt16,
         accepted: @escaping @Sendable () -> Void = {},
@@ -127,9 +128,10 @@ final class HTTPListener: Sendable {
             case .request(let request):
                 guard admits() else { break exchange }
                 answering(true)
-                let keepsOpen = answer(request, on: &connection, client: client)
+                let reply = handler(request)
+                let paused = connection.pause(for: reply.delay)
                 answering(false)
-                guard keepsOpen else { break exchange }
+                guard paused, send(reply, to: request, on: &connection, client: client) else { break exchange }
             }
         }
         // Leave the set before closing, so `stop()` never shuts down a reused descriptor.
@@ -137,10 +139,8 @@ final class HTTPListener: Sendable {
         close(client)
     }
 
-    /// Replies to one request; false when the connection is to close.
-    private func answer(_ request: HTTPRequest, on connection: inout HTTPConnection, client: Int32) -> Bool {
-        let reply = handler(request)
-        guard connection.pause(for: reply.delay) else { return false }
+    /// Carries out a request's reply; false when the connection is to close.
+    private func send(_ reply: HTTPReply, to request: HTTPRequest, on connection: inout HTTPConnection, client: Int32) -> Bool {
         switch reply.action {
         case .respond(let response):
             let closing = !request.keepsAlive || request.bodyExceededLimit
