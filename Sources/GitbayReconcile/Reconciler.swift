@@ -69,22 +69,10 @@ package struct Reconciler: Sendable {
     /// instance and `concurrency` in all at a time.
     private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
         let options = options
-        var queue = RunQueue(accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
-        var reconciled: [Reconciled] = []
-        await withTaskGroup(of: (InstanceURL, Reconciled).self) { group in
-            func startWhatFits() {
-                while options.mayStartMore(), let (instance, (account, desire)) = queue.start() {
-                    group.addTask { (instance, await reconcileInPasses(account, desire, facts: facts)) }
-                }
-            }
-            startWhatFits()
-            for await (instance, result) in group {
-                queue.finished(instance)
-                reconciled.append(result)
-                startWhatFits()
-            }
-        }
-        return reconciled
+        return await RunQueue.perform(
+            accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:),
+            mayStartMore: options.mayStartMore
+        ) { account, desire in await reconcileInPasses(account, desire, facts: facts) }
     }
 
     /// Records the times of every account where nothing changed, in one transaction, for each

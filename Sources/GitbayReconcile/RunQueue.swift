@@ -65,3 +65,29 @@ package struct RunQueue<Item> {
         total -= 1
     }
 }
+
+extension RunQueue where Item: Sendable {
+    /// Runs `work` on every item within the bounds: all that fit at once, then another as each
+    /// ends, while `mayStartMore` allows. Returns the results in the order they ended.
+    package static func perform<Result: Sendable>(
+        _ items: [(InstanceURL, Item)], overall: Int, perInstance: (InstanceURL) -> Int,
+        mayStartMore: () -> Bool = { true }, _ work: @escaping @Sendable (Item) async -> Result
+    ) async -> [Result] {
+        var queue = RunQueue(items, overall: overall, perInstance: perInstance)
+        var results: [Result] = []
+        await withTaskGroup(of: (InstanceURL, Result).self) { group in
+            func startWhatFits() {
+                while mayStartMore(), let (instance, item) = queue.start() {
+                    group.addTask { (instance, await work(item)) }
+                }
+            }
+            startWhatFits()
+            for await (instance, result) in group {
+                queue.finished(instance)
+                results.append(result)
+                startWhatFits()
+            }
+        }
+        return results
+    }
+}

@@ -53,14 +53,10 @@ package struct SteadyVerdict: Sendable, Equatable {
         self.status = status
     }
 
-    /// True when only the times of the attempt and the success moved: the common steady run.
-    package var onlyTimesDiffer: Bool { status.differsOnlyInTimes(from: read) }
-}
-
-extension AccountStatusRecord {
-    /// True when this verdict is `other` but for the attempt and success times, and is a success.
-    package func differsOnlyInTimes(from other: AccountStatusRecord) -> Bool {
-        var (before, after) = (other, self)
+    /// True when only the times of the attempt and the success moved, and it is a success:
+    /// the common steady run.
+    package var onlyTimesDiffer: Bool {
+        var (before, after) = (read, status)
         (before.lastAttemptAt, before.lastSuccessAt, after.lastAttemptAt, after.lastSuccessAt) = (nil, nil, nil, nil)
         return before == after && after.nextRetryAt == nil && after.failures == 0
     }

@@ -27,22 +27,11 @@ struct AccountFanOut: Sendable {
     func run<Value: Sendable>(
         _ accounts: [AccountRecord], _ body: @escaping @Sendable (GitbayClient) async throws -> Value
     ) async -> [Answer<Value>] {
-        var results: [Int: Answer<Value>] = [:]
         let bounds = bounds
-        var queue = RunQueue(accounts.enumerated().map { ($1.instance, $0) }, overall: bounds.concurrency, perInstance: bounds.bound(for:))
-        await withTaskGroup(of: (InstanceURL, Int, Answer<Value>).self) { group in
-            func startWhatFits() {
-                while let (instance, index) = queue.start() {
-                    group.addTask { (instance, index, await call(accounts[index], body)) }
-                }
-            }
-            startWhatFits()
-            for await (instance, index, result) in group {
-                queue.finished(instance)
-                results[index] = result
-                startWhatFits()
-            }
-        }
+        let answers = await RunQueue.perform(
+            accounts.enumerated().map { ($1.instance, $0) }, overall: bounds.concurrency, perInstance: bounds.bound(for:)
+        ) { index in (index, await call(accounts[index], body)) }
+        let results = Dictionary(answers, uniquingKeysWith: { first, _ in first })
         return accounts.indices.compactMap { results[$0] }
     }
 

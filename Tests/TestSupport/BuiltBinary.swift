@@ -47,6 +47,12 @@ package struct BuiltBinary: Sendable {
         ]
     }
 
+    /// The located debug build in `folder`'s private environment, with exactly `extra` added.
+    package static func located(in folder: TemporaryDirectory, adding extra: [String: String] = [:]) throws -> BuiltBinary {
+        let plain = try BuiltBinary(executable: try located(), folder: folder)
+        return try BuiltBinary(executable: plain.executable, environment: plain.environment.merging(extra) { $1 }, folder: folder)
+    }
+
     /// Runs `executable` with exactly `environment`, collecting output in `folder`.
     package init(executable: String, environment: [String: String], folder: TemporaryDirectory) throws {
         self.executable = executable

@@ -10,12 +10,6 @@ import Testing
 struct CertificateTrustTests {
     static let deviceToken = "c0ffee00aaaabbbbccccddddeeeeffff"
 
-    /// The binary in a private folder with exactly `extra` added to its environment.
-    private static func binary(_ folder: TemporaryDirectory, _ extra: [String: String] = [:]) throws -> BuiltBinary {
-        let plain = try BuiltBinary(executable: try BuiltBinary.located(), folder: folder)
-        return try BuiltBinary(executable: plain.executable, environment: plain.environment.merging(extra) { $1 }, folder: folder)
-    }
-
     @Test("without SSL_CERT_FILE login and run fail the TLS check (exit 69, then 1); with it both succeed")
     func certificateFile() async throws {
         let server = try FakeGitbayServer()
@@ -25,8 +19,8 @@ struct CertificateTrustTests {
             server.stop()
         }
         let folder = try TemporaryDirectory()
-        let untrusting = try Self.binary(folder)
-        let trusting = try Self.binary(folder, ["SSL_CERT_FILE": front.certificateAuthority])
+        let untrusting = try BuiltBinary.located(in: folder)
+        let trusting = try BuiltBinary.located(in: folder, adding: ["SSL_CERT_FILE": front.certificateAuthority])
         let token = server.mintToken(for: "alice")
 
         let refused = try await untrusting.run(["login", front.url], stdin: token + "\n")
@@ -67,7 +61,7 @@ struct CertificateTrustTests {
         let name = hash.output.trimmingCharacters(in: .whitespacesAndNewlines) + ".0"
         try FileManager.default.copyItem(atPath: front.certificateAuthority, toPath: authorities + "/" + name)
 
-        let trusting = try Self.binary(folder, ["SSL_CERT_DIR": authorities])
+        let trusting = try BuiltBinary.located(in: folder, adding: ["SSL_CERT_DIR": authorities])
         let login = try await trusting.run(["login", front.url], stdin: server.mintToken(for: "alice") + "\n")
         #expect(login.code == 0, "\(login.err)")
     }

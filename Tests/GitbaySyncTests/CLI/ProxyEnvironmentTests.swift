@@ -8,12 +8,6 @@ import Testing
 /// with its 404 page), skips it for hosts in `no_proxy`, and goes direct when none is set.
 @Suite("Proxy variables")
 struct ProxyEnvironmentTests {
-    /// The binary in a private folder with exactly `extra` added to its environment.
-    private static func binary(_ folder: TemporaryDirectory, _ extra: [String: String] = [:]) throws -> BuiltBinary {
-        let plain = try BuiltBinary(executable: try BuiltBinary.located(), folder: folder)
-        return try BuiltBinary(executable: plain.executable, environment: plain.environment.merging(extra) { $1 }, folder: folder)
-    }
-
     @Test("http_proxy routes requests through the proxy; no_proxy and an unset http_proxy go direct")
     func proxyVariables() async throws {
         let server = try FakeGitbayServer()
@@ -25,19 +19,19 @@ struct ProxyEnvironmentTests {
         let token = server.mintToken(for: "alice")
         let folders = (try TemporaryDirectory(), try TemporaryDirectory(), try TemporaryDirectory())
 
-        let proxied = try Self.binary(folders.0, ["http_proxy": proxy.baseURL])
+        let proxied = try BuiltBinary.located(in: folders.0, adding: ["http_proxy": proxy.baseURL])
         let refused = try await proxied.run(["login", server.baseURL], stdin: token + "\n")
         #expect(refused.code != 0, "the proxy answered, not the server: \(refused.err)")
         #expect(server.requests().isEmpty)
         #expect(proxy.connectionCount > 0)
 
-        let bypassing = try Self.binary(folders.1, ["http_proxy": proxy.baseURL, "no_proxy": "127.0.0.1"])
+        let bypassing = try BuiltBinary.located(in: folders.1, adding: ["http_proxy": proxy.baseURL, "no_proxy": "127.0.0.1"])
         let connections = proxy.connectionCount
         let bypassed = try await bypassing.run(["login", server.baseURL], stdin: token + "\n")
         #expect(bypassed.code == 0, "\(bypassed.err)")
         #expect(proxy.connectionCount == connections)
 
-        let direct = try await Self.binary(folders.2).run(["login", server.baseURL], stdin: token + "\n")
+        let direct = try await BuiltBinary.located(in: folders.2).run(["login", server.baseURL], stdin: token + "\n")
         #expect(direct.code == 0, "\(direct.err)")
         #expect(proxy.connectionCount == connections)
     }
