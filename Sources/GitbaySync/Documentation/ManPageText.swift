@@ -58,6 +58,10 @@ enum ManPageText {
         ("HOME", "The home folder, for the defaults above and the launchd agent."),
         ("SSL_CERT_FILE", "A file of certificate authorities to trust for https instances instead of the system's, such as a private one."),
         ("SSL_CERT_DIR", "A folder of certificate authorities (OpenSSL's hashed names) to trust instead of the system's."),
+        (
+            "https_proxy, http_proxy, all_proxy, no_proxy",
+            "A proxy for requests to instances, as libcurl reads them (http_proxy in lower case only); no_proxy lists hosts reached directly."
+        ),
         ("JOURNAL_STREAM", "Set by systemd: when a standard stream is the journal's, each line carries its priority."),
         (
             "GITBAY_SYNC_ACCOUNT, GITBAY_SYNC_INSTANCE, GITBAY_SYNC_USER",
