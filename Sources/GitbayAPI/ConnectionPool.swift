@@ -12,8 +12,9 @@ package final class ConnectionPool: Sendable {
     /// The pool clients use unless given another.
     package static let shared = ConnectionPool()
 
-    let loop: CurlEventLoop
-    let sessions: CurlSessionShare
+    /// The event loop and the TLS sessions; or, when libcurl cannot be opened, why requests
+    /// cannot be sent.
+    private let parts: Result<Parts, TransportError>
     /// Easy handles not carrying a request right now, kept for the next request of any client:
     /// a handle is reset before each request, and credentials travel in its headers only.
     private let idleHandles = Mutex<[CurlEasyHandle]>([])
@@ -29,14 +30,33 @@ package final class ConnectionPool: Sendable {
     /// between requests, all instances together; more are closed as their requests end.
     /// `connectionsPerInstance` bounds those open to one instance (host and port).
     package init(maxIdleConnections: Int = 64, connectionsPerInstance: Int = defaultConnectionsPerInstance) {
-        CurlTransport.processSetup
-        loop = CurlEventLoop(maxIdleConnections: maxIdleConnections, connectionsPerInstance: connectionsPerInstance)
-        sessions = CurlSessionShare()
+        parts = CurlLibrary.loaded.map { _ in
+            Parts(
+                loop: CurlEventLoop(maxIdleConnections: maxIdleConnections, connectionsPerInstance: connectionsPerInstance),
+                sessions: CurlSessionShare()
+            )
+        }
+    }
+
+    /// Opens libcurl now (it is opened once, on first use), or says why requests cannot be sent.
+    package static func openLibcurl() throws(TransportError) {
+        _ = try CurlLibrary.loaded.get()
+    }
+
+    private struct Parts: Sendable {
+        let loop: CurlEventLoop
+        let sessions: CurlSessionShare
+    }
+
+    /// The event loop the pool's transfers run on.
+    var loop: CurlEventLoop {
+        get throws(TransportError) { try parts.get().loop }
     }
 
     /// An idle easy handle, or a new one.
-    func borrowHandle() -> CurlEasyHandle {
-        idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle(sessions: sessions)
+    func borrowHandle() throws(TransportError) -> CurlEasyHandle {
+        let sessions = try parts.get().sessions
+        return idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle(sessions: sessions)
     }
 
     /// Takes back a handle whose transfer has ended and left the event loop.
@@ -47,6 +67,6 @@ package final class ConnectionPool: Sendable {
     }
 
     deinit {
-        loop.stop()
+        if case .success(let parts) = parts { parts.loop.stop() }
     }
 }

@@ -6,10 +6,10 @@ extension CurlEasyHandle {
     /// The answer of a finished transfer; a redirect is refused, never followed.
     func response(of transfer: CurlTransfer) -> Result<HTTPResponse, TransportError> {
         var status = 0
-        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        _ = ccurl_getinfo_long(curl, handle, CURLINFO_RESPONSE_CODE, &status)
         if (300..<400).contains(status) && status != 304 {
             var location: UnsafeMutablePointer<CChar>?
-            _ = ccurl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &location)
+            _ = ccurl_getinfo_string(curl, handle, CURLINFO_REDIRECT_URL, &location)
             return .failure(.redirect(status: status, target: location.map { Self.withoutCredentialsOrQuery(String(cString: $0)) }))
         }
         return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
@@ -31,7 +31,7 @@ extension CurlEasyHandle {
             // Until the connection is up, the pre-transfer time stays 0 (a reused connection
             // sets it at once), which tells a connect timeout from a slow answer.
             var pretransfer: curl_off_t = 0
-            _ = ccurl_getinfo_off(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+            _ = ccurl_getinfo_off(curl, handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
             if pretransfer == 0 {
                 return .timedOut(.connect, limit: min(configuration.connectTimeout, configuration.requestTimeout))
             }

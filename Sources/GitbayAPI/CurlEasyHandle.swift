@@ -17,6 +17,8 @@ import Darwin
 /// `deinit`, when no transfer holds it.
 final class CurlEasyHandle: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    /// libcurl's entry points.
+    let curl = CurlLibrary.api
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The pool's TLS sessions; held so that they outlive the handle.
     private let sessions: CurlSessionShare
@@ -24,7 +26,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
     init(sessions: CurlSessionShare) {
-        guard let handle = curl_easy_init() else {
+        guard let handle = curl.pointee.easy_init() else {
             preconditionFailure("curl_easy_init failed: libcurl is out of memory or not initialised")
         }
         self.handle = handle
@@ -34,8 +36,8 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 
     deinit {
-        curl_slist_free_all(headerList)
-        curl_easy_cleanup(handle)
+        curl.pointee.slist_free_all(headerList)
+        curl.pointee.easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 
@@ -48,10 +50,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
 
         // Reset drops the previous request's options; connections live in the event loop's pool.
-        curl_easy_reset(handle)
+        curl.pointee.easy_reset(handle)
         errorBuffer[0] = 0
-        curl_slist_free_all(headerList)
-        headerList = Self.headerList(for: request)
+        curl.pointee.slist_free_all(headerList)
+        headerList = headerList(for: request)
 
         var setup = OptionSetup(handle: handle)
         setTransferOptions(&setup, url: request.url, configuration: configuration)
@@ -66,7 +68,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// The outcome of the transfer that ended with `code`. Call it once the handle has left the
     /// event loop; the transfer must be the one the handle was prepared with.
     func finish(_ code: CURLcode, transfer: CurlTransfer, configuration: TransportConfiguration) -> Result<HTTPResponse, TransportError> {
-        curl_slist_free_all(headerList)
+        curl.pointee.slist_free_all(headerList)
         headerList = nil
         guard code == CURLE_OK else {
             return .failure(error(for: code, transfer: transfer, configuration: configuration))
@@ -75,54 +77,54 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 
     /// The request's header fields as curl takes them; the caller frees the list.
-    private static func headerList(for request: HTTPRequest) -> UnsafeMutablePointer<curl_slist>? {
+    private func headerList(for request: HTTPRequest) -> UnsafeMutablePointer<curl_slist>? {
         var headerList: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            headerList = curl.pointee.slist_append(headerList, "\(name): \(value)")
         }
         // An empty `Expect:` stops curl from waiting for `100 Continue` before a POST body.
-        return curl_slist_append(headerList, "Expect:")
+        return curl.pointee.slist_append(headerList, "Expect:")
     }
 
     /// The URL, the headers, the limits and what curl may do on its own (no signals, no redirects).
     private func setTransferOptions(_ setup: inout OptionSetup, url: String, configuration: TransportConfiguration) {
-        setup.set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        setup.set(ccurl_setopt_pointer(handle, CURLOPT_SHARE, sessions.handle))
-        setup.set(ccurl_setopt_string(handle, CURLOPT_URL, url))
-        setup.set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
-        setup.set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
-        setup.set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
-        setup.set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.roundedUpMilliseconds))
-        setup.set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, configuration.requestTimeout.roundedUpMilliseconds))
-        setup.set(ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)))
-        setup.set(ccurl_setopt_string(handle, CURLOPT_USERAGENT, "gitbay-sync"))
-        setup.set(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
-        if let file = configuration.certificateFile { setup.set(ccurl_setopt_string(handle, CURLOPT_CAINFO, file)) }
-        if let folder = configuration.certificateFolder { setup.set(ccurl_setopt_string(handle, CURLOPT_CAPATH, folder)) }
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_SHARE, sessions.handle))
+        setup.set(ccurl_setopt_string(curl, handle, CURLOPT_URL, url))
+        setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_NOSIGNAL, 1))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_FOLLOWLOCATION, 0))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.roundedUpMilliseconds))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_TIMEOUT_MS, configuration.requestTimeout.roundedUpMilliseconds))
+        setup.set(ccurl_setopt_off(curl, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)))
+        setup.set(ccurl_setopt_string(curl, handle, CURLOPT_USERAGENT, "gitbay-sync"))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HTTPHEADER, headerList))
+        if let file = configuration.certificateFile { setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAINFO, file)) }
+        if let folder = configuration.certificateFolder { setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAPATH, folder)) }
         if !Self.proxyInEnvironment {
             // No proxy variable is set: saying so spares curl reading them for every request.
-            setup.set(ccurl_setopt_string(handle, CURLOPT_PROXY, ""))
+            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
         }
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
-        _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        _ = ccurl_setopt_long(curl, handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         // Over TLS, a transfer waits for a connection being set up to the same instance rather
         // than open another, in case that one turns out to multiplex HTTP/2 streams.
-        if Self.isHTTPS(url) { _ = ccurl_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
+        if Self.isHTTPS(url) { _ = ccurl_setopt_long(curl, handle, CURLOPT_PIPEWAIT, 1) }
     }
 
     /// The body, header and progress callbacks, each reaching the transfer through `context`.
     private func setCallbacks(_ setup: inout OptionSetup, context: UnsafeMutableRawPointer) {
-        setup.set(ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_WRITEDATA, context))
         setup.set(
-            ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            ccurl_setopt_data_callback(curl, handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                 guard let context else { return 0 }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 let length = size * count
                 return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
             })
-        setup.set(ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HEADERDATA, context))
         setup.set(
-            ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            ccurl_setopt_data_callback(curl, handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
                 guard let context else { return 0 }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 let length = size * count
@@ -130,10 +132,10 @@ final class CurlEasyHandle: @unchecked Sendable {
                 return length
             })
         // The progress callback is how a cancelled task aborts a transfer that is waiting.
-        setup.set(ccurl_setopt_long(handle, CURLOPT_NOPROGRESS, 0))
-        setup.set(ccurl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_NOPROGRESS, 0))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_XFERINFODATA, context))
         setup.set(
-            ccurl_setopt_progress_callback(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
+            ccurl_setopt_progress_callback(curl, handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
                 guard let context else { return 0 }
                 return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
             })
@@ -142,18 +144,18 @@ final class CurlEasyHandle: @unchecked Sendable {
     private func setMethodAndBody(_ setup: inout OptionSetup, request: HTTPRequest) {
         switch request.method {
         case "GET":
-            setup.set(ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1))
+            setup.set(ccurl_setopt_long(curl, handle, CURLOPT_HTTPGET, 1))
         case "POST":
-            setup.set(ccurl_setopt_long(handle, CURLOPT_POST, 1))
+            setup.set(ccurl_setopt_long(curl, handle, CURLOPT_POST, 1))
         default:
-            setup.set(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method))
+            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CUSTOMREQUEST, request.method))
         }
         if let body = request.body {
             // The size goes first so that COPYPOSTFIELDS copies exactly these bytes.
-            setup.set(ccurl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            setup.set(ccurl_setopt_off(curl, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             body.withUnsafeBytes { bytes in
                 let start = bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)
-                setup.set(ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start)))
+                setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start)))
             }
         }
     }
@@ -171,7 +173,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 
     static func message(for code: CURLcode) -> String {
-        String(cString: curl_easy_strerror(code))
+        CurlLibrary.api.pointee.easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)"
     }
 
     /// A header is sent only when neither its name nor its value could break the request apart.

@@ -45,6 +45,8 @@ final class CurlEventLoop: @unchecked Sendable {
     static let nudgeMilliseconds: Int64 = 50
 
     private let multi: UnsafeMutableRawPointer
+    /// libcurl's entry points.
+    private let curl = CurlLibrary.api
     private let inbox = Mutex(Inbox())
     private let wake = WakePipe()
     /// Transfers in the multi handle, by easy handle.
@@ -60,15 +62,15 @@ final class CurlEventLoop: @unchecked Sendable {
     /// transfers, all instances together; `connectionsPerInstance` those open to one host and
     /// port, transfers beyond it waiting inside libcurl for one to be free.
     init(maxIdleConnections: Int, connectionsPerInstance: Int) {
-        guard let multi = curl_multi_init() else {
+        guard let multi = curl.pointee.multi_init() else {
             preconditionFailure("curl_multi_init failed: libcurl is out of memory or not initialised")
         }
         self.multi = multi
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maxIdleConnections, 1))
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(connectionsPerInstance, 1))
+        _ = ccurl_multi_setopt_long(curl, multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        _ = ccurl_multi_setopt_long(curl, multi, CURLMOPT_MAXCONNECTS, max(maxIdleConnections, 1))
+        _ = ccurl_multi_setopt_long(curl, multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(connectionsPerInstance, 1))
         let driven = ccurl_multi_drive_sockets(
-            multi,
+            curl, multi,
             { _, socket, what, context, _ in
                 Unmanaged<CurlEventLoop>.fromOpaque(context!).takeUnretainedValue().watch(socket, what)
                 return 0
@@ -118,11 +120,11 @@ final class CurlEventLoop: @unchecked Sendable {
             if stopping { break }
             waitAndAct()
             var code = CURLE_OK
-            while let handle = ccurl_multi_next_done(multi, &code) {
+            while let handle = ccurl_multi_next_done(curl, multi, &code) {
                 end(handle, code)
             }
         }
-        curl_multi_cleanup(multi)
+        _ = curl.pointee.multi_cleanup(multi)
         wake.close()
     }
 
@@ -153,7 +155,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func act(on socket: Int32, events: Int32) {
         var running: Int32 = 0
-        _ = curl_multi_socket_action(multi, socket, events, &running)
+        _ = curl.pointee.multi_socket_action(multi, socket, events, &running)
     }
 
     /// curl's socket callback: watch `socket` for what it says, or no longer.
@@ -191,7 +193,7 @@ final class CurlEventLoop: @unchecked Sendable {
             job.completion(CURLE_ABORTED_BY_CALLBACK)
             return
         }
-        guard curl_multi_add_handle(multi, job.easy.handle) == CURLM_OK else {
+        guard curl.pointee.multi_add_handle(multi, job.easy.handle) == CURLM_OK else {
             job.completion(CURLE_FAILED_INIT)
             return
         }
@@ -199,7 +201,7 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private func end(_ handle: UnsafeMutableRawPointer, _ code: CURLcode) {
-        _ = curl_multi_remove_handle(multi, handle)
+        _ = curl.pointee.multi_remove_handle(multi, handle)
         active.removeValue(forKey: handle)?.completion(code)
     }
 

@@ -9,11 +9,13 @@ internal import CCurl
 /// since each easy handle attached to it keeps a reference.
 final class CurlSessionShare: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    /// libcurl's entry points.
+    private let curl = CurlLibrary.api
     private let locks: UnsafeMutablePointer<ccurl_share_locks>
 
     init() {
         var locks: UnsafeMutablePointer<ccurl_share_locks>?
-        guard let handle = ccurl_share_new(&locks), let locks else {
+        guard let handle = ccurl_share_new(curl, &locks), let locks else {
             preconditionFailure("curl_share_init failed: libcurl is out of memory or not initialised")
         }
         self.handle = handle
@@ -21,6 +23,6 @@ final class CurlSessionShare: @unchecked Sendable {
     }
 
     deinit {
-        ccurl_share_free(handle, locks)
+        ccurl_share_free(curl, handle, locks)
     }
 }

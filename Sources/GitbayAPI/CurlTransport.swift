@@ -20,16 +20,7 @@ final class CurlTransport: Sendable {
     let configuration: TransportConfiguration
     let pool: ConnectionPool
 
-    /// Process-wide setup, run once: curl's global state, and SIGPIPE ignored so that a peer
-    /// closing a socket cannot kill the process.
-    static let processSetup: Void = {
-        signal(SIGPIPE, SIG_IGN)
-        let code = curl_global_init(Int(CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32))
-        precondition(code == CURLE_OK, "curl_global_init failed")
-    }()
-
     init(configuration: TransportConfiguration = .init(), pool: ConnectionPool = .shared) {
-        Self.processSetup
         self.configuration = configuration
         self.pool = pool
     }
@@ -38,13 +29,13 @@ final class CurlTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes, keeping: configuration.responseHeaders)
-        let easy = pool.borrowHandle()
+        let loop = try pool.loop
+        let easy = try pool.borrowHandle()
         let configuration = configuration
         if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
             pool.giveBack(easy)
             throw refusal
         }
-        let loop = pool.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
                 let job = CurlEventLoop.Job(easy: easy, transfer: transfer) { code in

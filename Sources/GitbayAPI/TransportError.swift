@@ -38,6 +38,9 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     case insecureURL(scheme: String, host: String)
     /// The request itself cannot be sent (a header with a line break or control character).
     case invalidRequest(reason: String)
+    /// libcurl could not be opened (not installed, or not where `GITBAY_SYNC_LIBCURL` says);
+    /// nothing was sent. `detail` is the loader's message.
+    case libcurlUnavailable(path: String, detail: String)
     /// Any other curl failure: its code and message.
     case other(code: Int, message: String)
 
@@ -46,7 +49,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     package var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .tlsFailed, .responseTooLarge, .redirect, .cancelled, .insecureURL, .invalidRequest, .other: false
+        case .tlsFailed, .responseTooLarge, .redirect, .cancelled, .insecureURL, .invalidRequest, .libcurlUnavailable, .other:
+            false
         }
     }
 
@@ -76,6 +80,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
             "refusing to send credentials over \(scheme) to \(host); use https (plain http is allowed for loopback only)"
         case .invalidRequest(let reason):
             "the request could not be sent: \(reason)"
+        case .libcurlUnavailable(let path, let detail):
+            "libcurl could not be opened from \(path) (\(detail)); install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
         case .other(let code, let message):
             "curl error \(code): \(message)"
         }

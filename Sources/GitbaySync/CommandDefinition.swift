@@ -12,9 +12,15 @@ protocol CommandDefinition: Sendable, Equatable {
 
     /// Does what the command line asked and returns the exit code.
     func run(_ runner: CommandRunner) async throws -> ExitCode
+
+    /// Whether the command talks to servers, so that it stops before doing anything when
+    /// requests cannot be sent at all (libcurl missing). False unless a command says so.
+    static var sendsRequests: Bool { get }
 }
 
 extension CommandDefinition {
+    static var sendsRequests: Bool { false }
+
     /// Whether `other` is the same command with the same values.
     func isSame(as other: any CommandDefinition) -> Bool {
         guard let other = other as? Self else { return false }

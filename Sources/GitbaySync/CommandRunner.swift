@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GitbayAPI
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -39,11 +40,22 @@ struct CommandRunner {
                 global.json ? JSONValue.object([("version", .string(HelpText.version))]).rendered() : "gitbay-sync \(HelpText.version)")
             return .success
         case .command(let command):
+            if type(of: command).sendsRequests { try Self.requireLibcurl() }
             return try await command.run(self)
         }
     }
 
     // MARK: Shared steps
+
+    /// Stops a command that talks to servers, before it changes anything, when libcurl cannot
+    /// be opened.
+    static func requireLibcurl() throws(CommandFailure) {
+        do {
+            try ConnectionPool.openLibcurl()
+        } catch {
+            throw CommandFailure("\(error)", exitCode: .unavailable)
+        }
+    }
 
     /// Opens the database, creating it when missing, for a command that changes state.
     func openStore() async throws -> StateStore {

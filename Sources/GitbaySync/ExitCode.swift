@@ -15,7 +15,8 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case noDatabase = 66
     /// The named account is not signed in.
     case noSuchAccount = 67
-    /// A server could not be reached or refused the request for a reason that may pass.
+    /// A server could not be reached or refused the request for a reason that may pass; or,
+    /// for a command that talks to servers, libcurl could not be opened (nothing was done).
     case unavailable = 69
     /// Standard output or standard error could not be written (a full disk, a closed pipe):
     /// the command's report is incomplete. sysexits' EX_CANTCREAT ("an output file cannot be

@@ -6,6 +6,8 @@ import GitbaySupport
 
 /// `devices [<account>]`.
 struct DevicesCommand: ListingCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["devices"], arguments: [.onlyAccount], options: [],
         summary: "List the devices registered on each account's server.",

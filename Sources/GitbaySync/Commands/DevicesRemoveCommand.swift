@@ -9,6 +9,8 @@ struct DevicesRemoveCommand: CommandDefinition {
     static let id = CommandSpec.Argument(name: "id", optional: false, help: "The server's device id, from `gitbay-sync devices`.")
     static let yes = CommandSpec.Option(name: "--yes", valueName: nil, help: "Do not ask for confirmation (required when not on a terminal).")
 
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["devices", "remove"], arguments: [.account, id], options: [yes],
         summary: "Remove one device row from an account's server.",

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GitbayAPI
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -37,11 +38,27 @@ extension CommandRunner {
         let store = await databaseChecks(path, into: &checks)
         if let store {
             let device = await deviceCheck(store, into: &checks)
-            checks += await accountChecks(store, device: device)
+            // Without libcurl every account would fail the same way: one check says it instead.
+            if let missing = Self.libcurlCheck() { checks.append(missing) } else { checks += await accountChecks(store, device: device) }
         }
         checks += await serviceChecks(store)
         show(DoctorOutput(checks: checks))
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
+    }
+
+    /// A failed check when libcurl cannot be opened, so that no account can be checked; nil
+    /// when it opens.
+    private static func libcurlCheck() -> DoctorCheck? {
+        do {
+            try ConnectionPool.openLibcurl()
+            return nil
+        } catch .libcurlUnavailable(let path, let detail) {
+            return .fail(
+                "libcurl", path, "cannot be opened (\(detail)), so no account was checked",
+                fix: "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL")
+        } catch {
+            return .fail("libcurl", "libcurl", "cannot be used: \(error)", fix: "reinstall libcurl")
+        }
     }
 
     /// The database: present, opens (schema known), intact, private, and no run stuck in it.

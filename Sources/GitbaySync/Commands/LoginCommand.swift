@@ -9,6 +9,8 @@ struct LoginCommand: CommandDefinition {
     static let instanceURL = CommandSpec.Argument(
         name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")
 
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["login"], arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
         discussion: """

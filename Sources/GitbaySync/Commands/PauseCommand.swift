@@ -6,6 +6,8 @@ import GitbaySupport
 
 /// `pause <account>`.
 struct PauseCommand: AccountCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["pause"], arguments: [.account], options: [], summary: "Stop pushes to this device for an account, keeping it signed in.",
         discussion: """

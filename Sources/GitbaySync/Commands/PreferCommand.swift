@@ -6,6 +6,8 @@ import GitbaySupport
 
 /// `prefer <account>`.
 struct PreferCommand: AccountCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["prefer"], arguments: [.account], options: [],
         summary: "Choose which account of an instance holds this device's token.",

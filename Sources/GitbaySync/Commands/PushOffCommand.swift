@@ -1,5 +1,7 @@
 /// `push off <account>`.
 struct PushOffCommand: AccountCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["push", "off"], arguments: [.account], options: [], summary: "Turn the account's push notifications off (server-side).",
         discussion: "Sets `notifications settings push off`: the rows stay, the server sends nothing."

@@ -1,5 +1,7 @@
 /// `push on <account>`.
 struct PushOnCommand: AccountCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["push", "on"], arguments: [.account], options: [], summary: "Turn the account's push notifications on (server-side).",
         discussion: "Sets `notifications settings push on` for the account."

@@ -3,6 +3,8 @@ import GitbaySupport
 
 /// `push show [<account>]`.
 struct PushShowCommand: ListingCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["push", "show"], arguments: [.onlyAccount], options: [],
         summary: "Show the push switch of each account (or one).",

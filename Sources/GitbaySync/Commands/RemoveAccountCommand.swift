@@ -9,6 +9,8 @@ struct RemoveAccountCommand: CommandDefinition {
     static let force = CommandSpec.Option(
         name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")
 
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["remove-account"], aliases: ["logout"], arguments: [.account], options: [force],
         summary: "Sign out: deregister this device, then delete the token.",

@@ -6,6 +6,8 @@ import GitbaySupport
 
 /// `resume <account>`.
 struct ResumeCommand: AccountCommand {
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["resume"], arguments: [.account], options: [], summary: "Undo `pause`: register this device for the account again.",
         discussion: """

@@ -18,6 +18,8 @@ struct RunCommand: CommandDefinition {
     static let unattended = CommandSpec.Option(
         name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
 
+    static let sendsRequests = true
+
     static let spec = CommandSpec(
         words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
         summary: "Reconcile every account with its server once (or every DURATION).",

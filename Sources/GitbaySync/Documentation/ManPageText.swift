@@ -30,7 +30,8 @@ enum ManPageText {
             "Bad input data: a malformed instance URL, API token, device token, label or push payload, or more on standard input than the command reads."
         case .noDatabase: "There is no state database at the path, and the command only reads one (or is `run`): nothing was created."
         case .noSuchAccount: "The named account is not signed in."
-        case .unavailable: "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`."
+        case .unavailable:
+            "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
         case .busy: "Another gitbay-sync is writing for the account right now; it (or the next run) finishes the job."
@@ -61,6 +62,10 @@ enum ManPageText {
         (
             "https_proxy, http_proxy, all_proxy, no_proxy",
             "A proxy for requests to instances, as libcurl reads them (http_proxy in lower case only); no_proxy lists hosts reached directly."
+        ),
+        (
+            "GITBAY_SYNC_LIBCURL",
+            "The libcurl file to open, instead of the system's, when a command first sends a request (commands that send nothing never open it)."
         ),
         ("JOURNAL_STREAM", "Set by systemd: when a standard stream is the journal's, each line carries its priority."),
         (
