@@ -99,8 +99,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         setup.set(ccurl_setopt_off(curl, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)))
         setup.set(ccurl_setopt_string(curl, handle, CURLOPT_USERAGENT, "gitbay-sync"))
         setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HTTPHEADER, headerList))
-        if let file = configuration.certificateFile { setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAINFO, file)) }
-        if let folder = configuration.certificateFolder { setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAPATH, folder)) }
+        setAuthorities(&setup, configuration: configuration)
         if !Self.proxyInEnvironment {
             // No proxy variable is set: saying so spares curl reading them for every request.
             setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
@@ -110,6 +109,19 @@ final class CurlEasyHandle: @unchecked Sendable {
         // Over TLS, a transfer waits for a connection being set up to the same instance rather
         // than open another, in case that one turns out to multiplex HTTP/2 streams.
         if Self.isHTTPS(url) { _ = ccurl_setopt_long(curl, handle, CURLOPT_PIPEWAIT, 1) }
+    }
+
+    /// Where the certificate authorities come from: `Authorities.choose` decides.
+    private func setAuthorities(_ setup: inout OptionSetup, configuration: TransportConfiguration) {
+        let chosen = Authorities.choose(
+            file: configuration.certificateFile, folder: configuration.certificateFolder,
+            defaultFolder: CurlLibrary.opened.authorityFolder)
+        switch chosen.file {
+        case .libcurlDefault: break
+        case .none: setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_CAINFO, nil))
+        case .path(let file): setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAINFO, file))
+        }
+        if case .path(let folder) = chosen.folder { setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAPATH, folder)) }
     }
 
     /// The body, header and progress callbacks, each reaching the transfer through `context`.

@@ -18,9 +18,13 @@ import Darwin
 final class CurlLibrary: @unchecked Sendable {
     /// libcurl's entry points.
     let api: UnsafePointer<ccurl_api>
+    /// libcurl's default folder of certificate authorities, when it has one that holds any
+    /// under OpenSSL's hashed names (Debian's /etc/ssl/certs); nil otherwise.
+    let authorityFolder: String?
 
-    private init(api: UnsafePointer<ccurl_api>) {
+    private init(api: UnsafePointer<ccurl_api>, authorityFolder: String? = nil) {
         self.api = api
+        self.authorityFolder = authorityFolder
     }
 
     /// The library file opened unless `GITBAY_SYNC_LIBCURL` names another.
@@ -36,14 +40,17 @@ final class CurlLibrary: @unchecked Sendable {
         return open(named.isEmpty ? systemPath : named).flatMap(\.setUp)
     }()
 
-    /// The entry points of the library `loaded` opened. Only for code that runs once `loaded`
-    /// succeeded: a `ConnectionPool` makes its event loop and handles only then.
-    static var api: UnsafePointer<ccurl_api> {
+    /// The library `loaded` opened. Only for code that runs once `loaded` succeeded: a
+    /// `ConnectionPool` makes its event loop and handles only then.
+    static var opened: CurlLibrary {
         guard case .success(let library) = loaded else {
             preconditionFailure("libcurl was used although it could not be opened")
         }
-        return library.api
+        return library
     }
+
+    /// The entry points of the library `loaded` opened (see `opened`).
+    static var api: UnsafePointer<ccurl_api> { opened.api }
 
     /// Opens the library file at `path` (a name alone is searched for as the loader does).
     static func open(_ path: String) -> Result<CurlLibrary, TransportError> {
@@ -57,14 +64,45 @@ final class CurlLibrary: @unchecked Sendable {
         return .success(CurlLibrary(api: api))
     }
 
-    /// Process-wide setup, once, before the first handle: curl's global state, and SIGPIPE
-    /// ignored so that a peer closing a socket cannot kill the process.
+    /// Process-wide setup, once, before the first handle: curl's global state, SIGPIPE
+    /// ignored so that a peer closing a socket cannot kill the process, and where libcurl
+    /// looks for certificate authorities by default.
     private var setUp: Result<CurlLibrary, TransportError> {
         signal(SIGPIPE, SIG_IGN)
         let code = api.pointee.global_init(Int(CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32))
         guard code == CURLE_OK else {
             return .failure(.other(code: Int(code.rawValue), message: "libcurl could not set itself up (curl_global_init)"))
         }
-        return .success(self)
+        let folder = defaultAuthorityFolder().flatMap { Self.holdsHashedAuthorities($0) ? $0 : nil }
+        return .success(CurlLibrary(api: api, authorityFolder: folder))
+    }
+
+    /// The folder of certificate authorities libcurl uses unless told otherwise (its build's
+    /// `--with-ca-path`), as a fresh handle reports it; nil when it has none.
+    private func defaultAuthorityFolder() -> String? {
+        guard let handle = api.pointee.easy_init() else { return nil }
+        defer { api.pointee.easy_cleanup(handle) }
+        var folder: UnsafeMutablePointer<CChar>?
+        guard ccurl_getinfo_string(api, handle, CURLINFO_CAPATH, &folder) == CURLE_OK, let folder else { return nil }
+        return String(cString: folder)
+    }
+
+    /// Whether `folder` holds a certificate authority under OpenSSL's hashed names
+    /// (`5ad8a5d6.0`): the names a TLS handshake looks an issuer up by.
+    static func holdsHashedAuthorities(_ folder: String) -> Bool {
+        guard let directory = opendir(folder) else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if isHashedName(name) { return true }
+        }
+        return false
+    }
+
+    /// Eight lower-case hex digits, a dot and a decimal number.
+    static func isHashedName(_ name: [UInt8]) -> Bool {
+        guard name.count >= 10, name[8] == UInt8(ascii: "."), name.count - 9 <= 3 else { return false }
+        let hex = name[..<8].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return hex && name[9...].allSatisfy { (0x30...0x39).contains($0) }
     }
 }

@@ -6,11 +6,12 @@ package struct TransportConfiguration: Sendable, Equatable {
     package var requestTimeout: Duration
     /// The largest response body accepted; a larger one aborts the transfer.
     package var maxResponseBytes: Int
-    /// A file of certificate authorities to trust for `https` instances instead of the
-    /// system's, such as a self-hosted instance's private authority; nil keeps the system's.
+    /// A file of certificate authorities to trust for `https` instances in place of libcurl's
+    /// default file, such as a self-hosted instance's private authority; nil keeps the
+    /// system's (`Authorities.choose`).
     package var certificateFile: String?
-    /// A folder of certificate authorities (hashed names, as OpenSSL reads them) to trust
-    /// instead of the system's; nil keeps the system's.
+    /// A folder of certificate authorities (hashed names, as OpenSSL reads them) in place of
+    /// libcurl's default folder; nil keeps the system's.
     package var certificateFolder: String?
     /// The response header fields kept in `HTTPResponse.headers`, by lower-case name; nil
     /// keeps every field. Fields not kept cost no copy.

@@ -57,8 +57,11 @@ enum ManPageText {
         ("XDG_STATE_HOME", "Where the state database lives by default (else ~/.local/state)."),
         ("XDG_CONFIG_HOME", "Where the pre-remove hook and the systemd user units live (else ~/.config)."),
         ("HOME", "The home folder, for the defaults above and the launchd agent."),
-        ("SSL_CERT_FILE", "A file of certificate authorities to trust for https instances instead of the system's, such as a private one."),
-        ("SSL_CERT_DIR", "A folder of certificate authorities (OpenSSL's hashed names) to trust instead of the system's."),
+        (
+            "SSL_CERT_FILE",
+            "A file of certificate authorities to trust for https instances (such as a private one), in place of libcurl's default file."
+        ),
+        ("SSL_CERT_DIR", "A folder of certificate authorities (OpenSSL's hashed names), in place of libcurl's default folder."),
         (
             "https_proxy, http_proxy, all_proxy, no_proxy",
             "A proxy for requests to instances, as libcurl reads them (http_proxy in lower case only); no_proxy lists hosts reached directly."
