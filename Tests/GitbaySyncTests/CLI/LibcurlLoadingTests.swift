@@ -10,7 +10,7 @@ import Testing
 @Suite("libcurl, opened on first use")
 struct LibcurlLoadingTests {
     #if os(Linux)
-    @Test("status, accounts and --help never load libcurl; login does")
+    @Test("status, accounts, resolve and --help never load libcurl; login does")
     func offlineCommandsLeaveLibcurlUnloaded() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
@@ -22,8 +22,9 @@ struct LibcurlLoadingTests {
         #expect(login.code == 0, "\(login.err)")
         #expect(login.err.contains("libcurl.so"), "the control: a request loads libcurl")
 
-        for arguments in [["status"], ["accounts"], ["--help"], ["device", "show"]] {
-            let result = try await traced.run(arguments)
+        let payload = ResolveCommandTests.payload(instance: server.baseURL, user: "alice", path: "o/r/issues/1")
+        for (arguments, stdin) in [(["status"], nil), (["accounts"], nil), (["--help"], nil), (["device", "show"], nil), (["resolve"], payload)] {
+            let result = try await traced.run(arguments, stdin: stdin)
             #expect(result.code == 0, "\(arguments): \(result.err)")
             #expect(result.err.contains("libsqlite3"), "\(arguments): the loader's trace is on stderr")
             #expect(!result.err.contains("libcurl"), "\(arguments) loaded libcurl")
