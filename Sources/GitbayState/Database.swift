@@ -210,11 +210,24 @@ final class Statement {
             case .integer(let number):
                 result = sqlite3_bind_int64(handle, index, number)
             case .text(let string):
-                result = sqlite3_bind_text(handle, index, string, -1, csqlite_transient())
+                result = Self.bindText(string, at: index, of: handle)
             case .null:
                 result = sqlite3_bind_null(handle, index)
             }
             try database.check(result, sql: sql)
+        }
+    }
+
+    /// Binds the UTF-8 bytes of `text` in place (SQLite copies them): a C string made from a
+    /// Swift string would cost an allocation for each value bound.
+    private static func bindText(_ text: String, at index: Int32, of handle: OpaquePointer) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            // An empty string has no address; a null pointer would bind NULL, not the empty text.
+            let start = bytes.baseAddress ?? ("" as StaticString).utf8Start
+            return UnsafeRawPointer(start).withMemoryRebound(to: CChar.self, capacity: max(bytes.count, 1)) { chars in
+                sqlite3_bind_text(handle, index, chars, Int32(bytes.count), csqlite_transient())
+            }
         }
     }
 
