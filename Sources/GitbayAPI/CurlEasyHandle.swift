@@ -115,7 +115,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     private func setAuthorities(_ setup: inout OptionSetup, configuration: TransportConfiguration) {
         let chosen = Authorities.choose(
             file: configuration.certificateFile, folder: configuration.certificateFolder,
-            defaultFolder: CurlLibrary.opened.authorityFolder)
+            defaults: CurlLibrary.opened.authorityDefaults)
         switch chosen.file {
         case .libcurlDefault: break
         case .none: setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_CAINFO, nil))

@@ -18,13 +18,12 @@ import Darwin
 final class CurlLibrary: @unchecked Sendable {
     /// libcurl's entry points.
     let api: UnsafePointer<ccurl_api>
-    /// libcurl's default folder of certificate authorities, when it has one that holds any
-    /// under OpenSSL's hashed names (Debian's /etc/ssl/certs); nil otherwise.
-    let authorityFolder: String?
+    /// Where libcurl finds certificate authorities unless told otherwise.
+    let authorityDefaults: Authorities.Defaults
 
-    private init(api: UnsafePointer<ccurl_api>, authorityFolder: String? = nil) {
+    private init(api: UnsafePointer<ccurl_api>, authorityDefaults: Authorities.Defaults = .init()) {
         self.api = api
-        self.authorityFolder = authorityFolder
+        self.authorityDefaults = authorityDefaults
     }
 
     /// The library file opened unless `GITBAY_SYNC_LIBCURL` names another.
@@ -73,18 +72,22 @@ final class CurlLibrary: @unchecked Sendable {
         guard code == CURLE_OK else {
             return .failure(.other(code: Int(code.rawValue), message: "libcurl could not set itself up (curl_global_init)"))
         }
-        let folder = defaultAuthorityFolder().flatMap { Self.holdsHashedAuthorities($0) ? $0 : nil }
-        return .success(CurlLibrary(api: api, authorityFolder: folder))
+        return .success(CurlLibrary(api: api, authorityDefaults: defaultAuthorities()))
     }
 
-    /// The folder of certificate authorities libcurl uses unless told otherwise (its build's
-    /// `--with-ca-path`), as a fresh handle reports it; nil when it has none.
-    private func defaultAuthorityFolder() -> String? {
-        guard let handle = api.pointee.easy_init() else { return nil }
+    /// The file and folder of certificate authorities libcurl uses unless told otherwise (its
+    /// build's `--with-ca-bundle` and `--with-ca-path`), as a fresh handle reports them; the
+    /// folder only when it holds authorities under hashed names.
+    private func defaultAuthorities() -> Authorities.Defaults {
+        guard let handle = api.pointee.easy_init() else { return .init() }
         defer { api.pointee.easy_cleanup(handle) }
-        var folder: UnsafeMutablePointer<CChar>?
-        guard ccurl_getinfo_string(api, handle, CURLINFO_CAPATH, &folder) == CURLE_OK, let folder else { return nil }
-        return String(cString: folder)
+        func path(_ info: CURLINFO) -> String? {
+            var path: UnsafeMutablePointer<CChar>?
+            guard ccurl_getinfo_string(api, handle, info, &path) == CURLE_OK, let path else { return nil }
+            return String(cString: path)
+        }
+        let folder = path(CURLINFO_CAPATH).flatMap { Self.holdsHashedAuthorities($0) ? $0 : nil }
+        return Authorities.Defaults(file: path(CURLINFO_CAINFO), hashedFolder: folder)
     }
 
     /// Whether `folder` holds a certificate authority under OpenSSL's hashed names

@@ -11,18 +11,26 @@ struct AuthoritiesTests {
     @Test("SSL_CERT_FILE and SSL_CERT_DIR each replace libcurl's default; its bundle is left out while its hashed folder is in use")
     func choice() {
         typealias Choice = Authorities
-        let system = "/etc/ssl/certs"
-        #expect(Choice.choose(file: "/ca.pem", folder: nil, defaultFolder: system) == Choice(file: .path("/ca.pem"), folder: .libcurlDefault))
-        #expect(Choice.choose(file: "/ca.pem", folder: "/mine", defaultFolder: nil) == Choice(file: .path("/ca.pem"), folder: .path("/mine")))
+        let bundle = "/etc/ssl/certs/ca-certificates.crt", system = "/etc/ssl/certs"
+        let debian = Choice.Defaults(file: bundle, hashedFolder: system)
+        #expect(Choice.choose(file: "/ca.pem", folder: nil, defaults: debian) == Choice(file: .path("/ca.pem"), folder: .libcurlDefault))
+        #expect(
+            Choice.choose(file: "/ca.pem", folder: "/mine", defaults: .init())
+                == Choice(file: .path("/ca.pem"), folder: .path("/mine")))
         // A folder of one's own: the system's bundle stays, as for OpenSSL's tools.
-        #expect(Choice.choose(file: nil, folder: "/mine", defaultFolder: system) == Choice(file: .libcurlDefault, folder: .path("/mine")))
+        #expect(Choice.choose(file: nil, folder: "/mine", defaults: debian) == Choice(file: .libcurlDefault, folder: .path("/mine")))
         // The system's folder, by default or named: the bundle beside it is left out.
-        #expect(Choice.choose(file: nil, folder: nil, defaultFolder: system) == Choice(file: .none, folder: .libcurlDefault))
-        #expect(Choice.choose(file: nil, folder: system, defaultFolder: system) == Choice(file: .none, folder: .path(system)))
-        #expect(Choice.choose(file: nil, folder: system + "/", defaultFolder: system) == Choice(file: .none, folder: .path(system + "/")))
+        #expect(Choice.choose(file: nil, folder: nil, defaults: debian) == Choice(file: .none, folder: .libcurlDefault))
+        #expect(Choice.choose(file: nil, folder: system, defaults: debian) == Choice(file: .none, folder: .path(system)))
+        #expect(Choice.choose(file: nil, folder: system + "/", defaults: debian) == Choice(file: .none, folder: .path(system + "/")))
+        // Naming libcurl's own bundle names nothing else: the folder alone still.
+        #expect(Choice.choose(file: bundle, folder: nil, defaults: debian) == Choice(file: .none, folder: .libcurlDefault))
+        #expect(Choice.choose(file: bundle, folder: "/mine", defaults: debian) == Choice(file: .libcurlDefault, folder: .path("/mine")))
         // No hashed default folder: libcurl's defaults.
-        #expect(Choice.choose(file: nil, folder: nil, defaultFolder: nil) == Choice(file: .libcurlDefault, folder: .libcurlDefault))
-        #expect(Choice.choose(file: nil, folder: system, defaultFolder: nil) == Choice(file: .libcurlDefault, folder: .path(system)))
+        let bundleOnly = Choice.Defaults(file: bundle, hashedFolder: nil)
+        #expect(Choice.choose(file: nil, folder: nil, defaults: bundleOnly) == Choice(file: .libcurlDefault, folder: .libcurlDefault))
+        #expect(Choice.choose(file: bundle, folder: nil, defaults: bundleOnly) == Choice(file: .libcurlDefault, folder: .libcurlDefault))
+        #expect(Choice.choose(file: nil, folder: system, defaults: .init()) == Choice(file: .libcurlDefault, folder: .path(system)))
     }
 
     @Test("a folder counts only when it holds a file under a hashed name")
