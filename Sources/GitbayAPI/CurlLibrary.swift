@@ -102,7 +102,7 @@ final class CurlLibrary: @unchecked Sendable {
         return false
     }
 
-    /// Eight lower-case hex digits, a dot and a decimal number.
+    /// Eight lower-case hex digits, a dot and a number of up to three digits.
     static func isHashedName(_ name: [UInt8]) -> Bool {
         guard name.count >= 10, name[8] == UInt8(ascii: "."), name.count - 9 <= 3 else { return false }
         let hex = name[..<8].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
