@@ -21,7 +21,7 @@ final class CurlLibrary: @unchecked Sendable {
     /// Where libcurl finds certificate authorities unless told otherwise.
     let authorityDefaults: Authorities.Defaults
 
-    private init(api: UnsafePointer<ccurl_api>, authorityDefaults: Authorities.Defaults = .init()) {
+    private init(api: UnsafePointer<ccurl_api>, authorityDefaults: Authorities.Defaults) {
         self.api = api
         self.authorityDefaults = authorityDefaults
     }
@@ -36,7 +36,7 @@ final class CurlLibrary: @unchecked Sendable {
     /// The process's libcurl, opened and set up on first use; or why it cannot be used.
     static let loaded: Result<CurlLibrary, TransportError> = {
         let named = getenv("GITBAY_SYNC_LIBCURL").map { String(cString: $0) } ?? ""
-        return open(named.isEmpty ? systemPath : named).flatMap(\.setUp)
+        return open(named.isEmpty ? systemPath : named).flatMap(setUp)
     }()
 
     /// The library `loaded` opened. Only for code that runs once `loaded` succeeded: a
@@ -51,8 +51,9 @@ final class CurlLibrary: @unchecked Sendable {
     /// The entry points of the library `loaded` opened (see `opened`).
     static var api: UnsafePointer<ccurl_api> { opened.api }
 
-    /// Opens the library file at `path` (a name alone is searched for as the loader does).
-    static func open(_ path: String) -> Result<CurlLibrary, TransportError> {
+    /// Opens the library file at `path` (a name alone is searched for as the loader does) and
+    /// finds its entry points.
+    private static func open(_ path: String) -> Result<UnsafePointer<ccurl_api>, TransportError> {
         let api = UnsafeMutablePointer<ccurl_api>.allocate(capacity: 1)
         api.initialize(to: ccurl_api())
         if let reason = ccurl_open(path, api) {
@@ -60,25 +61,25 @@ final class CurlLibrary: @unchecked Sendable {
             api.deallocate()
             return .failure(.libcurlUnavailable(path: path, detail: detail))
         }
-        return .success(CurlLibrary(api: api))
+        return .success(UnsafePointer(api))
     }
 
     /// Process-wide setup, once, before the first handle: curl's global state, SIGPIPE
     /// ignored so that a peer closing a socket cannot kill the process, and where libcurl
     /// looks for certificate authorities by default.
-    private var setUp: Result<CurlLibrary, TransportError> {
+    private static func setUp(_ api: UnsafePointer<ccurl_api>) -> Result<CurlLibrary, TransportError> {
         signal(SIGPIPE, SIG_IGN)
         let code = api.pointee.global_init(Int(CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32))
         guard code == CURLE_OK else {
             return .failure(.other(code: Int(code.rawValue), message: "libcurl could not set itself up (curl_global_init)"))
         }
-        return .success(CurlLibrary(api: api, authorityDefaults: defaultAuthorities()))
+        return .success(CurlLibrary(api: api, authorityDefaults: defaultAuthorities(api)))
     }
 
     /// The file and folder of certificate authorities libcurl uses unless told otherwise (its
     /// build's `--with-ca-bundle` and `--with-ca-path`), as a fresh handle reports them; the
     /// folder only when it holds authorities under hashed names.
-    private func defaultAuthorities() -> Authorities.Defaults {
+    private static func defaultAuthorities(_ api: UnsafePointer<ccurl_api>) -> Authorities.Defaults {
         guard let handle = api.pointee.easy_init() else { return .init() }
         defer { api.pointee.easy_cleanup(handle) }
         func path(_ info: CURLINFO) -> String? {
@@ -86,7 +87,7 @@ final class CurlLibrary: @unchecked Sendable {
             guard ccurl_getinfo_string(api, handle, info, &path) == CURLE_OK, let path else { return nil }
             return String(cString: path)
         }
-        let folder = path(CURLINFO_CAPATH).flatMap { Self.holdsHashedAuthorities($0) ? $0 : nil }
+        let folder = path(CURLINFO_CAPATH).flatMap { holdsHashedAuthorities($0) ? $0 : nil }
         return Authorities.Defaults(file: path(CURLINFO_CAINFO), hashedFolder: folder)
     }
 

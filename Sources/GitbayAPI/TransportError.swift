@@ -44,6 +44,9 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     /// Any other curl failure: its code and message.
     case other(code: Int, message: String)
 
+    /// What to do when libcurl cannot be opened (`libcurlUnavailable`).
+    package static let libcurlFix = "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
+
     /// True when the same request may succeed if sent again: connection failures, timeouts and
     /// broken connections.
     package var isRetryable: Bool {
@@ -81,7 +84,7 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidRequest(let reason):
             "the request could not be sent: \(reason)"
         case .libcurlUnavailable(let path, let detail):
-            "libcurl could not be opened from \(path) (\(detail)); install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
+            "libcurl could not be opened from \(path) (\(detail)); \(Self.libcurlFix)"
         case .other(let code, let message):
             "curl error \(code): \(message)"
         }

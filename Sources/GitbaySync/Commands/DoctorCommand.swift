@@ -53,9 +53,7 @@ extension CommandRunner {
             try ConnectionPool.openLibcurl()
             return nil
         } catch .libcurlUnavailable(let path, let detail) {
-            return .fail(
-                "libcurl", path, "cannot be opened (\(detail)), so no account was checked",
-                fix: "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL")
+            return .fail("libcurl", path, "cannot be opened (\(detail)), so no account was checked", fix: TransportError.libcurlFix)
         } catch {
             return .fail("libcurl", "libcurl", "cannot be used: \(error)", fix: "reinstall libcurl")
         }
