@@ -45,6 +45,7 @@ final class AccountReconciler {
         self.snapshot = snapshot
         self.start = start
         self.lease = lease
+        outcome = AccountOutcome(account: account.name, action: .unchanged, condition: .pending)
     }
 
     /// How one pass over the account ended.
@@ -59,8 +60,20 @@ final class AccountReconciler {
     /// Thrown before a write once the desire has changed.
     struct Superseded: Error {}
 
+    /// The account's verdict as this pass read it, before it changed anything.
+    private var read = AccountStatusRecord()
+    /// The verdict this pass makes: what it records when it ends.
+    private var status = AccountStatusRecord()
+    private var outcome: AccountOutcome
+    /// The server writes this pass made.
+    private var writes = 0
+    private var startedAt = Date.distantPast
+
     /// Brings the account to the decision's desire; the outcome names the row of the current
     /// token it holds afterwards.
+    ///
+    /// The pass's state lives on this object and the async steps are kept small: an account's
+    /// task keeps every frame of its deepest chain of awaits while its request is in flight.
     func reconcile() async -> Pass {
         let pass = await reconcileHoldingLeaseForWrites()
         await lease.giveBack()
@@ -68,32 +81,47 @@ final class AccountReconciler {
     }
 
     private func reconcileHoldingLeaseForWrites() async -> Pass {
-        var read = start?.status ?? AccountStatusRecord()
-        if start == nil { read = (try? await store.status(ofAccount: account.id)) ?? read }
-        var status = read
-        let startedAt = now()
-        status.lastAttemptAt = startedAt
-        var writes = 0
-        var outcome = AccountOutcome(account: account.name, action: .unchanged, condition: .pending)
-        do {
-            let verdict = try await observeAndAct(&outcome, status: &status, writes: &writes)
-            Self.succeeded(&status, verdict, at: startedAt)
-        } catch is Superseded {
-            return .superseded(requests: await client.requestCount, writes: writes)
-        } catch let held as AccountLease.HeldElsewhere {
-            return .done(await leftToHolder(held.lease, status: read))
-        } catch {
-            outcome.action = .failed
-            outcome.error = String(describing: error)
-            if Self.isCancellation(error) {
-                // Stopped on purpose: not the account's failure, and nothing more is recorded.
-                outcome.condition = status.condition
-                outcome.writes = writes
-                outcome.requests = await client.requestCount
-                return .done(outcome)
-            }
-            failed(error, at: startedAt, status: &status, outcome: &outcome)
+        if start == nil {
+            begin(reading: try? await store.status(ofAccount: account.id))
+        } else {
+            begin(reading: nil)
         }
+        do {
+            let verdict = try await observeAndAct()
+            Self.succeeded(&status, verdict, at: startedAt)
+        } catch {
+            if let ended = await ended(by: error) { return ended }
+        }
+        return await recorded()
+    }
+
+    /// Starts the pass from the verdict read afresh, or from the one the run read.
+    private func begin(reading fresh: AccountStatusRecord?) {
+        read = fresh ?? start?.status ?? AccountStatusRecord()
+        status = read
+        startedAt = now()
+        status.lastAttemptAt = startedAt
+    }
+
+    /// How a pass that threw ends; nil when the failure is recorded like any verdict.
+    private func ended(by error: any Error) async -> Pass? {
+        if error is Superseded { return .superseded(requests: await client.requestCount, writes: writes) }
+        if let held = error as? AccountLease.HeldElsewhere { return .done(await leftToHolder(held.lease, status: read)) }
+        outcome.action = .failed
+        outcome.error = String(describing: error)
+        guard Self.isCancellation(error) else {
+            failed(error, at: startedAt, status: &status, outcome: &outcome)
+            return nil
+        }
+        // Stopped on purpose: not the account's failure, and nothing more is recorded.
+        outcome.condition = status.condition
+        outcome.writes = writes
+        outcome.requests = await client.requestCount
+        return .done(outcome)
+    }
+
+    /// Records the pass's verdict and ends it.
+    private func recorded() async -> Pass {
         outcome.writes = writes
         outcome.requests = await client.requestCount
         // A success that changed nothing on the server or in the records (no lease was needed)
@@ -114,11 +142,16 @@ final class AccountReconciler {
 
     /// One observe, decide and act: lists (with the remembered tag while it vouches), carries
     /// the plan out, and sets the outcome and the tag to remember. Returns the verdict.
-    private func observeAndAct(
-        _ outcome: inout AccountOutcome, status: inout AccountStatusRecord, writes: inout Int
-    ) async throws -> AccountDecision.Verdict {
+    private func observeAndAct() async throws -> AccountDecision.Verdict {
         let records = if let start { start.records } else { try await store.registrations(ofAccount: account.id) }
         let answer = try await client.listDevices(ifNoneMatch: decision.tagToSend(remembered: status, records: records))
+        return try await act(on: answer, records: records)
+    }
+
+    /// Plans from the list and carries the plan out. Apart from `observeAndAct`, so that what
+    /// it holds is not kept while the list is in flight.
+    @inline(never)
+    private func act(on answer: DeviceList, records: [RegistrationRecord]) async throws -> AccountDecision.Verdict {
         let plan = decision.plan(records: records, answer: answer)
         if !plan.actions.isEmpty { try await lease.take(planningFrom: records) }
         let rows = if case .list(let rows, _) = answer { rows } else { [ServerDevice]() }

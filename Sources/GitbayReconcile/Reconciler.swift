@@ -108,92 +108,72 @@ package struct Reconciler: Sendable {
     /// Reconciles one account, planning again (with the device and desire read afresh) when a
     /// change made during the pass supersedes it.
     private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> Reconciled {
-        var (account, desire, device) = (account, desire, facts.device)
-        var start = Optional(
-            AccountStart(
-                status: facts.statuses[account.id] ?? AccountStatusRecord(), records: facts.registrations[account.id] ?? [],
-                apiToken: facts.apiTokens[account.id]
-            ))
-        var spent = (requests: 0, writes: 0)
+        let passes = AccountPasses(account, desire, facts: facts)
         for _ in 1...Self.passes {
-            let snapshot = DesireSnapshot(desire: desire, generation: device.generation, label: device.label)
-            let pass = await reconcileOne(account, desire, device: device, snapshot: snapshot, start: start)
-            start = nil
-            var result: Reconciled
-            switch pass {
-            case .done(let outcome): result = Reconciled(outcome: outcome)
-            case .steady(let outcome, let verdict): result = Reconciled(outcome: outcome, steady: Steady(verdict: verdict, snapshot: snapshot))
-            case .superseded(let requests, let writes):
-                spent = (spent.requests + requests, spent.writes + writes)
-                logger.info("account.superseded", ["account.name": account.name])
-                switch await plannedAgain(account, spent: spent) {
-                case .success(let next): (account, desire, device) = next
-                case .failure(let ended): return Reconciled(outcome: ended.outcome)
-                }
-                continue
-            }
-            result.outcome.requests += spent.requests
-            result.outcome.writes += spent.writes
-            return result
+            let snapshot = passes.snapshot
+            let pass = await reconcileOne(passes, snapshot: snapshot)
+            if let result = passes.result(of: pass, planned: snapshot) { return result }
+            logger.info("account.superseded", ["account.name": passes.account.name])
+            if let ended = passes.planAgain(from: await readAfresh(passes.account.id)) { return ended }
         }
-        return Reconciled(
-            outcome: AccountOutcome(
-                account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
-                reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line"
-            ))
+        return passes.stillChanging()
     }
 
-    /// How a pass that is planned again ends without one: the account's outcome.
-    struct Ended: Error {
+    /// The account, what it should have and the device, read afresh; nil when the account is
+    /// gone. Not inlined: the frame it needs is needed only between passes.
+    @inline(never)
+    private func readAfresh(_ id: Int64) async -> Result<AccountPasses.Fresh?, any Error> {
+        do {
+            guard let account = try await store.account(id: id), let snapshot = try await store.desireSnapshot(ofAccount: id) else {
+                return .success(nil)
+            }
+            return .success((account, snapshot, try await store.device()))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One pass over the account. Not inlined, so that the frame `reconcileInPasses` keeps while
+    /// a request is in flight holds only what it carries from pass to pass.
+    @inline(never)
+    private func reconcileOne(_ passes: AccountPasses, snapshot: DesireSnapshot) async -> AccountReconciler.Pass {
+        var token = Result<Secret?, any Error>.success(passes.start?.apiToken)
+        if passes.start == nil {
+            do { token = .success(try await store.apiToken(ofAccount: passes.account.id)) } catch { token = .failure(error) }
+        }
+        switch makeReconciler(passes, snapshot: snapshot, token: token) {
+        case .success(let reconciler): return await reconciler.reconcile()
+        case .failure(let notStarted): return .done(notStarted.outcome)
+        }
+    }
+
+    /// A pass that could not start: the account's outcome.
+    struct NotStarted: Error {
         let outcome: AccountOutcome
     }
 
-    /// The account, its desire and the device read afresh for another pass.
-    private func plannedAgain(
-        _ account: AccountRecord, spent: (requests: Int, writes: Int)
-    ) async -> Result<(AccountRecord, Desire, DeviceRecord), Ended> {
-        do {
-            guard let fresh = try await store.account(id: account.id), let snapshot = try await store.desireSnapshot(ofAccount: account.id),
-                let next = snapshot.desire
-            else {
-                return .failure(
-                    Ended(
-                        outcome: AccountOutcome(
-                            account: account.name, action: .skipped, condition: .pending, requests: spent.requests, writes: spent.writes,
-                            reason: "signed out, or its token refused, during the run"
-                        )))
-            }
-            return .success((fresh, next, try await store.device()))
-        } catch {
-            return .failure(
-                Ended(
-                    outcome: AccountOutcome(
-                        account: account.name, action: .failed, condition: .error, requests: spent.requests, writes: spent.writes,
-                        error: String(describing: error))))
-        }
-    }
-
-    private func reconcileOne(
-        _ account: AccountRecord, _ desire: Desire, device: DeviceRecord, snapshot: DesireSnapshot, start: AccountStart?
-    ) async -> AccountReconciler.Pass {
+    /// The account's reconciler for one pass, with its own client; the account's outcome when
+    /// no client can be made for it. Not async, so that what it builds stays out of the frame
+    /// of the account's task.
+    @inline(never)
+    private func makeReconciler(
+        _ passes: AccountPasses, snapshot: DesireSnapshot, token: Result<Secret?, any Error>
+    ) -> Result<AccountReconciler, NotStarted> {
+        let (account, desire, device, start) = (passes.account, passes.desire, passes.device, passes.start)
         let client: GitbayClient
         do {
-            client =
-                if let start {
-                    try GitbayClient.forAccount(account, token: start.apiToken, configuration: options.client, logger: logger)
-                } else {
-                    try await GitbayClient.forAccount(account, in: store, configuration: options.client, logger: logger)
-                }
+            client = try GitbayClient.forAccount(account, token: token.get(), configuration: options.client, logger: logger)
         } catch {
             let (condition, _) = FailurePolicy.classify(error, failures: 1)
-            return .done(AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error)))
+            return .failure(
+                NotStarted(outcome: AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error))))
         }
-        let reconciler = AccountReconciler(
-            store: store, account: account, device: device, decision: AccountDecision(desire: desire, account: account, device: device),
-            client: client, logger: logger.with(["account.name": account.name]), now: options.now,
-            backoffCeiling: options.backoffCeiling, snapshot: snapshot, start: start.map { ($0.status, $0.records) },
-            lease: AccountLease(store: store, accountID: account.id, holder: options.leaseHolder, now: options.now)
-        )
-        return await reconciler.reconcile()
+        return .success(
+            AccountReconciler(
+                store: store, account: account, device: device, decision: AccountDecision(desire: desire, account: account, device: device),
+                client: client, logger: logger.with(["account.name": account.name]), now: options.now,
+                backoffCeiling: options.backoffCeiling, snapshot: snapshot, start: start.map { ($0.status, $0.records) },
+                lease: AccountLease(store: store, accountID: account.id, holder: options.leaseHolder, now: options.now)
+            ))
     }
 }
