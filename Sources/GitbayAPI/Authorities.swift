@@ -40,11 +40,11 @@ struct Authorities: Equatable {
 
     /// Whether two spellings name one path, ignoring trailing slashes.
     private static func samePath(_ one: String, _ other: String) -> Bool {
-        func trimmed(_ path: String) -> Substring {
-            var path = Substring(path)
-            while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        func trimmed(_ path: String) -> Substring.UTF8View {
+            var path = Substring(path).utf8
+            while path.count > 1, path.last == UInt8(ascii: "/") { path = path.dropLast() }
             return path
         }
-        return trimmed(one) == trimmed(other)
+        return trimmed(one).elementsEqual(trimmed(other))
     }
 }

@@ -79,8 +79,17 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// The request's header fields as curl takes them; the caller frees the list.
     private func headerList(for request: HTTPRequest) -> UnsafeMutablePointer<curl_slist>? {
         var headerList: UnsafeMutablePointer<curl_slist>?
+        var line: [UInt8] = []
         for (name, value) in request.headers {
-            headerList = curl.pointee.slist_append(headerList, "\(name): \(value)")
+            // `name: value` and the terminating NUL, built as bytes: curl copies the line.
+            line.removeAll(keepingCapacity: true)
+            line.append(contentsOf: name.utf8)
+            line.append(contentsOf: ": ".utf8)
+            line.append(contentsOf: value.utf8)
+            line.append(0)
+            headerList = line.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { curl.pointee.slist_append(headerList, $0.baseAddress) }
+            }
         }
         // An empty `Expect:` stops curl from waiting for `100 Continue` before a POST body.
         return curl.pointee.slist_append(headerList, "Expect:")

@@ -23,6 +23,11 @@ struct AuthoritiesTests {
         #expect(Choice.choose(file: nil, folder: nil, defaults: debian) == Choice(file: .none, folder: .libcurlDefault))
         #expect(Choice.choose(file: nil, folder: system, defaults: debian) == Choice(file: .none, folder: .path(system)))
         #expect(Choice.choose(file: nil, folder: system + "/", defaults: debian) == Choice(file: .none, folder: .path(system + "/")))
+        #expect(Choice.choose(file: nil, folder: system + "//", defaults: debian) == Choice(file: .none, folder: .path(system + "//")))
+        #expect(Choice.choose(file: nil, folder: system + "s", defaults: debian) == Choice(file: .libcurlDefault, folder: .path(system + "s")))
+        #expect(Choice.choose(file: nil, folder: "/etc/ssl", defaults: debian) == Choice(file: .libcurlDefault, folder: .path("/etc/ssl")))
+        // The root stays the root.
+        #expect(Choice.choose(file: nil, folder: "//", defaults: .init(file: nil, hashedFolder: "/")) == Choice(file: .none, folder: .path("//")))
         // Naming libcurl's own bundle names nothing else: the folder alone still.
         #expect(Choice.choose(file: bundle, folder: nil, defaults: debian) == Choice(file: .none, folder: .libcurlDefault))
         #expect(Choice.choose(file: bundle, folder: "/mine", defaults: debian) == Choice(file: .libcurlDefault, folder: .path("/mine")))
