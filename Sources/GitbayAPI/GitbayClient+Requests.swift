@@ -35,38 +35,51 @@ extension GitbayClient {
     }
 
     /// Sends `call`, retrying as the policy allows, and returns the first answer that is not an error.
+    /// What it logs and how it classifies are non-async steps, kept out of the frames an
+    /// account's task holds while its request is in flight.
     func send(_ call: Call, command: [String]) async throws(GitbayError) -> Reply {
         let request = makeRequest(call)
-        let commandText = command.joined(separator: " ")
         var attempt = 0
         while true {
             attempt += 1
-            requestCount += 1
-            logger.debug(
-                "gitbay.request",
-                [
-                    "gitbay.command": commandText, "http.method": request.method, "request.attempt": String(attempt),
-                ])
+            noteAttempt(attempt, of: request, command: command)
             let failure: GitbayError
             do throws(GitbayError) {
                 return try await exchange(request, command: command)
             } catch {
                 failure = error
             }
-            let delay = configuration.retry.delay(afterAttempt: attempt, failedWith: failure, unitRandom: configuration.random())
-            guard let delay else {
-                logger.info("gitbay.request.failed", metadata(of: failure, command: commandText, attempt: attempt))
-                throw failure
-            }
-            var retryMetadata = metadata(of: failure, command: commandText, attempt: attempt)
-            retryMetadata["retry.delay_ms"] = String(delay.roundedUpMilliseconds)
-            logger.info("gitbay.request.retrying", retryMetadata)
+            guard let delay = delayBeforeRetrying(after: failure, attempt: attempt, command: command) else { throw failure }
             do {
                 try await Task.sleep(for: delay)
             } catch {
                 throw GitbayError(kind: .transport(.cancelled), account: accountName, command: command)
             }
         }
+    }
+
+    /// Counts the request and logs it.
+    private func noteAttempt(_ attempt: Int, of request: HTTPRequest, command: [String]) {
+        requestCount += 1
+        logger.debug(
+            "gitbay.request",
+            [
+                "gitbay.command": command.joined(separator: " "), "http.method": request.method, "request.attempt": String(attempt),
+            ])
+    }
+
+    /// How long to wait before trying again after `failure`; nil when it is not to be retried.
+    /// Logs either way.
+    private func delayBeforeRetrying(after failure: GitbayError, attempt: Int, command: [String]) -> Duration? {
+        let commandText = command.joined(separator: " ")
+        guard let delay = configuration.retry.delay(afterAttempt: attempt, failedWith: failure, unitRandom: configuration.random()) else {
+            logger.info("gitbay.request.failed", metadata(of: failure, command: commandText, attempt: attempt))
+            return nil
+        }
+        var retryMetadata = metadata(of: failure, command: commandText, attempt: attempt)
+        retryMetadata["retry.delay_ms"] = String(delay.roundedUpMilliseconds)
+        logger.info("gitbay.request.retrying", retryMetadata)
+        return delay
     }
 
     /// One HTTP exchange, classified.
@@ -79,6 +92,11 @@ extension GitbayClient {
         } catch {
             throw GitbayError(kind: .transport(error), account: accountName, command: command)
         }
+        return try reply(to: response, command: command)
+    }
+
+    /// The answer `response` gives, or the error it says.
+    private func reply(to response: HTTPResponse, command: [String]) throws(GitbayError) -> Reply {
         logger.debug("gitbay.response", ["gitbay.command": command.joined(separator: " "), "http.status": String(response.status)])
         switch ServerAnswer(status: response.status, headers: response.headers, body: response.body) {
         case .success:
