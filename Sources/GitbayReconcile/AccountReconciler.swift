@@ -7,7 +7,8 @@ import GitbaySupport
 /// `AccountDecision` decide, carry the actions out and record each outcome as it happens.
 ///
 /// A class, and `Pass` indirect: every async frame of an account's task (one task stack per
-/// account in flight) then holds a reference rather than a copy of the records.
+/// account in flight) then holds a reference rather than a copy of the records. One instance
+/// carries one pass: `reconcile()` is called once, and a pass planned again gets a new one.
 final class AccountReconciler {
     let store: StateStore
     let account: AccountRecord
