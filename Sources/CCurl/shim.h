@@ -44,11 +44,11 @@ typedef CURLSHcode (*ccurl_share_setopt_function)(CURLSH *, CURLSHoption, ...);
 // why not (the loader's message, or the name of the function missing), valid until the next
 // call. The library stays open for the life of the process.
 //
-// Lazily bound: the libraries libcurl depends on that were built without immediate binding
-// (nghttp2, zlib, Kerberos, ...) have their functions looked up when first called, not all
-// at open; libcurl itself and most of the others bind everything at load regardless.
+// Every symbol is bound at open (RTLD_NOW), those of libcurl's own libraries too: a library
+// that does not fit (a missing function) is reported here, before a command does anything,
+// rather than ending the process in the middle of a run at the first call that needs it.
 static inline const char *ccurl_open(const char *path, ccurl_api *api) {
-    void *library = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
         const char *reason = dlerror();
         return reason != NULL ? reason : "the library could not be opened";
