@@ -38,9 +38,12 @@ extension StateStore {
 
     /// Every account, in sign-in order.
     package func accounts() throws -> [AccountRecord] {
-        try access { database in
-            try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id")
-        }
+        try access { database in try Self.allAccounts(database) }
+    }
+
+    /// Every account, in sign-in order, read on `database`.
+    static func allAccounts(_ database: Database) throws(SQLiteError) -> [AccountRecord] {
+        try accounts(database, "SELECT \(accountColumns) FROM accounts ORDER BY signed_in_at, id")
     }
 
     /// The accounts being removed, in sign-in order.

@@ -70,7 +70,7 @@ extension StateStore {
             try database.reading {
                 (
                     device: try Self.readDevice(database),
-                    accounts: try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id"),
+                    accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database)
                 )
             }
@@ -84,7 +84,7 @@ extension StateStore {
             try database.reading {
                 (
                     device: try Self.readDevice(database),
-                    accounts: try Self.accounts(database, "SELECT \(Self.accountColumns) FROM accounts ORDER BY signed_in_at, id"),
+                    accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
                     preferred: try database.rows("SELECT instance, preferred_account_id FROM instances WHERE preferred_account_id IS NOT NULL") {
                         row in (try? InstanceURL(parsing: row.requiredText(0))).map { ($0, row.integer(1)) }
