@@ -20,20 +20,24 @@ package struct AccountRemoval: Sendable {
 
     /// How a removal ended.
     package enum Result: Sendable, Equatable {
-        /// Deregistered, hook passed, token and records deleted.
-        case removed(AccountOutcome)
+        /// Deregistered, hook passed, token and records deleted. `tokenWiped`: the token's
+        /// bytes are gone from the files too (false: they leave at the next checkpoint).
+        case removed(AccountOutcome, tokenWiped: Bool)
         /// Kept as `removing` with its token: the deregistration failed, or (`deregistered`)
         /// it went through and the hook failed.
         case kept(AccountOutcome, reason: String, deregistered: Bool)
         /// Deleted by force although the deregistration or (`deregistered`) the hook failed;
         /// these server rows of ours were left behind.
-        case forced(AccountOutcome, rowsLeft: [Int], deregistered: Bool)
+        case forced(AccountOutcome, rowsLeft: [Int], deregistered: Bool, tokenWiped: Bool)
         /// Left as `removing`: another process is reconciling the account and finishes it, or
         /// the next run does.
         case busy(AccountOutcome, pid: Int32)
         /// Kept as `removing` with its token: a stop request came while the hook ran (or before
         /// it started). `--force` does not override this: the user asked to stop.
         case interrupted(AccountOutcome, reason: String)
+        /// Not removed: the account was signed in again (or paused, resumed) while the removal
+        /// ran, and that later choice wins. The outcome is what the run did for it.
+        case signedInAgain(AccountOutcome)
     }
 
     /// The status detail of an account whose device is deregistered but whose pre-remove hook
@@ -69,9 +73,12 @@ package struct AccountRemoval: Sendable {
     }
 
     /// Finishes a removal whose deregistration `outcome` is known (from this run's reconcile).
+    /// Nothing is run or deleted once the account is no longer in the removal `account` was
+    /// read in: a sign-in made meanwhile wins, whatever the interleaving.
     package func complete(_ account: AccountRecord, after outcome: AccountOutcome, force: Bool) async throws -> Result {
         let store = reconciler.store
         var outcome = outcome
+        guard try await isStillRemoving(account) else { return .signedInAgain(try await stillSignedIn(account, outcome)) }
         var reason: String?
         var interrupted = false
         let deregistered = !(outcome.isFailure || outcome.action == .skipped)
@@ -101,8 +108,33 @@ package struct AccountRemoval: Sendable {
             if !force { return .kept(outcome, reason: reason, deregistered: deregistered) }
         }
         let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
-        try await store.deleteAccount(id: account.id)
-        outcome.action = .removed
-        return reason == nil ? .removed(outcome) : .forced(outcome, rowsLeft: left, deregistered: deregistered)
+        switch try await store.deleteAccount(id: account.id, removalStartedAt: account.removalStartedAt) {
+        case .notRemoving:
+            return .signedInAgain(try await stillSignedIn(account, outcome))
+        case .deleted(let wiped):
+            outcome.action = .removed
+            return reason == nil
+                ? .removed(outcome, tokenWiped: wiped) : .forced(outcome, rowsLeft: left, deregistered: deregistered, tokenWiped: wiped)
+        }
     }
+
+    /// True while the account is still in the removal it was read in.
+    private func isStillRemoving(_ account: AccountRecord) async throws -> Bool {
+        guard let now = try await reconciler.store.account(id: account.id) else { return false }
+        return now.state == .removing && now.removalStartedAt == account.removalStartedAt
+    }
+
+    /// What the run reports for an account signed in again during its removal: what its pass
+    /// did when the pass already followed the sign-in, else its stored condition as it stands.
+    private func stillSignedIn(_ account: AccountRecord, _ outcome: AccountOutcome) async throws -> AccountOutcome {
+        guard outcome.condition == .removing || outcome.action == .removed else { return outcome }
+        let status = try await reconciler.store.status(ofAccount: account.id)
+        return AccountOutcome(
+            account: outcome.account, action: .skipped, condition: status.condition, requests: outcome.requests,
+            writes: outcome.writes, reason: Self.signedInAgainReason)
+    }
+
+    /// Why an account a removal was finishing is still signed in.
+    package static let signedInAgainReason =
+        "signed in again while its removal finished, so it stays signed in; the next `gitbay-sync run` registers it"
 }

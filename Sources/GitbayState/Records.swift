@@ -20,6 +20,9 @@ package struct AccountRecord: Sendable, Equatable, Identifiable {
     package let name: String
     package let state: AccountState
     package let signedInAt: Date
+    /// When its current removal began; nil unless it is `removing` (and for a removal begun
+    /// by an earlier version). The deletion that ends a removal checks it is still this one.
+    package var removalStartedAt: Date? = nil
 
     /// The CLI's name for an account.
     package static func name(username: String, instance: InstanceURL) -> String {

@@ -2,7 +2,7 @@ import FoundationEssentials
 import GitbaySupport
 
 extension StateStore {
-    static let accountColumns = "id, instance, username, name, state, signed_in_at"
+    static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at"
 
     static func account(_ row: Statement) -> AccountRecord {
         var instances: [String: InstanceURL] = [:]
@@ -32,7 +32,7 @@ extension StateStore {
         return AccountRecord(
             id: row.integer(0), instance: instance, username: row.requiredText(2), name: row.requiredText(3),
             state: AccountState(rawValue: row.requiredText(4)) ?? .active,
-            signedInAt: row.requiredDate(5)
+            signedInAt: row.requiredDate(5), removalStartedAt: Timestamp.parse(row.text(6))
         )
     }
 
@@ -76,7 +76,8 @@ extension StateStore {
             let id: Int64
             if let existing {
                 id = existing
-                try database.run("UPDATE accounts SET state = 'active' WHERE id = ?", .integer(id))
+                // A sign-in ends a removal in progress: its deletion no longer matches.
+                try database.run("UPDATE accounts SET state = 'active', removal_started_at = NULL WHERE id = ?", .integer(id))
             } else {
                 try database.run(
                     "INSERT INTO accounts (instance, username, name, state, signed_in_at) VALUES (?, ?, ?, 'active', ?)",
@@ -103,7 +104,7 @@ extension StateStore {
         }
     }
 
-    package func setState(_ state: AccountState, ofAccount id: Int64) throws {
+    package func setState(_ state: AccountState, ofAccount id: Int64, now: Date = Date()) throws {
         try write { database in
             // The detail spoke of the account's former role (who holds the token, a removal's
             // hook): it goes when the state changes, and stays when asked again for the same.
@@ -114,7 +115,11 @@ extension StateStore {
                 """,
                 .integer(id), .integer(id), .text(state.rawValue)
             )
-            try database.run("UPDATE accounts SET state = ? WHERE id = ?", .text(state.rawValue), .integer(id))
+            // A removal asked for again is the same removal; any other state ends it.
+            try database.run(
+                "UPDATE accounts SET state = ?1, removal_started_at = CASE WHEN ?1 = 'removing' THEN coalesce(removal_started_at, ?2) END "
+                    + "WHERE id = ?3",
+                .text(state.rawValue), .text(Timestamp.format(now)), .integer(id))
             try Self.forgetVerdicts(database, "account_id = ?", .integer(id))
         }
     }
@@ -126,15 +131,37 @@ extension StateStore {
         }
     }
 
-    /// Deletes the account's API token, then the account with its records, and checkpoints the
-    /// WAL so the token's bytes are gone from the files (`secure_delete` zeroes freed pages).
-    package func deleteAccount(id: Int64) throws {
-        try write { database in
+    /// How a deletion ended.
+    package enum Deletion: Sendable, Equatable {
+        /// The account, its API token and its records are deleted. `wiped`: the token's bytes
+        /// are gone from the files too; false while another connection's read kept the WAL
+        /// from being checkpointed, so they leave at the next checkpoint.
+        case deleted(wiped: Bool)
+        /// Nothing was deleted: the account is no longer in the removal it was asked for (a
+        /// sign-in, or another state, came meanwhile), or it is gone already.
+        case notRemoving
+    }
+
+    /// Deletes the account's API token, then the account with its records, in one transaction
+    /// that first checks the account is still in the removal that began at `removalStartedAt`
+    /// (a sign-in made meanwhile wins: nothing is deleted). Then checkpoints the WAL so the
+    /// token's bytes are gone from the files (`secure_delete` zeroes freed pages).
+    package func deleteAccount(id: Int64, removalStartedAt: Date?) throws -> Deletion {
+        let deleted = try write { database in
+            let current = try database.row("SELECT state, removal_started_at FROM accounts WHERE id = ?", .integer(id)) { row in
+                (state: row.requiredText(0), startedAt: row.text(1))
+            }
+            // Compared as read, not as formatted again: a parsed time need not format back to
+            // its text to the millisecond.
+            guard let current, current.state == AccountState.removing.rawValue, Timestamp.parse(current.startedAt) == removalStartedAt
+            else { return false }
             try database.run("DELETE FROM api_tokens WHERE account_id = ?", .integer(id))
             try database.run("UPDATE instances SET preferred_account_id = NULL WHERE preferred_account_id = ?", .integer(id))
             try database.run("DELETE FROM accounts WHERE id = ?", .integer(id))
+            return true
         }
-        try checkpoint()
+        guard deleted else { return .notRemoving }
+        return .deleted(wiped: try checkpoint())
     }
 
     /// What is known of each instance that has accounts.

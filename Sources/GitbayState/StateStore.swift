@@ -111,9 +111,14 @@ package actor StateStore {
     }
 
     /// Moves every WAL frame into the database and truncates the WAL, so deleted secrets do
-    /// not survive in it.
-    func checkpoint() throws {
-        try access { database in try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    /// not survive in it. Another connection's read keeps the frames it may still read: SQLite
+    /// waits for it as long as the busy timeout, and false means the checkpoint could not
+    /// complete then (what it could not move leaves at a later checkpoint).
+    @discardableResult
+    func checkpoint() throws -> Bool {
+        // The pragma's row is (busy, frames in the WAL, frames moved); busy is 1 when a reader
+        // or a writer held it back.
+        try access { database in try database.row("PRAGMA wal_checkpoint(TRUNCATE)") { $0.integer(0) } == 0 }
     }
 }
 

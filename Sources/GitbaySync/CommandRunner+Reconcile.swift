@@ -38,8 +38,11 @@ extension CommandRunner {
             guard let account = removing[outcome.account], !outcome.isFailure, outcome.action != .skipped
             else { continue }
             switch try await removal.complete(account, after: outcome, force: false) {
-            case .removed(let done), .forced(let done, _, _):
+            case .removed(var done, let wiped), .forced(var done, _, _, let wiped):
+                if !wiped { done.reason = Self.tokenBytesLinger }
                 outcomes[index] = done
+            case .signedInAgain(let current):
+                outcomes[index] = current
             case .busy(var kept, _):
                 kept.action = .skipped
                 kept.reason =

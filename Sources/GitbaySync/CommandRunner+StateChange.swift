@@ -35,4 +35,7 @@ extension CommandRunner {
     /// How long what failed stays so, and what ends it.
     static let untilRun = "until `gitbay-sync run` gets through to the server (the timer runs it, if installed)"
     static let orNextRun = "(or by the next `gitbay-sync run`)"
+    /// Said when a deleted API token's bytes could not be moved out of the files yet.
+    static let tokenBytesLinger =
+        "its bytes stay in the database files while another gitbay-sync holds them open, and leave at the next checkpoint SQLite makes"
 }

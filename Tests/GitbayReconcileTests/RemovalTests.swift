@@ -18,7 +18,7 @@ struct RemovalTests {
         let apiToken = server.mintToken(for: "alice")
         let alice = try await world.registeredAlice(on: server, apiToken: apiToken)
         server.resetRequests()
-        guard case .removed(let outcome) = try await world.remove(alice) else {
+        guard case .removed(let outcome, _) = try await world.remove(alice) else {
             Issue.record("a removal with the server up and no hook completes")
             return
         }
@@ -65,7 +65,8 @@ struct RemovalTests {
         let done = try #require(try await world.run(now: later)[alice.name])
         #expect(done.action == .removed && done.condition == .removing)
         #expect(server.devices(of: "alice").isEmpty)
-        guard case .removed = try await world.removal().complete(alice, after: done, force: false) else {
+        let removing = try #require(try await world.store.account(id: alice.id))
+        guard case .removed = try await world.removal().complete(removing, after: done, force: false) else {
             Issue.record("a removal whose deregistration went through completes")
             return
         }
@@ -79,7 +80,7 @@ struct RemovalTests {
         let alice = try await world.registeredAlice(on: server)
         let id = try #require(server.devices(of: "alice").first?.id)
         server.isDown = true
-        guard case .forced(let outcome, let rowsLeft, let deregistered) = try await world.remove(alice, force: true) else {
+        guard case .forced(let outcome, let rowsLeft, let deregistered, _) = try await world.remove(alice, force: true) else {
             Issue.record("--force deletes the account")
             return
         }
@@ -149,7 +150,7 @@ struct RemovalTests {
         #expect(server.devices(of: "alice").isEmpty)
         #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
         #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.hookFailedDetail)
-        guard case .forced(_, _, let forcedAfterDeregistering) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook))
+        guard case .forced(_, _, let forcedAfterDeregistering, _) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook))
         else {
             Issue.record("--force overrides a failing hook")
             return

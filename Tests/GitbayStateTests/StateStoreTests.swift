@@ -100,7 +100,9 @@ struct StateStoreTests {
         try await store.releaseLeases([account.id], holder: first)
         #expect(try await store.takeLeases([account.id], holder: second).taken == [account.id])
         // A signed-out account has no lease, and none can be taken for it.
-        try await store.deleteAccount(id: account.id)
+        try await store.setState(.removing, ofAccount: account.id)
+        let removing = try #require(try await store.account(id: account.id))
+        #expect(try await store.deleteAccount(id: account.id, removalStartedAt: removing.removalStartedAt) == .deleted(wiped: true))
         #expect(try await store.leases().isEmpty)
         #expect(try await store.takeLeases([account.id], holder: first).taken.isEmpty)
         #expect(try await store.leases().isEmpty)
@@ -136,13 +138,56 @@ struct StateStoreTests {
         #expect(account.name == "alice@gitbay.org")
         #expect(try await store.apiToken(ofAccount: account.id) == Secret(token))
         #expect(try await store.accounts().map(\.name) == ["alice@gitbay.org"])
-        try await store.deleteAccount(id: account.id)
+        try await store.setState(.removing, ofAccount: account.id)
+        let removing = try #require(try await store.account(id: account.id))
+        #expect(try await store.deleteAccount(id: account.id, removalStartedAt: removing.removalStartedAt) == .deleted(wiped: true))
         #expect(try await store.accounts().isEmpty)
         #expect(try await store.apiToken(ofAccount: account.id) == nil)
         for suffix in ["", "-wal"] {
             let bytes = fileBytes(folder.location.databasePath + suffix) ?? Data()
             #expect(bytes.range(of: Data(token.utf8)) == nil, "token bytes remain in state.db\(suffix)")
         }
+    }
+
+    @Test("a deletion ends only the removal it began with: a sign-in or a new state meanwhile wins")
+    func deletionChecksTheRemoval() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let instance = try InstanceURL(parsing: "https://gitbay.test")
+        let account = try await store.signIn(instance: instance, username: "alice", apiToken: Secret("gb_first"))
+        #expect(try await store.deleteAccount(id: account.id, removalStartedAt: nil) == .notRemoving, "an active account")
+
+        try await store.setState(.removing, ofAccount: account.id, now: Date(timeIntervalSince1970: 1000))
+        let first = try #require(try await store.account(id: account.id))
+        try await store.setState(.removing, ofAccount: account.id, now: Date(timeIntervalSince1970: 2000))
+        #expect(try await store.account(id: account.id)?.removalStartedAt == first.removalStartedAt, "asked again: the same removal")
+
+        try await store.signIn(instance: instance, username: "alice", apiToken: Secret("gb_second"))
+        #expect(try await store.deleteAccount(id: account.id, removalStartedAt: first.removalStartedAt) == .notRemoving)
+        try await store.setState(.removing, ofAccount: account.id, now: Date(timeIntervalSince1970: 3000))
+        #expect(try await store.deleteAccount(id: account.id, removalStartedAt: first.removalStartedAt) == .notRemoving, "a later removal")
+        #expect(try await store.apiToken(ofAccount: account.id) == Secret("gb_second"))
+
+        let second = try #require(try await store.account(id: account.id))
+        #expect(try await store.deleteAccount(id: account.id, removalStartedAt: second.removalStartedAt) == .deleted(wiped: true))
+        #expect(try await store.account(id: account.id) == nil)
+    }
+
+    @Test("a deletion says when another connection's read keeps the token's bytes in the files")
+    func deletionBlockedCheckpoint() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let account = try await store.signIn(instance: try InstanceURL(parsing: "https://gitbay.test"), username: "alice", apiToken: Secret("gb_x"))
+        try await store.setState(.removing, ofAccount: account.id)
+        let removing = try #require(try await store.account(id: account.id))
+        // Another process with a read open on the database, as a `status` in progress would.
+        let reader = try Database(path: folder.location.databasePath, mode: .readWrite, busyTimeoutMilliseconds: 0)
+        try reader.execute("BEGIN")
+        _ = try reader.scalarText("SELECT count(*) FROM accounts")
+        let deletion = try await store.deleteAccount(id: account.id, removalStartedAt: removing.removalStartedAt)
+        try reader.execute("COMMIT")
+        #expect(deletion == .deleted(wiped: false))
+        #expect(try await store.account(id: account.id) == nil)
     }
 
     @Test("a new device token is a rotation: the old one joins the history by fingerprint, length and display")

@@ -104,14 +104,15 @@ struct RemovalOutput: CommandOutput {
 
     private var requests: Int {
         switch result {
-        case .removed(let outcome), .forced(let outcome, _, _), .busy(let outcome, _), .interrupted(let outcome, _), .kept(let outcome, _, _):
+        case .removed(let outcome, _), .forced(let outcome, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
+            .kept(let outcome, _, _), .signedInAgain(let outcome):
             outcome.requests
         }
     }
 
     /// What went wrong in a removal that still ended with the token deleted (`--force`).
     private var forcedError: String? {
-        if case .forced(let outcome, _, _) = result { return outcome.error }
+        if case .forced(let outcome, _, _, _) = result { return outcome.error }
         return nil
     }
 }
@@ -131,14 +132,21 @@ struct RemovalVerdict {
         let retry =
             "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
         switch result {
-        case .removed:
-            (said, word, handOver) = ("Removed \(shown): this device is deregistered and the API token is deleted.", "removed", true)
-        case .forced(let outcome, let rows, let deregistered):
+        case .removed(_, let wiped):
+            (said, word, handOver) = (
+                "Removed \(shown): this device is deregistered and the API token is deleted\(Self.lingering(wiped)).", "removed", true
+            )
+        case .forced(let outcome, let rows, let deregistered, let wiped):
             let why = CommandRunner.sentence(outcome.error ?? "the removal did not complete")
             let what = deregistered ? "this device is deregistered, but the pre-remove hook did not pass" : "this device could not be deregistered"
             (said, word, left, handOver) = (
-                "Removed \(shown) by force: the API token is deleted, although \(what): \(TerminalText.escaped(why)).", "forced", rows, deregistered
+                "Removed \(shown) by force: the API token is deleted\(Self.lingering(wiped)), although \(what): \(TerminalText.escaped(why)).",
+                "forced", rows, deregistered
             )
+        case .signedInAgain:
+            failure = CommandFailure(
+                "\(account.name) was signed in again while its removal ran, and that sign-in wins: it is not removed, and stays signed in with the new API token. To sign out, run `gitbay-sync remove-account \(account.name)` again.",
+                exitCode: .busy)
         case .busy(_, let pid):
             failure = CommandFailure(
                 "\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does). It is no longer counted as signed in.",
@@ -159,5 +167,10 @@ struct RemovalVerdict {
                     exitCode: .unavailable)
             handOver = deregistered
         }
+    }
+
+    /// What to add when the deleted token's bytes are still in the files.
+    static func lingering(_ wiped: Bool) -> String {
+        wiped ? "" : " (\(CommandRunner.tokenBytesLinger))"
     }
 }

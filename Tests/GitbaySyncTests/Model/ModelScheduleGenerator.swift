@@ -82,6 +82,7 @@ struct ModelScheduleGenerator {
                     pick([
                         .setToken(pick(pool), label: nil), .pause(int(0...3), crash: nil), .resume(int(0...3), crash: nil),
                         .prefer(int(0...3), crash: nil), .removeAccount(int(0...3), crash: nil), .clearDevice(crash: nil),
+                        .relogin(int(0...3), crash: nil),
                     ]))
             }
             steps.append(step)

@@ -69,6 +69,8 @@ final class ModelWorld {
     private var signInOrder: [Int] = []
     private var preferred: [Int: Int] = [:]
     private var removalRequested: Set<Int> = []
+    /// Each signed-in account's row id, by index.
+    private var accountIDs: [Int: Int64] = [:]
     /// True once the world changed a server after the last fault-free run.
     private var worldMoved = false
 
@@ -110,10 +112,20 @@ final class ModelWorld {
         if !(crashSwitch?.crashed ?? false), result.code != 0 {
             throw ModelViolation(step: -1, message: "login of \(user) failed (\(result.code)): \(result.err)")
         }
-        let names = try await signedIn()
-        if names[name(index)] != nil, !signInOrder.contains(index) {
+        let signedIn = result.code == 0 && !(crashSwitch?.crashed ?? false)
+        // Said "Signed in": a removal in progress (its own, or one a run is finishing) lost to
+        // it, and the account stays signed in until a removal is asked for again.
+        if signedIn { removalRequested.remove(index) }
+        guard let account = try await self.signedIn()[name(index)], account.state == .active else {
+            if signedIn { throw ModelViolation(step: -1, message: "login of \(user) said it signed in, but the account is gone") }
+            return
+        }
+        removalRequested.remove(index)
+        // A new account row is a new sign-in, and goes last.
+        if accountIDs[index] != account.id {
+            signInOrder.removeAll { $0 == index }
             signInOrder.append(index)
-            removalRequested.remove(index)
+            accountIDs[index] = account.id
         }
     }
 
@@ -149,7 +161,8 @@ final class ModelWorld {
             removalRequested.insert(index)
             _ = await cli.run(["remove-account", account.name], client: configuration)
         case .relogin(let index, let crash):
-            guard names[name(index)] == nil else { return }
+            // Signed out, or being signed out: a sign-in ends a removal in progress.
+            guard names[name(index)].map({ $0.state == .removing }) ?? true else { return }
             try await login(index, crash: crash)
         case .clearDevice:
             _ = await cli.run(["device", "clear"], client: configuration)
@@ -199,6 +212,7 @@ final class ModelWorld {
                 throw ModelViolation(step: number, message: "\(name(index)) disappeared without a remove-account")
             }
             signInOrder.removeAll { $0 == index }
+            accountIDs[index] = nil
             if preferred[Self.users[index].1] == index { preferred[Self.users[index].1] = nil }
         }
     }

@@ -148,6 +148,8 @@ struct LegacyRecordTests {
                 DROP TABLE registrations; DROP TABLE device_token_history; DROP TABLE instances;
                 DROP TABLE account_leases;
                 DROP TABLE unattended_runs; ALTER TABLE account_status DROP COLUMN next_retry_reason;
+                DROP TABLE same_servers; ALTER TABLE device DROP COLUMN machine; ALTER TABLE device DROP COLUMN moved_at;
+                ALTER TABLE accounts DROP COLUMN removal_started_at;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql
