@@ -45,11 +45,14 @@ package struct AccountOutcome: Sendable, Equatable {
     package var nextRetryAt: Date?
     /// Why it waits until `nextRetryAt`.
     package var nextRetryReason: RetryReason?
+    /// Why the run left it alone, when it did; `removalTokenRefused` also for the run that
+    /// found the token of an account being removed refused.
+    package var skipReason: RunSchedule.SkipReason?
 
     package init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
         writes: Int = 0, shadowedBy: String? = nil, error: String? = nil, reason: String? = nil,
-        nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil
+        nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil, skipReason: RunSchedule.SkipReason? = nil
     ) {
         self.account = account
         self.action = action
@@ -62,6 +65,7 @@ package struct AccountOutcome: Sendable, Equatable {
         self.reason = reason
         self.nextRetryAt = nextRetryAt
         self.nextRetryReason = nextRetryReason
+        self.skipReason = skipReason
     }
 
     /// True when the run should say it did not do its job for the account: it failed now, or

@@ -102,7 +102,8 @@ package struct AccountRemoval: Sendable {
             }
         }
         if let reason {
-            outcome.condition = .removing
+            // A refused token stays said: it is what keeps the removal from going on.
+            if outcome.condition != .authFailed { outcome.condition = .removing }
             outcome.error = outcome.error ?? reason
             if interrupted { return .interrupted(outcome, reason: reason) }
             if !force { return .kept(outcome, reason: reason, deregistered: deregistered) }

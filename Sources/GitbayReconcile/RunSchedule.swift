@@ -4,11 +4,14 @@ import GitbaySupport
 
 /// Which accounts a run reconciles, with what desire, and which it leaves alone and why: a
 /// pure function of the accounts, their last outcomes, the user's choices and the leases.
-enum RunSchedule {
+package enum RunSchedule {
     /// Why a run leaves an account alone.
-    enum SkipReason: Sendable, Equatable {
-        /// Its API token was refused: nothing is tried until it signs in again.
+    package enum SkipReason: Sendable, Equatable {
+        /// Its API token was refused: nothing is sent with it again until it signs in again.
         case tokenRefused
+        /// It is being removed and its API token was refused: nothing is sent with it again,
+        /// and the removal waits for a new sign-in (and another removal) or `--force`.
+        case removalTokenRefused
         /// It waits out a backoff after a failure.
         case backingOff
         /// Another live gitbay-sync (this pid, since then) is reconciling it.
@@ -31,7 +34,18 @@ enum RunSchedule {
         /// What `run` reports for a skipped account; nil for one it reconciles.
         var skippedOutcome: AccountOutcome? {
             guard case .skip(let account, let status, let reason) = self else { return nil }
+            var outcome = Self.outcome(skipping: account, status, reason)
+            outcome.skipReason = reason
+            return outcome
+        }
+
+        private static func outcome(skipping account: AccountRecord, _ status: AccountStatusRecord, _ reason: SkipReason) -> AccountOutcome {
             switch reason {
+            case .removalTokenRefused:
+                let reason = refusedRemoval(account)
+                return AccountOutcome(
+                    account: account.name, action: .skipped, condition: status.condition, error: "\(account.name): \(reason)",
+                    reason: reason)
             case .tokenRefused:
                 return AccountOutcome(
                     account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
@@ -67,11 +81,13 @@ enum RunSchedule {
         }
         return accounts.map { account in
             let status = statuses[account.id] ?? AccountStatusRecord()
-            if account.state == .active, status.condition == .authFailed {
-                return .skip(account, status, .tokenRefused)
+            // A refused token is never sent again, whatever the account wants: a release
+            // would send it as surely as a hold.
+            if status.condition == .authFailed {
+                return .skip(account, status, account.state == .removing ? .removalTokenRefused : .tokenRefused)
             }
             if honourBackoff, let next = status.nextRetryAt, next > now {
-                return .skip(account, status, status.condition == .authFailed ? .tokenRefused : .backingOff)
+                return .skip(account, status, .backingOff)
             }
             guard account.state == .active, hasDeviceToken, let holder = holders[account.instance] else {
                 return .reconcile(account, .release)
@@ -86,6 +102,11 @@ enum RunSchedule {
             guard case .reconcile(let account, _) = entry, let lease = heldElsewhere[account.id] else { return entry }
             return .skip(account, statuses[account.id] ?? AccountStatusRecord(), .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
         }
+    }
+
+    /// Why the removal of an account whose API token was refused cannot go on, and the ways out.
+    package static func refusedRemoval(_ account: AccountRecord) -> String {
+        "its removal cannot go on: the API token was refused, so this device's rows on \(account.instance) cannot be removed with it, and it is not sent again. Sign in again with `gitbay-sync login \(account.instance)` and remove it again, or `gitbay-sync remove-account \(account.name) --force` deletes it now (this device's rows stay on the server and may keep pushing here)"
     }
 
     /// Why an account is left alone this run: until when, why, and how to try it anyway.

@@ -56,7 +56,7 @@ package actor StateStore {
             if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
                 throw StoreError.notADatabase(path: path, detail: error.message)
             }
-            throw StoreError.sqlite(error, path: path)
+            throw StoreError.from(error, path: path)
         }
         do {
             let migrator = Migrator()
@@ -77,7 +77,7 @@ package actor StateStore {
             if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
                 throw StoreError.notADatabase(path: path, detail: error.message)
             }
-            throw StoreError.sqlite(error, path: path)
+            throw StoreError.from(error, path: path)
         }
     }
 
@@ -86,7 +86,7 @@ package actor StateStore {
         do {
             return try body(database)
         } catch let error as SQLiteError {
-            throw StoreError.sqlite(error, path: location.databasePath)
+            throw StoreError.from(error, path: location.databasePath)
         }
     }
 

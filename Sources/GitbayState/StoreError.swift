@@ -15,8 +15,17 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case noDatabase(path: String)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
+    /// Another process held the database locked for longer than gitbay-sync waits; nothing
+    /// was changed, and trying again later works.
+    case busy(path: String)
     /// Any other SQLite failure.
     case sqlite(SQLiteError, path: String)
+
+    /// `.busy` for a locked database, else `.sqlite`.
+    static func from(_ error: SQLiteError, path: String) -> StoreError {
+        // SQLITE_BUSY (5) and SQLITE_LOCKED (6), in any of their extended forms.
+        [5, 6].contains(error.primaryCode) ? .busy(path: path) : .sqlite(error, path: path)
+    }
 
     package var description: String {
         switch self {
@@ -34,6 +43,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "no state database at \(path); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
+        case .busy(let path):
+            "the state database \(path) is locked by another process (another gitbay-sync, or a tool with it open) and stayed locked while gitbay-sync waited; nothing was changed. Try again in a moment"
         case .sqlite(let error, let path):
             "state database \(path): \(error.message) (SQLite code \(error.code))"
         }

@@ -49,6 +49,11 @@ struct AccountProbe: Sendable {
     private func removalCheck() async -> DoctorCheck {
         let force = "`gitbay-sync remove-account \(name) --force` deletes it now"
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        if status.condition == .authFailed {
+            return .fail(
+                "account.state", name, "being signed out, but the server refused its API token, so nothing retries the removal",
+                fix: "sign in again with `gitbay-sync login \(account.instance)` and run `gitbay-sync remove-account \(name)` again; \(force)")
+        }
         if let detail = status.detail {
             // Deregistered; what is left is the pre-remove hook.
             return .fail(

@@ -29,6 +29,9 @@ struct AccountRow {
     }
 
     var text: String {
+        if account.state == .removing, status.condition == .authFailed {
+            return "\(escaped: account.name)  removing: \(escaped: RunSchedule.refusedRemoval(account))"
+        }
         if account.state == .removing {
             // A signed-out account: say plainly whether its rows may still be on its server.
             let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"

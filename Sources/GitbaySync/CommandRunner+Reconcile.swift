@@ -35,8 +35,13 @@ extension CommandRunner {
         ).reconcile()
         let removal = removal(store)
         for (index, outcome) in outcomes.enumerated() {
-            guard let account = removing[outcome.account], !outcome.isFailure, outcome.action != .skipped
-            else { continue }
+            guard let account = removing[outcome.account] else { continue }
+            if outcome.condition == .authFailed, outcome.skipReason == nil {
+                // Refused now: no later run sends the token again, so say what ends it.
+                outcomes[index].error = "\(account.name): \(RunSchedule.refusedRemoval(account))"
+                outcomes[index].skipReason = .removalTokenRefused
+            }
+            guard !outcome.isFailure, outcome.action != .skipped else { continue }
             switch try await removal.complete(account, after: outcome, force: false) {
             case .removed(var done, let wiped), .forced(var done, _, _, let wiped):
                 if !wiped { done.reason = Self.tokenBytesLinger }

@@ -19,7 +19,7 @@ extension CommandRunner {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         guard account.state != .removing else {
-            throw CommandFailure("\(account.name) is being removed; finish with `gitbay-sync remove-account \(account.name)`", exitCode: .dataError)
+            throw CommandFailure(Self.beingSignedOut(account), exitCode: .noSuchAccount)
         }
         try await store.setState(state, ofAccount: account.id)
         let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
@@ -30,6 +30,11 @@ extension CommandRunner {
                 fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
             ))
         return report(outcomes)
+    }
+
+    /// Why a command for a signed-in account refuses one being signed out, and the ways on.
+    static func beingSignedOut(_ account: AccountRecord) -> String {
+        "\(account.name) is being signed out (`removing`), so it no longer counts as signed in; `gitbay-sync remove-account \(account.name)` finishes the removal, `gitbay-sync login \(account.instance)` signs it in again"
     }
 
     /// How long what failed stays so, and what ends it.

@@ -185,7 +185,8 @@ struct CommandRunner {
     /// What tries the failed accounts again: runs do, after the backoff, except for a refused
     /// token, which nothing retries until the user signs in again.
     private static func retryAdvice(_ failed: [AccountOutcome]) -> String {
-        let refused = failed.filter { $0.condition == .authFailed }.map(\.account)
+        // A refused removal's own message says how it ends.
+        let refused = failed.filter { $0.condition == .authFailed && $0.skipReason != .removalTokenRefused }.map(\.account)
         let retried = failed.filter { $0.condition != .authFailed }.map(\.account)
         var advice: [String] = []
         if !retried.isEmpty {

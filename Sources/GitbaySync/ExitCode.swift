@@ -13,7 +13,8 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     /// There is no state database at the path, and the command only reads one (or is `run`),
     /// so it created nothing.
     case noDatabase = 66
-    /// The named account is not signed in.
+    /// The named account is not signed in (or is being signed out, for a command that acts on
+    /// signed-in accounts).
     case noSuchAccount = 67
     /// A server could not be reached or refused the request for a reason that may pass; or,
     /// for a command that talks to servers, libcurl could not be opened (nothing was done).
@@ -24,7 +25,9 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case outputFailed = 73
     /// The state database cannot be used (not a database, newer schema, permissions).
     case stateError = 74
-    /// Another gitbay-sync is reconciling the account; it (or the next run) finishes the job.
+    /// Busy: another gitbay-sync is reconciling the account (it, or the next run, finishes the
+    /// job), a sign-in came while `remove-account` ran, or the state database stayed locked by
+    /// another process. Nothing was lost; trying again works.
     case busy = 75
     /// A server refused the API token (invalid, expired or read-only).
     case denied = 77

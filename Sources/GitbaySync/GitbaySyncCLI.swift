@@ -134,6 +134,7 @@ package enum GitbaySyncCLI {
             case let store as StoreError:
                 switch store {
                 case .noDatabase: (.noDatabase, store.description)
+                case .busy: (.busy, store.description)
                 default: (.stateError, store.description)
                 }
             case let gitbay as GitbayError:

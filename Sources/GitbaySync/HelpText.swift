@@ -26,7 +26,7 @@ enum HelpText {
             "",
             "Exit codes: 0 ok, 1 some accounts failed, 64 usage, 65 bad input data, 66 no state database,",
             "67 no such account, 69 server unavailable, 73 output not written, 74 state database unusable,",
-            "75 busy (another gitbay-sync is reconciling the account), 77 token refused,",
+            "75 busy (another gitbay-sync has the account or the database; try again), 77 token refused,",
             "78 unit file not written by gitbay-sync.",
             "",
             "See 'gitbay-sync <command> --help' for a command's details.",

@@ -47,6 +47,7 @@ struct ScheduleCase: Sendable, CustomTestStringConvertible {
         case .reconcile(_, .shadowed(let holder)): "shadowed:\(holder.prefix { $0 != "@" })"
         case .reconcile(_, .release): "release"
         case .skip(_, _, .tokenRefused): "skip:refused"
+        case .skip(_, _, .removalTokenRefused): "skip:refused-removal"
         case .skip(_, _, .backingOff): "skip:backoff"
         case .skip(_, _, .heldElsewhere): "skip:leased"
         }
@@ -96,8 +97,13 @@ struct RunScheduleTests {
             name: "a refused token is skipped even with --now", accounts: [("alice", "a.example", .active)],
             statuses: ["alice": ScheduleCase.refused], honourBackoff: false, expected: ["skip:refused"]),
         ScheduleCase(
-            name: "9. a refused token being removed still deregisters", accounts: [("alice", "a.example", .removing)],
-            statuses: ["alice": ScheduleCase.refused], expected: ["release"]),
+            name: "9. a refused token being removed is not sent again: the removal waits for a sign-in or --force",
+            accounts: [("alice", "a.example", .removing)], statuses: ["alice": ScheduleCase.refused], honourBackoff: false,
+            expected: ["skip:refused-removal"]),
+        ScheduleCase(
+            name: "8. a refused token of a paused account is not sent again either",
+            accounts: [("alice", "a.example", .paused), ("bob", "a.example", .active)], statuses: ["alice": ScheduleCase.refused],
+            expected: ["skip:refused", "hold"]),
     ]
 
     @Test("which accounts run, with what desire, and which are skipped", arguments: cases)

@@ -32,9 +32,7 @@ extension CommandRunner {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
         guard account.state != .removing else {
-            throw CommandFailure(
-                "\(account.name) is being removed, so it cannot hold this device's token; finish with `gitbay-sync remove-account \(account.name)`",
-                exitCode: .dataError)
+            throw CommandFailure(Self.beingSignedOut(account), exitCode: .noSuchAccount)
         }
         try await store.prefer(accountID: account.id, on: account.instance)
         let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)

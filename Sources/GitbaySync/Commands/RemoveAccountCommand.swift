@@ -155,6 +155,10 @@ struct RemovalVerdict {
             failure = CommandFailure(
                 "\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).",
                 exitCode: .unavailable)
+        case .kept(let outcome, _, _) where outcome.condition == .authFailed:
+            failure = CommandFailure(
+                "\(account.name) is not removed yet: \(RunSchedule.refusedRemoval(account)). It stays `removing` with its API token and is no longer counted as signed in.",
+                exitCode: .denied)
         case .kept(_, let reason, let deregistered):
             let why = CommandRunner.sentence(reason)
             failure =

@@ -29,13 +29,16 @@ enum ManPageText {
         case .dataError:
             "Bad input data: a malformed instance URL, API token, device token, label or push payload, or more on standard input than the command reads."
         case .noDatabase: "There is no state database at the path, and the command only reads one (or is `run`): nothing was created."
-        case .noSuchAccount: "The named account is not signed in."
+        case .noSuchAccount:
+            "The named account is not signed in, or is being signed out (`removing`) and the command acts on signed-in accounts only."
         case .unavailable:
             "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
-        case .busy: "Another gitbay-sync is writing for the account right now; it (or the next run) finishes the job."
-        case .denied: "A server refused the API token (invalid, expired or read-only)."
+        case .busy:
+            "Busy: another gitbay-sync is writing for the account right now (it, or the next run, finishes the job), the account was signed in again while `remove-account` ran, or the state database stayed locked by another process; nothing was lost, try again."
+        case .denied:
+            "A server refused the API token (invalid, expired or read-only); for `remove-account`, the removal is kept and nothing retries it until a new sign-in or `--force`."
         case .foreignFile:
             "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
         }

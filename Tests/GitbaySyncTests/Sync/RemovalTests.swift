@@ -119,3 +119,56 @@ struct RemovalTests {
         #expect(try await store.account(named: name) == nil)
     }
 }
+
+/// A removal whose API token the server refuses cannot deregister anything: it stops sending
+/// that token, and says the two ways out.
+@Suite("A removal with a refused token")
+struct RefusedRemovalTests {
+    @Test("remove-account with a refused token keeps the account, exits 77 and names --force and a new sign-in; runs stop sending the token")
+    func refusedTokenStopsRetrying() async throws {
+        let server = try FakeGitbayServer()
+        let apiToken = server.mintToken(for: "alice")
+        let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: apiToken)
+        server.revokeToken(apiToken)
+
+        let removal = await cli.run(["remove-account", name])
+        #expect(removal.code == ExitCode.denied.rawValue, "\(removal.err)")
+        #expect(removal.err.contains("remove-account \(name) --force"), "\(removal.err)")
+        #expect(removal.err.contains("gitbay-sync login \(server.baseURL)"), "\(removal.err)")
+        #expect(!removal.err.contains("runs retry"), "\(removal.err)")
+        let store = try await cli.store()
+        #expect(try await store.account(named: name)?.state == .removing)
+
+        server.resetRequests()
+        for arguments in [["run"], ["run", "--now"], ["remove-account", name]] {
+            let again = await cli.run(arguments)
+            #expect(again.code != 0, "\(arguments): \(again.out)")
+            #expect(again.err.contains("--force"), "\(arguments): \(again.err)")
+            #expect(!again.err.contains("Nothing retries"), "\(arguments): \(again.err)")
+        }
+        #expect(server.requests().isEmpty, "the refused token was sent again: \(server.requests().map(\.argv))")
+
+        #expect((await cli.run(["status"])).out.contains("remove-account \(name) --force"))
+        // Either way out works: a new sign-in makes it active again, and the removal then goes through.
+        let token = server.mintToken(for: "alice")
+        #expect(await cli.run(["login", server.baseURL], stdin: token).code == 0)
+        #expect(await cli.run(["remove-account", name]).code == 0)
+        #expect(server.devices(of: "alice").isEmpty)
+    }
+}
+
+@Suite("Commands on an account being removed")
+struct RemovingAccountCommandTests {
+    @Test("pause, resume and prefer of an account being removed exit 67 and name both ways on", arguments: ["pause", "resume", "prefer"])
+    func refusedLikeAnAccountNotSignedIn(_ verb: String) async throws {
+        let server = try FakeGitbayServer()
+        let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
+        server.isDown = true
+        #expect(await cli.run(["remove-account", name]).code == ExitCode.unavailable.rawValue)
+        let result = await cli.run([verb, name])
+        #expect(result.code == ExitCode.noSuchAccount.rawValue, "\(result.err)")
+        #expect(result.err.contains("gitbay-sync remove-account \(name)"))
+        #expect(result.err.contains("gitbay-sync login \(server.baseURL)"))
+        #expect(try await cli.store().account(named: name)?.state == .removing)
+    }
+}
