@@ -53,6 +53,11 @@ package struct DeviceRecord: Sendable, Equatable {
     package let history: [RetiredToken]
     /// The current token's identity (first bytes, length, fingerprint), worked out once.
     package let tokenIdentity: TokenIdentity?
+    /// The machine the install is bound to (`MachineIdentity.hash`); nil before it is bound,
+    /// or where no identity can be read.
+    package var machine: String? = nil
+    /// When the database was found on another machine and became a new install here.
+    package var movedAt: Date? = nil
 
     init(token: Secret?, generation: Int, label: String, installMarker: String, tokenSetAt: Date?, history: [RetiredToken]) {
         self.token = token

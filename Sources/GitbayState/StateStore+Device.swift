@@ -6,15 +6,16 @@ extension StateStore {
     package func device() throws -> DeviceRecord {
         // Reading needs no write transaction; only the first use creates the row.
         if let device = try access({ database in try Self.readDevice(database) }) { return device }
-        return try write { database in try Self.loadDevice(database) }
+        return try write { database in try Self.loadDevice(database, machine: machine) }
     }
 
-    /// The device row, created first when missing. Call inside a write transaction.
-    private static func loadDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord {
+    /// The device row, created first when missing (bound to `machine`). Call inside a write
+    /// transaction.
+    private static func loadDevice(_ database: Database, machine: MachineIdentity? = nil) throws(SQLiteError) -> DeviceRecord {
         if let device = try readDevice(database) { return device }
         try database.run(
-            "INSERT INTO device (id, token, token_generation, label, install_marker) VALUES (1, NULL, 0, ?, ?)",
-            .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker())
+            "INSERT INTO device (id, token, token_generation, label, install_marker, machine) VALUES (1, NULL, 0, ?, ?, ?)",
+            .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker()), .optionalText(machine?.hash)
         )
         return try readDevice(database)!
     }
@@ -31,12 +32,15 @@ extension StateStore {
             )
         }
         return try database.row(
-            "SELECT token, token_generation, label, install_marker, token_set_at FROM device WHERE id = 1"
+            "SELECT token, token_generation, label, install_marker, token_set_at, machine, moved_at FROM device WHERE id = 1"
         ) { row in
-            DeviceRecord(
+            var device = DeviceRecord(
                 token: row.text(0).map(Secret.init), generation: Int(row.integer(1)), label: row.requiredText(2),
                 installMarker: row.requiredText(3), tokenSetAt: Timestamp.parse(row.text(4)), history: history
             )
+            device.machine = row.text(5)
+            device.movedAt = Timestamp.parse(row.text(6))
+            return device
         }
     }
 
@@ -45,7 +49,7 @@ extension StateStore {
     @discardableResult
     package func setDeviceToken(_ token: Secret, label: String?, now: Date = Date()) throws -> DeviceRecord {
         try write { database in
-            let current = try Self.loadDevice(database)
+            let current = try Self.loadDevice(database, machine: machine)
             var changed = false
             if current.token != token {
                 try Self.forgetVerdicts(database)
@@ -65,14 +69,14 @@ extension StateStore {
             if changed {
                 try database.run("UPDATE account_status SET list_etag = NULL, etag_basis = NULL")
             }
-            return try Self.loadDevice(database)
+            return try Self.loadDevice(database, machine: machine)
         }
     }
 
     /// Forgets the push token (it joins the history, so rows made with it stay recognisable).
     package func clearDeviceToken(now: Date = Date()) throws {
         try write { database in
-            let current = try Self.loadDevice(database)
+            let current = try Self.loadDevice(database, machine: machine)
             if let old = current.token {
                 try Self.retire(old, generation: current.generation, database, now: now)
             }

@@ -10,13 +10,20 @@ package actor StateStore {
     private let executor: QueueExecutor
     private let database: Database
     package nonisolated let location: StateLocation
+    /// The machine the install is bound to on this open; nil when none was given or read.
+    package nonisolated let machine: MachineIdentity?
+    /// True when this open found the database made on another machine and made it a new
+    /// install here (`StateStore+Machine`): the command that opened it says so.
+    package nonisolated let movedHere: Bool
 
     package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private init(executor: QueueExecutor, database: Database, location: StateLocation) {
+    private init(executor: QueueExecutor, database: Database, location: StateLocation, machine: MachineIdentity?, movedHere: Bool) {
         self.executor = executor
         self.database = database
         self.location = location
+        self.machine = machine
+        self.movedHere = movedHere
     }
 
     /// Opens (creating when missing) and migrates the database at `location`, for a command
@@ -24,22 +31,30 @@ package actor StateStore {
     ///
     /// A database that is not SQLite, was written by a newer binary, records a changed
     /// migration, belongs to another user or that other users can write is refused and left
-    /// unchanged.
-    package static func open(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
-        try await open(location, creating: true, now: now)
+    /// unchanged. With `machine`, the install is bound to it: a database made on another
+    /// machine becomes a new install here (`movedHere`). Without, nothing is bound or checked.
+    package static func open(_ location: StateLocation, now: Date = Date(), machine: MachineIdentity? = nil) async throws -> StateStore {
+        try await open(location, creating: true, now: now, machine: machine)
     }
 
     /// Opens and migrates the database at `location` only when it exists, for a command that
     /// reads the state: throws `StoreError.noDatabase` and creates nothing (no folder, no
     /// file) when it does not. Refuses what `open` refuses.
-    package static func openExisting(_ location: StateLocation, now: Date = Date()) async throws -> StateStore {
-        try await open(location, creating: false, now: now)
+    package static func openExisting(_ location: StateLocation, now: Date = Date(), machine: MachineIdentity? = nil) async throws -> StateStore {
+        try await open(location, creating: false, now: now, machine: machine)
     }
 
-    private static func open(_ location: StateLocation, creating: Bool, now: Date) async throws -> StateStore {
+    private static func open(_ location: StateLocation, creating: Bool, now: Date, machine: MachineIdentity?) async throws -> StateStore {
         let executor = QueueExecutor(label: "gitbay-sync.state")
-        let opened = try await executor.run { OpenedDatabase(try openDatabase(location, creating: creating, now: now)) }
-        return StateStore(executor: executor, database: opened.database, location: location)
+        let opened = try await executor.run {
+            let database = try openDatabase(location, creating: creating, now: now)
+            do {
+                return (OpenedDatabase(database), try bind(database, to: machine, now: now))
+            } catch let error as SQLiteError {
+                throw StoreError.from(error, path: location.databasePath)
+            }
+        }
+        return StateStore(executor: executor, database: opened.0.database, location: location, machine: machine, movedHere: opened.1)
     }
 
     private static func openDatabase(_ location: StateLocation, creating: Bool, now: Date) throws -> Database {

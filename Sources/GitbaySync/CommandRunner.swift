@@ -59,13 +59,24 @@ struct CommandRunner {
 
     /// Opens the database, creating it when missing, for a command that changes state.
     func openStore() async throws -> StateStore {
-        try await StateStore.open(location, now: context.now())
+        sayIfMoved(try await StateStore.open(location, now: context.now(), machine: context.machine()))
     }
 
     /// Opens the database for a command that only reads it; creates nothing when there is none.
     func openExistingStore() async throws -> StateStore {
-        try await StateStore.openExisting(location, now: context.now())
+        sayIfMoved(try await StateStore.openExisting(location, now: context.now(), machine: context.machine()))
     }
+
+    /// Says, once (on the command that found it), that the database came from another machine
+    /// and is a new install here.
+    private func sayIfMoved(_ store: StateStore) -> StateStore {
+        if store.movedHere { context.console.err(journalErr.line(.warning, Self.movedNotice)) }
+        return store
+    }
+
+    /// What the command that finds a database made on another machine says.
+    static let movedNotice =
+        "Note: this state database was made on another machine (a copied home, a restored backup or a migration), so it is a new install on this one: a new install marker, no device token and no records of the other machine's rows, which are left alone. The accounts and their API tokens are kept. Set this machine's device token with `gitbay-sync device set-token`. If several machines share this folder (a network home), give each its own database with `--db` or `GITBAY_SYNC_DB`."
 
     /// The account `name` names, or every account when it is nil.
     func accounts(only name: String?, in store: StateStore) async throws -> [AccountRecord] {

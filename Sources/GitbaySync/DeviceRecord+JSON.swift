@@ -11,6 +11,13 @@ extension DeviceRecord {
             ("token_generation", .int(generation)),
             ("token_set_at", .optional(tokenSetAt)),
             ("previous_token_prefixes", .array(history.map { .string($0.prefix) })),
+            ("moved_at", .optional(movedAt)),
         ])
+    }
+
+    /// True while a database that came from another machine has no device token of this one.
+    var awaitsTokenAfterMove: Bool {
+        guard let movedAt else { return false }
+        return tokenSetAt.map { $0 < movedAt } ?? true
     }
 }

@@ -29,6 +29,9 @@ package struct CLIContext: Sendable {
     /// The `device:inode` of an open descriptor (1 or 2), compared with `$JOURNAL_STREAM` to
     /// tell whether the stream is the journal's; tests replace it.
     package var streamIdentity: @Sendable (Int32) -> String? = { JournalText.identity(of: $0) }
+    /// This machine, as the install is bound to it (nil: none can be read); tests replace it
+    /// to open a database as another machine would.
+    package var machine: @Sendable () -> MachineIdentity? = { MachineIdentity.current() }
 
     package init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(),

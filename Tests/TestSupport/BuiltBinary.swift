@@ -65,8 +65,11 @@ package struct BuiltBinary: Sendable {
 
     /// Runs the binary with `arguments`, writing `stdin` (or nothing) to its standard input;
     /// kills it if it has not finished after `timeout`.
-    package func run(_ arguments: [String], stdin: String? = nil, timeout: Duration = .seconds(60)) async throws -> CLIResult {
-        let finished = try await start(arguments, stdin: stdin).finish(timeout: timeout)
+    /// `launcher` runs first, as for `start`.
+    package func run(_ arguments: [String], stdin: String? = nil, timeout: Duration = .seconds(60), launcher: [String] = []) async throws
+        -> CLIResult
+    {
+        let finished = try await start(arguments, stdin: stdin, launcher: launcher).finish(timeout: timeout)
         return CLIResult(code: finished.status, out: finished.out, err: finished.err)
     }
 

@@ -44,6 +44,11 @@ struct StatusOutput: CommandOutput {
             "device: \(escaped: device.label), token "
                 + (device.token.map { "\($0.prefix())…" } ?? "not set (set one with `gitbay-sync device set-token`)"),
         ]
+        if device.awaitsTokenAfterMove, let movedAt = device.movedAt {
+            lines.append(
+                "install: new on this machine since \(Timestamp.format(movedAt)): the database came from another machine, whose rows are left alone; set this machine's device token with `gitbay-sync device set-token`"
+            )
+        }
         if rows.isEmpty {
             lines.append("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
         }

@@ -49,6 +49,7 @@ struct DoctorTests {
                 "database.integrity \(path)", "database.schema \(path)", "database.permissions \(path)", "database.leases \(path)",
                 "device.token device", "account.reachable \(alice)", "account.token \(alice)", "account.push \(alice)",
                 "instance.push \(alice)", "account.device \(alice)", "service.units \(cli.folder.path)/config/systemd/user",
+                "install.machine device",
             ])
         // Every check passes outright, but for the service that is not installed: a warning that passes.
         #expect(
@@ -67,7 +68,7 @@ struct DoctorTests {
         let text = await cli.run(["doctor"])
         #expect(text.code == 0)
         #expect(text.out.contains("OK    account.token  \(alice): valid (whoami: alice)"))
-        #expect(text.out.hasSuffix("All 11 checks passed, 1 with a warning."))
+        #expect(text.out.hasSuffix("All 12 checks passed, 1 with a warning."))
         #expect(!text.out.contains("c0ffee00aaaa"), "only the token's first 8 bytes are shown")
     }
 
@@ -131,7 +132,7 @@ struct DoctorTests {
         #expect(text.code == 1)
         #expect(text.out.contains("FAIL  account.device  \(alice): no row of this device on the server"))
         #expect(text.out.contains("      fix: `gitbay-sync run` registers it"))
-        #expect(text.out.hasSuffix("6 of 19 checks failed, 1 with a warning."))
+        #expect(text.out.hasSuffix("6 of 20 checks failed, 1 with a warning."))
     }
 
     @Test("no database: one failing check (and the service's note), and none is created")
