@@ -17,10 +17,22 @@ extension CommandRunner {
     func serviceChecks(_ store: StateStore?) async -> [DoctorCheck] {
         let platform = ServiceUnits.Platform.current
         let installed = InstalledService.read(platform, folder: UnitFolder.resolve(platform, environment: context.environment))
-        var checks = [unitsCheck(installed)]
+        var checks: [DoctorCheck] = []
+        let hook = PreRemovalHook(path: PreRemovalHook.path(environment: context.environment))
+        if hook.isInstalled { checks.append(Self.hookCheck(hook)) }
+        checks.append(unitsCheck(installed))
         if installed.service.isPresent { checks.append(commandCheck(installed)) }
         if let store, let lastRun = await lastRunCheck(installed, store: store) { checks.append(lastRun) }
         return checks
+    }
+
+    /// `hook`, when a pre-remove hook is installed: the rule it must pass to be run (see
+    /// `PreRemovalHook.trustProblem`).
+    private static func hookCheck(_ hook: PreRemovalHook) -> DoctorCheck {
+        guard let problem = hook.trustProblem else {
+            return .pass("hook", hook.path, "yours, and no one else can change it or its folder: it runs at remove-account")
+        }
+        return .fail("hook", hook.path, "\(problem), so it is not run", fix: problem.fix)
     }
 
     /// `service.units`: the files are there (all of them) and, for systemd, enabled. None at

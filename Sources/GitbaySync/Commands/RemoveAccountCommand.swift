@@ -20,7 +20,9 @@ struct RemoveAccountCommand: CommandDefinition {
             then deletes the API token and the records. If the account held the device token on
             its instance, another account there takes it over at once. If the server cannot be
             reached, or the hook fails, the account stays `removing` with its token (exit 69), and
-            `gitbay-sync run` retries the removal (so does the timer, if installed).
+            `gitbay-sync run` retries the removal (so does the timer, if installed). A hook that
+            another user owns, or that group or others can write (or its folder), is not run and
+            counts as failed.
             `logout` is another name for this command.
             """
     )

@@ -31,7 +31,7 @@ enum ManPageText {
         case .noDatabase: "There is no state database at the path, and the command only reads one (or is `run`): nothing was created."
         case .noSuchAccount: "The named account is not signed in."
         case .unavailable:
-            "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
+            "A server could not be reached or failed, or the pre-remove hook failed or was refused (someone else could change it); a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
         case .busy: "Another gitbay-sync is writing for the account right now; it (or the next run) finishes the job."
@@ -46,7 +46,10 @@ enum ManPageText {
             "$XDG_STATE_HOME/gitbay-sync/state.db",
             "The state database (SQLite, with its -wal and -shm files beside it), unless `--db` or $GITBAY_SYNC_DB names another; without $XDG_STATE_HOME, ~/.local/state/gitbay-sync/state.db."
         ),
-        ("$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove", "The pre-removal hook, run when an account signs out if it is executable."),
+        (
+            "$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove",
+            "The pre-removal hook, run when an account signs out if it is executable and only you (or root) can change it or its folder."
+        ),
         ("$XDG_CONFIG_HOME/systemd/user/gitbay-sync.service", "The login service `service install` writes on Linux."),
         ("$XDG_CONFIG_HOME/systemd/user/gitbay-sync.timer", "The periodic timer `service install` writes on Linux."),
         ("~/Library/LaunchAgents/org.gitbay.gitbay-sync.plist", "The launchd agent `service install` writes on macOS."),
