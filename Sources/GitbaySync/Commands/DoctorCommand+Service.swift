@@ -42,6 +42,12 @@ extension CommandRunner {
         let platform = installed.platform
         let subject = platform == .systemd ? installed.folder.path : installed.service.path
         let enable = ServiceUnits.enableCommand(platform)
+        if let problem = installed.folder.trustProblem {
+            return .fail(
+                "service.units", subject,
+                "\(problem), so someone else could change the units that run as you; `service install` writes nothing there",
+                fix: problem.fix)
+        }
         if installed.isAbsent {
             let what = platform == .systemd ? "no gitbay-sync units" : "no gitbay-sync launchd agent"
             return .warn(

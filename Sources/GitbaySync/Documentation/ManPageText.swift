@@ -37,7 +37,7 @@ enum ManPageText {
         case .busy: "Another gitbay-sync is writing for the account right now; it (or the next run) finishes the job."
         case .denied: "A server refused the API token (invalid, expired or read-only)."
         case .foreignFile:
-            "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
+            "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it. Or `service install`: the unit folder is another user's or others can write it, or would be created in another user's folder; nothing was written."
         }
     }
 
