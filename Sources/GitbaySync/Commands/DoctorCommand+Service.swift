@@ -26,15 +26,6 @@ extension CommandRunner {
         return checks
     }
 
-    /// `hook`, when a pre-remove hook is installed: the rule it must pass to be run (see
-    /// `PreRemovalHook.trustProblem`).
-    private static func hookCheck(_ hook: PreRemovalHook) -> DoctorCheck {
-        guard let problem = hook.trustProblem else {
-            return .pass("hook", hook.path, "yours, and no one else can change it or its folder: it runs at remove-account")
-        }
-        return .fail("hook", hook.path, "\(problem), so it is not run", fix: problem.fix)
-    }
-
     /// `service.units`: the files are there (all of them) and, for systemd, enabled. None at
     /// all is a warning, not a failure: running `gitbay-sync run` by hand, or `run --every`
     /// under a supervisor of one's own, is a choice.
@@ -42,12 +33,7 @@ extension CommandRunner {
         let platform = installed.platform
         let subject = platform == .systemd ? installed.folder.path : installed.service.path
         let enable = ServiceUnits.enableCommand(platform)
-        if let problem = installed.folder.trustProblem {
-            return .fail(
-                "service.units", subject,
-                "\(problem), so someone else could change the units that run as you; `service install` writes nothing there",
-                fix: problem.fix)
-        }
+        if let unsafe = Self.unsafeFolderCheck(installed.folder, subject: subject) { return unsafe }
         if installed.isAbsent {
             let what = platform == .systemd ? "no gitbay-sync units" : "no gitbay-sync launchd agent"
             return .warn(
