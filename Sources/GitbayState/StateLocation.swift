@@ -136,25 +136,45 @@ package struct StateLocation: Sendable, Equatable {
 
     /// Takes read permission away from group and others on the database and its -wal and
     /// -shm files, which hold API tokens. Write permission for others is refused before this.
-    /// Each file is opened without following a link and changed through the descriptor, so no
-    /// link put there since the check can turn this into a chmod of another file; such a link
-    /// is refused.
+    /// No link is followed: a link found there (put there since the check) is refused, and the
+    /// mode is changed on the file itself, never through a link.
     func tightenFileModes() throws(StoreError) {
         for path in databaseFiles {
-            // Non-blocking: a FIFO planted there must not hang the open.
-            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                if errno == ELOOP { throw .symbolicLink(path: path) }
-                continue
-            }
-            defer { close(descriptor) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else { continue }
-            if info.st_mode & 0o077 != 0 {
-                fchmod(descriptor, 0o600)
-            }
+            guard lstat(path, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFLNK { throw .symbolicLink(path: path) }
+            guard (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 != 0 else { continue }
+            try Self.makePrivate(path)
         }
     }
+
+    #if os(Linux)
+    /// `O_PATH` (Linux's value on every architecture), which Glibc's module does not export.
+    private static let pathOnly: Int32 = 0o10_000_000
+
+    /// Sets mode 0600 on the file at `path`, not through a link. Linux has no chmod that
+    /// refuses a link, and a plain descriptor will not do: closing any descriptor of a file
+    /// drops every POSIX lock this process holds on it, SQLite's included (another connection
+    /// of this process may hold the database). An `O_PATH` descriptor holds no such locks, and
+    /// /proc/self/fd names the very file it was opened on.
+    private static func makePrivate(_ path: String) throws(StoreError) {
+        let descriptor = open(path, pathOnly | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return }
+        // With O_PATH, O_NOFOLLOW opens a link itself rather than failing.
+        if (info.st_mode & S_IFMT) == S_IFLNK { throw .symbolicLink(path: path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else { return }
+        chmod("/proc/self/fd/\(descriptor)", 0o600)
+    }
+    #else
+    /// Sets mode 0600 on the file at `path`, not through a link (a link put there since the
+    /// check gets the mode itself, which changes nothing).
+    private static func makePrivate(_ path: String) throws(StoreError) {
+        fchmodat(AT_FDCWD, path, 0o600, AT_SYMLINK_NOFOLLOW)
+    }
+    #endif
 
     static func errnoText() -> String {
         String(cString: strerror(errno))
