@@ -78,5 +78,9 @@ enum ManPageText {
             "GITBAY_SYNC_ACCOUNT, GITBAY_SYNC_INSTANCE, GITBAY_SYNC_USER",
             "Set for the pre-remove hook: the account being removed, its instance URL and its user name."
         ),
+        (
+            "GITBAY_SYNC_HOOK_RUN",
+            "Set for the pre-remove hook and inherited by what it starts: marks those processes, so that they are stopped with the hook."
+        ),
     ]
 }
