@@ -12,10 +12,13 @@ import Darwin
 /// built-in deregistration with the account in its environment (never the token). A non-zero
 /// exit stops the removal; a hook that runs past the timeout is stopped and counts as failed; a
 /// hook running when gitbay-sync is asked to stop (SIGINT, SIGTERM) is stopped and the removal
-/// is left to a later run.
+/// is left to a later run. A hook that someone else could change is refused, never run, and
+/// counts as failed.
 ///
-/// Stopping the hook means SIGTERM to its whole process group, then SIGKILL to whatever is left
-/// of the group once the hook has exited or `stopGrace` has passed.
+/// Stopping the hook means SIGTERM to its whole process group and, on Linux, to everything else
+/// it started (`HookDescendants`: `setsid` children, double forks), then SIGKILL to whatever is
+/// left once the hook has exited or `stopGrace` has passed. When the hook exits by itself, what
+/// it left running is stopped the same way.
 package struct PreRemovalHook: Sendable {
     package let path: String
     package let timeout: Duration
@@ -79,10 +82,13 @@ package struct PreRemovalHook: Sendable {
     package func run(for account: AccountRecord, baseEnvironment: [String: String], shutdown: ShutdownSignal) async throws {
         guard isInstalled else { return }
         guard shutdown.phase == .running, !Task.isCancelled else { throw Interrupted(path: path, started: false) }
+        if let problem = trustProblem { throw Refused(path: path, problem: problem) }
         var environment = baseEnvironment.filter { !$0.key.hasPrefix("GITBAY_SYNC_") }
         environment["GITBAY_SYNC_ACCOUNT"] = account.name
         environment["GITBAY_SYNC_INSTANCE"] = account.instance.description
         environment["GITBAY_SYNC_USER"] = account.username
+        let group = HookProcessGroup()
+        environment[group.marker.name] = group.marker.value
 
         let outputPath = FileManager.default.temporaryDirectory.path + "/gitbay-sync-hook-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let output = open(outputPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -90,7 +96,6 @@ package struct PreRemovalHook: Sendable {
         unlink(outputPath)
         defer { close(output) }
 
-        let group = HookProcessGroup()
         let ending = try await shutdown.handlingRequests {
             try await shutdown.withCleanup(onSignal: { [stopGrace] in group.stop(grace: stopGrace) }) {
                 guard try group.start({ try spawn(environment: environment, output: output) }) else {
@@ -124,11 +129,15 @@ package struct PreRemovalHook: Sendable {
     /// Waits for the hook to exit, stopping its group on the timeout or a stop request.
     private func watch(_ group: HookProcessGroup, shutdown: ShutdownSignal) async -> Ending {
         let deadline = ContinuousClock.now + timeout
+        var rounds = 0
         while true {
             // A signal ending the process stopped the group: whatever the hook answered, the
             // removal must not go on.
             if group.stopRequested { return .interrupted(started: true) }
             if let status = group.exitStatus() {
+                if group.stopRequested { return .interrupted(started: true) }
+                // A hook is over when it exits: what it left running goes with it.
+                await group.endLeftovers()
                 return group.stopRequested ? .interrupted(started: true) : .exited(status)
             }
             if shutdown.phase >= .stopping || Task.isCancelled {
@@ -140,6 +149,9 @@ package struct PreRemovalHook: Sendable {
                 return .timedOut
             }
             try? await Task.sleep(for: .milliseconds(20))
+            rounds += 1
+            // Soon after the start, then every 100 ms.
+            if rounds % 5 == 1 { group.track() }
         }
     }
 

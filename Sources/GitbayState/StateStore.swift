@@ -76,7 +76,7 @@ package actor StateStore {
         do {
             let migrator = Migrator()
             try migrator.validate(database)
-            location.tightenFileModes()
+            try location.tightenFileModes()
             let journal = try database.scalarText("PRAGMA journal_mode = WAL")
             guard journal?.lowercased() == "wal" else {
                 throw StoreError.notWritable(path: path, detail: "SQLite could not switch it to WAL mode (got \(journal ?? "nothing"))")
@@ -86,7 +86,7 @@ package actor StateStore {
             try database.execute("PRAGMA secure_delete = ON")
             try database.execute("PRAGMA synchronous = NORMAL")
             try migrator.migrate(database, now: Timestamp.format(now))
-            location.tightenFileModes()
+            try location.tightenFileModes()
             return database
         } catch let error as SQLiteError {
             if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {

@@ -10,6 +10,12 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignOwner(path: String, owner: UInt32)
     /// Other users can write the database or a file beside it (-wal, -shm).
     case writableByOthers(path: String, mode: UInt32)
+    /// The database, its -wal or -shm file or its folder is a symbolic link: none is followed,
+    /// since whoever made it chooses which file gitbay-sync writes and chmods.
+    case symbolicLink(path: String)
+    /// The folder is missing and the nearest folder above it that is there is another user's
+    /// (`HOME` still theirs under `sudo -E`): nothing is created in it.
+    case foreignFolder(path: String, ancestor: String, owner: UInt32)
     /// There is no database at the path, and the command does not create one (it only reads
     /// one, or it is `run`).
     case noDatabase(path: String)
@@ -39,6 +45,10 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
         case .writableByOthers(let path, let mode):
             "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
+        case .symbolicLink(let path):
+            "\(path) is a symbolic link, and gitbay-sync follows none at the state database, its -wal and -shm files or its folder: whoever made it would choose which file gitbay-sync writes. Nothing was changed; if you made the link, pass the real path as --db; if not, remove it (`rm \(path)`)"
+        case .foreignFolder(let path, let ancestor, let owner):
+            "cannot create \(path): \(ancestor) belongs to user id \(owner), not to you, and gitbay-sync creates no folder in another user's. Nothing was created. Under sudo, `sudo -H` sets HOME to the target user's own home (with `sudo -E` it stays the calling user's); or pass a --db of your own"
         case .noDatabase(let path):
             "no state database at \(path); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
         case .notWritable(let path, let detail):

@@ -32,7 +32,9 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     /// A server refused the API token (invalid, expired or read-only).
     case denied = 77
     /// `service install` or `uninstall`: a unit file of that name was not written by
-    /// `service install`, so it was left alone (`--force` replaces or removes it).
+    /// `service install`, so it was left alone (`--force` replaces or removes it); or, for
+    /// `install`, the unit folder is another user's or others can write it, or a missing one
+    /// would be created in another user's folder (`--force` does not override that).
     /// sysexits' EX_CONFIG: the service configuration is someone else's.
     case foreignFile = 78
 }

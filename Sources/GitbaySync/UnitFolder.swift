@@ -8,7 +8,9 @@ import Darwin
 #endif
 
 /// The folder the service files go in, and writing them all or none: each file goes to a
-/// temporary name first and is renamed into place only when every one was written.
+/// temporary name first and is renamed into place only when every one was written. Only into
+/// a folder that passes `OwnershipRule`: whoever else could write it would choose what the
+/// service manager runs as the user.
 struct UnitFolder: Sendable {
     let path: String
 
@@ -34,10 +36,42 @@ struct UnitFolder: Sendable {
         var description: String { "cannot write \(path) (\(reason))" }
     }
 
+    /// Why nothing was written into the folder: someone else could change it, or creating it
+    /// would put a folder of the user's inside another user's (`HOME` theirs under `sudo -E`).
+    struct Refused: Error, CustomStringConvertible {
+        enum Reason {
+            case unsafe(OwnershipRule.Problem)
+            case foreignAncestor(ancestor: String, owner: UInt32)
+        }
+
+        let path: String
+        let reason: Reason
+
+        var description: String {
+            switch reason {
+            case .unsafe(let problem):
+                "\(problem), so someone else could change the units that run as you; nothing was written. Fix: \(problem.fix)"
+            case .foreignAncestor(let ancestor, let owner):
+                "cannot create \(path): \(ancestor) belongs to user id \(owner), not to you, and gitbay-sync creates no folder in another user's; nothing was written. Under sudo, `sudo -H` sets HOME to the target user's own home (with `sudo -E` it stays the calling user's); or set XDG_CONFIG_HOME to a folder of your own"
+            }
+        }
+    }
+
     func filePath(_ name: String) -> String { path + "/" + name }
 
-    /// Writes every file (mode 0644), replacing older versions, or none of them.
-    func writeAll(_ files: [ServiceUnits.File]) throws(WriteFailure) {
+    /// Why the folder, when it is there, may not be written into; nil when it may (or is not
+    /// there, or is no folder: writing fails then). It is reached through links in its path, as
+    /// the service manager reaches it.
+    var trustProblem: OwnershipRule.Problem? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return OwnershipRule.problem(info, path: path)
+    }
+
+    /// Writes every file (mode 0644), replacing older versions, or none of them. Throws
+    /// `Refused` before anything is written when the folder fails `OwnershipRule`, else
+    /// `WriteFailure`.
+    func writeAll(_ files: [ServiceUnits.File]) throws {
         try makeFolder()
         var temporaries: [(temporary: String, final: String)] = []
         do {
@@ -102,7 +136,10 @@ struct UnitFolder: Sendable {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private func makeFolder() throws(WriteFailure) {
+    /// Creates the folder (and those missing above it) 0700 inside a folder of the user's own,
+    /// or checks the one that is there.
+    private func makeFolder() throws {
+        if let problem = trustProblem { throw Refused(path: path, reason: .unsafe(problem)) }
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WriteFailure(path: path, reason: "not a folder") }
@@ -110,9 +147,12 @@ struct UnitFolder: Sendable {
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try MissingFolders.create(path)
         } catch {
-            throw WriteFailure(path: path, reason: "the folder cannot be created: \(error)")
+            switch error {
+            case .foreignAncestor(_, let ancestor, let owner): throw Refused(path: path, reason: .foreignAncestor(ancestor: ancestor, owner: owner))
+            case .cannotCreate(let folder, let detail): throw WriteFailure(path: folder, reason: "the folder cannot be created: \(detail)")
+            }
         }
     }
 

@@ -26,3 +26,17 @@ package enum HookPids {
         return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
+
+extension HookPids {
+    /// Waits until `pid` is gone and reaped (no such process, not even a zombie), polling
+    /// until `deadline`; true when it went. A process left as the zombie of a parent that
+    /// never reaps it counts as still there.
+    package static func reaped(_ pid: pid_t, within deadline: Duration = .seconds(10)) async -> Bool {
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            if kill(pid, 0) != 0 && errno == ESRCH { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+}

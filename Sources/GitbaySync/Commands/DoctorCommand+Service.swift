@@ -17,7 +17,10 @@ extension CommandRunner {
     func serviceChecks(_ store: StateStore?) async -> [DoctorCheck] {
         let platform = ServiceUnits.Platform.current
         let installed = InstalledService.read(platform, folder: UnitFolder.resolve(platform, environment: context.environment))
-        var checks = [unitsCheck(installed)]
+        var checks: [DoctorCheck] = []
+        let hook = PreRemovalHook(path: PreRemovalHook.path(environment: context.environment))
+        if hook.isInstalled { checks.append(Self.hookCheck(hook)) }
+        checks.append(unitsCheck(installed))
         if installed.service.isPresent { checks.append(commandCheck(installed)) }
         if let store, let lastRun = await lastRunCheck(installed, store: store) { checks.append(lastRun) }
         return checks
@@ -30,6 +33,7 @@ extension CommandRunner {
         let platform = installed.platform
         let subject = platform == .systemd ? installed.folder.path : installed.service.path
         let enable = ServiceUnits.enableCommand(platform)
+        if let unsafe = Self.unsafeFolderCheck(installed.folder, subject: subject) { return unsafe }
         if installed.isAbsent {
             let what = platform == .systemd ? "no gitbay-sync units" : "no gitbay-sync launchd agent"
             return .warn(

@@ -104,21 +104,31 @@ extension CommandRunner {
         return store
     }
 
-    /// The rule the store enforces: the folder is yours (its mode is yours to choose); the
-    /// database, -wal and -shm files are yours and no other user can write them; and no
-    /// other user can read the database files, which hold API tokens.
+    /// The rule the store enforces: no link at the folder or the files; the folder is yours
+    /// (its mode is yours to choose); the database, -wal and -shm files are yours and no other
+    /// user can write them; and no other user can read the database files, which hold API
+    /// tokens.
     private func permissionsCheck(_ path: String) -> DoctorCheck {
         var problems: [String] = []
         var loose: [String] = []
+        var links: [String] = []
         var foreign = false
         var info = stat()
-        if stat(location.directory, &info) == 0, info.st_uid != geteuid() {
-            problems.append("\(location.directory) belongs to user id \(info.st_uid)")
-            foreign = true
+        if lstat(location.directory, &info) == 0 {
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                problems.append("\(location.directory) is a symbolic link")
+                links.append(location.directory)
+            } else if info.st_uid != geteuid() {
+                problems.append("\(location.directory) belongs to user id \(info.st_uid)")
+                foreign = true
+            }
         }
-        for file in location.databaseFiles where stat(file, &info) == 0 {
+        for file in location.databaseFiles where lstat(file, &info) == 0 {
             let mode = String(info.st_mode & 0o7777, radix: 8)
             switch StateLocation.ownershipProblem(info, path: file) {
+            case .symbolicLink?:
+                problems.append("\(file) is a symbolic link")
+                links.append(file)
             case .foreignOwner(_, let owner)?:
                 problems.append("\(file) belongs to user id \(owner)")
                 foreign = true
@@ -134,11 +144,16 @@ extension CommandRunner {
         }
         guard problems.isEmpty else {
             var fixes: [String] = []
+            if !links.isEmpty {
+                fixes.append(
+                    "gitbay-sync follows no link there: remove \(links.count == 1 ? "it" : "them") (`rm \(links.joined(separator: " "))`) if you did not make \(links.count == 1 ? "it" : "them"), else pass the real path as --db"
+                )
+            }
             if !loose.isEmpty { fixes.append("`chmod 600 \(loose.joined(separator: " "))`") }
             if foreign { fixes.append("run gitbay-sync as the user who owns them, or pass a --db of your own") }
             return .fail("database.permissions", path, problems.joined(separator: "; "), fix: fixes.joined(separator: "; "))
         }
-        return .pass("database.permissions", path, "the folder and files are yours; no other user can read or write the files")
+        return .pass("database.permissions", path, "the folder and files are yours, and none is a link; no other user can read or write the files")
     }
 
     /// Runs in progress, from the accounts' leases. A run that has held an account for longer

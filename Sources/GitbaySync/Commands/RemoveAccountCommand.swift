@@ -20,7 +20,12 @@ struct RemoveAccountCommand: CommandDefinition {
             then deletes the API token and the records. If the account held the device token on
             its instance, another account there takes it over at once. If the server cannot be
             reached, or the hook fails, the account stays `removing` with its token (exit 69), and
-            `gitbay-sync run` retries the removal (so does the timer, if installed).
+            `gitbay-sync run` retries the removal (so does the timer, if installed). A hook that
+            another user owns, or that group or others can write (or its folder), is not run and
+            counts as failed. A hook running after 30 seconds is stopped and counts as failed;
+            whatever it started is stopped with it (on macOS, only its process group: a child it
+            moved to another session with setsid runs on), and so is what it left running when
+            it exits.
             `logout` is another name for this command.
             """
     )

@@ -15,7 +15,9 @@ struct ServiceInstallCommand: CommandDefinition {
             RunAtLoad and StartInterval under ~/Library/LaunchAgents (macOS). They run
             `run --unattended` by this binary's real path, with the absolute --db this shell uses and
             XDG_CONFIG_HOME set to this shell's (where the pre-remove hook is). A file of the same
-            name that `service install` did not write is left alone (exit 73) unless --force.
+            name that `service install` did not write is left alone (exit 78) unless --force.
+            Nothing is written into a unit folder that another user owns or that group or others
+            can write, nor is a missing one created inside another user's folder (exit 78).
             Prints the command that enables them.
             """
     )
@@ -40,12 +42,20 @@ struct ServiceInstallCommand: CommandDefinition {
 }
 
 extension CommandRunner {
-    /// name that `service install` did not write is left alone unless `force`.
+    /// `service install`: writes the units, all or none, into a unit folder no one else can
+    /// change; a file of the same name that `service install` did not write is left alone
+    /// unless `force`.
     fileprivate func serviceInstall(every: Duration?, force: Bool) throws -> ExitCode {
         let (units, folder) = try serviceUnits(every: every)
+        // Before anything else about the folder: what is in it counts for nothing if others can change it.
+        if let problem = folder.trustProblem {
+            throw CommandFailure(UnitFolder.Refused(path: folder.path, reason: .unsafe(problem)).description, exitCode: .foreignFile)
+        }
         try refuseHandWritten(folder, units.files.map(\.name), force: force, doing: "install")
         do {
             try folder.writeAll(units.files)
+        } catch let refused as UnitFolder.Refused {
+            throw CommandFailure(refused.description, exitCode: .foreignFile)
         } catch {
             throw CommandFailure(
                 "\(error); nothing was written. Make the folder writable, or set XDG_CONFIG_HOME to a folder of your own",

@@ -10,7 +10,7 @@ struct ServiceUninstallCommand: CommandDefinition {
         words: ["service", "uninstall"], arguments: [], options: [force],
         summary: "Remove the units `service install` wrote.",
         discussion:
-            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 73, nothing removed) unless --force."
+            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 78, nothing removed) unless --force."
     )
 
     let force: Bool

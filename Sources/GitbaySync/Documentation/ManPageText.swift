@@ -32,7 +32,7 @@ enum ManPageText {
         case .noSuchAccount:
             "The named account is not signed in, or is being signed out (`removing`) and the command acts on signed-in accounts only."
         case .unavailable:
-            "A server could not be reached or failed, or the pre-remove hook failed; a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
+            "A server could not be reached or failed, or the pre-remove hook failed or was refused (someone else could change it); a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
         case .busy:
@@ -40,7 +40,7 @@ enum ManPageText {
         case .denied:
             "A server refused the API token (invalid, expired or read-only); for `remove-account`, the removal is kept and nothing retries it until a new sign-in or `--force`."
         case .foreignFile:
-            "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it."
+            "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it. Or `service install`: the unit folder is another user's or others can write it, or would be created in another user's folder; nothing was written."
         }
     }
 
@@ -49,7 +49,10 @@ enum ManPageText {
             "$XDG_STATE_HOME/gitbay-sync/state.db",
             "The state database (SQLite, with its -wal and -shm files beside it), unless `--db` or $GITBAY_SYNC_DB names another; without $XDG_STATE_HOME, ~/.local/state/gitbay-sync/state.db."
         ),
-        ("$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove", "The pre-removal hook, run when an account signs out if it is executable."),
+        (
+            "$XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove",
+            "The pre-removal hook, run when an account signs out if it is executable and only you (or root) can change it or its folder."
+        ),
         ("$XDG_CONFIG_HOME/systemd/user/gitbay-sync.service", "The login service `service install` writes on Linux."),
         ("$XDG_CONFIG_HOME/systemd/user/gitbay-sync.timer", "The periodic timer `service install` writes on Linux."),
         ("~/Library/LaunchAgents/org.gitbay.gitbay-sync.plist", "The launchd agent `service install` writes on macOS."),
@@ -77,6 +80,10 @@ enum ManPageText {
         (
             "GITBAY_SYNC_ACCOUNT, GITBAY_SYNC_INSTANCE, GITBAY_SYNC_USER",
             "Set for the pre-remove hook: the account being removed, its instance URL and its user name."
+        ),
+        (
+            "GITBAY_SYNC_HOOK_RUN",
+            "Set for the pre-remove hook and inherited by what it starts: marks those processes, so that they are stopped with the hook."
         ),
     ]
 }

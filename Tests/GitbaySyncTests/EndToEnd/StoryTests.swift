@@ -125,7 +125,10 @@ struct StoryTests {
         #expect(Set(statusJSON.keys) == ["database", "device", "accounts"])
         #expect(statusJSON["database"] as? String == binary.databasePath)
         let device = try #require(statusJSON["device"] as? [String: Any])
-        #expect(Set(device.keys) == ["label", "install_marker", "token_prefix", "token_generation", "token_set_at", "previous_token_prefixes", "moved_at"])
+        #expect(
+            Set(device.keys) == [
+                "label", "install_marker", "token_prefix", "token_generation", "token_set_at", "previous_token_prefixes", "moved_at",
+            ])
         #expect(device["token_prefix"] as? String == "77aa88bb")
         #expect(device["label"] as? String == "e2e-laptop")
         #expect(device["previous_token_prefixes"] as? [String] == ["3f2a9c01"])

@@ -102,6 +102,43 @@ struct HookInterruptionTests {
         #expect(try await store.account(named: name) == nil)
     }
 
+    #if os(Linux)
+    @Test("a signal to the built binary also stops what the hook started outside its process group (setsid)")
+    func signalStopsSetsidChild() async throws {
+        let folder = try TemporaryDirectory()
+        let binary = try BuiltBinary(executable: try BuiltBinary.located(), folder: folder)
+        let server = try FakeGitbayServer()
+        let name = "alice@127.0.0.1:\(server.port)"
+        #expect(try await binary.run(["login", server.baseURL], stdin: server.mintToken(for: "alice")).code == 0)
+        let child = "sh -c 'echo $$ > \"\(folder.path)/child.pid\"; exec sleep 300'"
+        _ = try Self.installHook(
+            in: folder.path + "/config",
+            """
+            setsid \(child) &
+            while [ ! -s "\(folder.path)/child.pid" ]; do sleep 0.02; done
+            echo $$ > "\(folder.path)/hook.pid"
+            sleep 1000
+            """)
+
+        let running = try binary.start(["remove-account", name])
+        let pids: (hook: pid_t, child: pid_t)
+        do {
+            pids = try await HookPids.wait(in: folder.path)
+        } catch {
+            let finished = await running.finish(timeout: .seconds(1))
+            Issue.record("the hook did not start: \(finished.err)")
+            throw error
+        }
+        running.send(SIGTERM)
+        let finished = await running.finish(timeout: .seconds(30))
+        let childGone = await HookPids.reaped(pids.child)
+        if !childGone { kill(pids.child, SIGKILL) }
+        #expect(finished.code == ExitCode.unavailable.rawValue, "status \(finished.status) \(finished.err)")
+        #expect(SpawnedChild.isGone(pids.hook), "the hook still runs")
+        #expect(childGone, "the hook's setsid child still runs")
+    }
+    #endif
+
     @Test(
         "a hook ignoring SIGTERM is killed with its group after the grace, or at once on a second request; --force does not override",
         arguments: [1, 2])

@@ -118,6 +118,39 @@ struct RemovalTests {
         #expect(await cli.run(["remove-account", name, "--force"]).code == 0)
         #expect(try await store.account(named: name) == nil)
     }
+
+    @Test("a hook others can write is refused: remove-account exits 69 naming it and the fix, the hook does not run, and doctor fails it")
+    func unsafeHook() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let name = try await cli.login(server, "alice")
+        let ran = cli.folder.path + "/ran"
+        let hook = try Self.installHook(cli, "touch '\(ran)'")
+        #expect(chmod(hook, 0o777) == 0)
+
+        let doctor = await cli.run(["doctor", "--json"])
+        let check = try #require(try DoctorTests.checks(doctor)["hook \(hook)"], "\(doctor.out)")
+        #expect(check["ok"] as? Bool == false)
+        #expect(check["detail"] as? String == "\(hook) can be written by other users (mode 777), so it is not run", "\(check)")
+        #expect(check["fix"] as? String == "`chmod go-w \(hook)`", "\(check)")
+        #expect(doctor.code == ExitCode.partialFailure.rawValue)
+
+        let refused = await cli.run(["remove-account", name])
+        #expect(refused.code == ExitCode.unavailable.rawValue, "\(refused.err)")
+        #expect(refused.err.contains("the pre-remove hook \(hook) was not run: \(hook) can be written by other users (mode 777)"), "\(refused.err)")
+        #expect(refused.err.contains("`chmod go-w \(hook)`"), "\(refused.err)")
+        #expect(!FileManager.default.fileExists(atPath: ran), "the refused hook ran")
+        let store = try await cli.store()
+        let account = try #require(try await store.account(named: name))
+        #expect(account.state == .removing)
+        #expect(try await store.apiToken(ofAccount: account.id) != nil)
+
+        // Made safe, the hook runs and the removal completes.
+        #expect(chmod(hook, 0o755) == 0)
+        #expect(try DoctorTests.checks(await cli.run(["doctor", "--json"]))["hook \(hook)"]?["ok"] as? Bool == true)
+        #expect(await cli.run(["remove-account", name]).code == 0)
+        #expect(FileManager.default.fileExists(atPath: ran))
+    }
 }
 
 /// A removal whose API token the server refuses cannot deregister anything: it stops sending
