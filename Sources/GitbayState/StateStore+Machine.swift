@@ -42,3 +42,38 @@ extension StateStore {
         return moved
     }
 }
+
+extension StateStore {
+    /// Rewrites instance URLs (and the account names made from them) stored in a spelling that
+    /// is no longer their canonical one (`InstanceURL.canonicalHost`: a final dot, an IPv4
+    /// address with leading zeros). An account whose canonical name another account already
+    /// has is left as stored: the two are one account signed in twice, which the holder rule
+    /// treats as one instance all the same.
+    static func canonicaliseInstances(_ database: Database) throws {
+        let stored = try database.rows("SELECT DISTINCT instance FROM accounts") { $0.requiredText(0) }
+        let respelled = stored.compactMap { text -> (String, InstanceURL)? in
+            guard let url = try? InstanceURL(parsing: text), url.description != text else { return nil }
+            return (text, url)
+        }
+        guard !respelled.isEmpty else { return }
+        try database.transaction {
+            for (text, url) in respelled {
+                let accounts = try database.rows("SELECT id, username FROM accounts WHERE instance = ?", .text(text)) {
+                    ($0.integer(0), $0.requiredText(1))
+                }
+                for (id, username) in accounts {
+                    let name = AccountRecord.name(username: username, instance: url)
+                    guard try database.row("SELECT 1 FROM accounts WHERE name = ?", .text(name), map: { _ in true }) == nil else { continue }
+                    try database.run(
+                        "UPDATE accounts SET instance = ?, name = ? WHERE id = ?", .text(url.description), .text(name), .integer(id))
+                }
+                try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(url.description))
+                try database.run(
+                    """
+                    UPDATE instances SET preferred_account_id = (SELECT preferred_account_id FROM instances WHERE instance = ?1)
+                    WHERE instance = ?2 AND preferred_account_id IS NULL
+                    """, .text(text), .text(url.description))
+            }
+        }
+    }
+}

@@ -49,6 +49,7 @@ package actor StateStore {
         let opened = try await executor.run {
             let database = try openDatabase(location, creating: creating, now: now)
             do {
+                try canonicaliseInstances(database)
                 return (OpenedDatabase(database), try bind(database, to: machine, now: now))
             } catch let error as SQLiteError {
                 throw StoreError.from(error, path: location.databasePath)

@@ -1,5 +1,7 @@
-/// The base URL of a gitbay instance, normalised: scheme and host lower-cased, the default port
-/// dropped, no path, query or trailing slash (`https://gitbay.org`, `http://127.0.0.1:8080`).
+/// The base URL of a gitbay instance, normalised: scheme and host lower-cased, the host in its
+/// one spelling among those certainly the same (`canonicalHost`: no final dot, IPv4 in dotted
+/// decimal), the default port dropped, no path, query or trailing slash (`https://gitbay.org`,
+/// `http://127.0.0.1:8080`).
 ///
 /// Only `https` is accepted, except for loopback hosts (`127.0.0.0/8`, `::1`, `localhost`),
 /// which may use plain `http` for local servers and tests.
@@ -58,7 +60,7 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         if port == defaultPort { port = nil }
 
         self.scheme = scheme
-        self.host = String(decoding: host.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        self.host = Self.canonicalHost(String(decoding: host.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self))
         self.port = port
         if scheme == "http" && !isLoopback { throw .plainHTTPToRemoteHost(text) }
     }

@@ -190,6 +190,33 @@ struct StateStoreTests {
         #expect(try await store.account(id: account.id) == nil)
     }
 
+    @Test("an account stored under a spelling that is no longer canonical is renamed at open; one that would clash is left")
+    func storedSpellingsCanonicalised() async throws {
+        let folder = try TemporaryDirectory()
+        let location = folder.location
+        do {
+            let store = try await StateStore.open(location)
+            try await store.signIn(instance: try InstanceURL(parsing: "https://gitbay.org"), username: "ann", apiToken: Secret("gb_a"))
+            try await store.signIn(instance: try InstanceURL(parsing: "http://127.0.0.1:8080"), username: "ben", apiToken: Secret("gb_b"))
+            try await store.signIn(instance: try InstanceURL(parsing: "http://127.0.0.1:8080"), username: "cy", apiToken: Secret("gb_c"))
+        }
+        do {
+            // As an earlier version stored them.
+            let database = try Database(path: location.databasePath)
+            try database.execute(
+                """
+                UPDATE accounts SET instance = 'https://gitbay.org.', name = 'ann@gitbay.org.' WHERE username = 'ann';
+                UPDATE accounts SET instance = 'http://127.000.000.001:8080', name = 'ben@127.000.000.001:8080' WHERE username = 'ben';
+                INSERT INTO accounts (instance, username, name, state, signed_in_at)
+                    VALUES ('http://127.00.0.1:8080', 'cy', 'cy@127.00.0.1:8080', 'active', '2026-01-01T00:00:00.000Z');
+                """)
+        }
+        let store = try await StateStore.open(location)
+        let names = try await store.accounts().map(\.name).sorted()
+        #expect(names == ["ann@gitbay.org", "ben@127.0.0.1:8080", "cy@127.0.0.1:8080", "cy@127.00.0.1:8080"])
+        #expect(try await store.account(named: "ann@gitbay.org")?.instance.description == "https://gitbay.org")
+    }
+
     @Test("a new device token is a rotation: the old one joins the history by fingerprint, length and display")
     func rotation() async throws {
         let folder = try TemporaryDirectory()
