@@ -24,7 +24,7 @@ package struct DesireSnapshot: Sendable, Equatable {
     /// Every account's desire in `facts`, as a run would decide it, by account id.
     static func all(_ facts: InstanceFacts) -> [Int64: DesireSnapshot] {
         let entries = RunSchedule.entries(
-            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred,
+            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, names: facts.names,
             hasDeviceToken: facts.hasDeviceToken, honourBackoff: false, now: Date()
         )
         return Dictionary(

@@ -27,7 +27,8 @@ package struct Reconciler: Sendable {
         let facts = try await store.runFacts()
         let now = options.now()
         let scheduled = RunSchedule.entries(
-            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, hasDeviceToken: facts.device.token != nil,
+            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, names: facts.names,
+            hasDeviceToken: facts.device.token != nil,
             honourBackoff: options.honourBackoff, now: now
         ).filter { only?.contains($0.account.id) ?? true }
         let holder = options.leaseHolder

@@ -70,14 +70,18 @@ package enum RunSchedule {
     /// signed in, among the active accounts whose token was not refused. The others are
     /// shadowed. The holder is chosen before backoff is looked at, so an account waiting out
     /// a failure never hands the token to another account for a run and takes it back later.
+    ///
+    /// An instance is a server: URLs found to name one server (`names`) share one holder, and
+    /// `preferred` is by server.
     static func entries(
-        accounts: [AccountRecord], statuses: [Int64: AccountStatusRecord], preferred: [InstanceURL: Int64],
+        accounts: [AccountRecord], statuses: [Int64: AccountStatusRecord], preferred: [InstanceURL: Int64], names: ServerNames = .none,
         hasDeviceToken: Bool, honourBackoff: Bool, now: Date
     ) -> [Entry] {
         let candidates = accounts.filter { $0.state == .active && statuses[$0.id]?.condition != .authFailed }
         var holders: [InstanceURL: AccountRecord] = [:]
-        for account in candidates where holders[account.instance] == nil || account.id == preferred[account.instance] {
-            holders[account.instance] = account
+        for account in candidates {
+            let server = names.server(of: account.instance)
+            if holders[server] == nil || account.id == preferred[server] { holders[server] = account }
         }
         return accounts.map { account in
             let status = statuses[account.id] ?? AccountStatusRecord()
@@ -89,7 +93,7 @@ package enum RunSchedule {
             if honourBackoff, let next = status.nextRetryAt, next > now {
                 return .skip(account, status, .backingOff)
             }
-            guard account.state == .active, hasDeviceToken, let holder = holders[account.instance] else {
+            guard account.state == .active, hasDeviceToken, let holder = holders[names.server(of: account.instance)] else {
                 return .reconcile(account, .release)
             }
             return .reconcile(account, holder.id == account.id ? .hold : .shadowed(by: holder.name))

@@ -175,17 +175,21 @@ extension StateStore {
         return Dictionary(records.compactMap { $0 }.map { ($0.instance, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Makes `accountID` the account that holds this device's token on its instance.
-    package func prefer(accountID: Int64, on instance: InstanceURL) throws {
+    /// Makes `accountID` the account that holds this device's token on its instance (and on
+    /// every other URL of its server: the latest choice holds).
+    package func prefer(accountID: Int64, on instance: InstanceURL, now: Date = Date()) throws {
         try write { database in
             try database.run(
                 """
-                INSERT INTO instances (instance, preferred_account_id) VALUES (?, ?)
-                ON CONFLICT (instance) DO UPDATE SET preferred_account_id = excluded.preferred_account_id
+                INSERT INTO instances (instance, preferred_account_id, preferred_at) VALUES (?, ?, ?)
+                ON CONFLICT (instance) DO UPDATE SET preferred_account_id = excluded.preferred_account_id,
+                    preferred_at = excluded.preferred_at
                 """,
-                .text(instance.description), .integer(accountID)
+                .text(instance.description), .integer(accountID), .text(Timestamp.format(now))
             )
-            try Self.forgetListTags(database, instance: instance)
+            for url in try Self.serverNames(database).names(of: instance) {
+                try Self.forgetListTags(database, instance: url)
+            }
         }
     }
 

@@ -9,7 +9,10 @@ package struct InstanceFacts: Sendable {
     package let label: String
     package let accounts: [AccountRecord]
     package let statuses: [Int64: AccountStatusRecord]
+    /// The account preferred on each server, by the server's first URL.
     package let preferred: [InstanceURL: Int64]
+    /// Which instance URLs name one server.
+    package let names: ServerNames
 }
 
 extension StateStore {
@@ -30,20 +33,34 @@ extension StateStore {
         }
     }
 
-    /// Reads only the account's instance: who holds the token there depends on nothing else.
+    /// Reads only the account's server (every URL it was found under): who holds the token
+    /// there depends on nothing else.
     static func instanceFacts(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> InstanceFacts? {
         guard let instance = try database.row("SELECT instance FROM accounts WHERE id = ?", .integer(id), map: { $0.requiredText(0) })
         else { return nil }
-        return try facts(database, "instance = ?", .text(instance))
+        let names = try serverNames(database)
+        guard let url = try? InstanceURL(parsing: instance), names.names(of: url).count > 1 else {
+            return try facts(database, names: names, "instance = ?", .text(instance))
+        }
+        let urls = names.names(of: url).map { SQLiteValue.text($0.description) }
+        return try facts(database, names: names, "instance IN (\(urls.map { _ in "?" }.joined(separator: ", ")))", bound: urls)
     }
 
     /// The facts of every instance at once: who holds the token on each.
     static func allFacts(_ database: Database) throws(SQLiteError) -> InstanceFacts? {
-        try facts(database, "1")
+        try facts(database, names: try serverNames(database), "1")
+    }
+
+    private static func facts(
+        _ database: Database, names: ServerNames, _ condition: String, _ arguments: SQLiteValue...
+    ) throws(SQLiteError) -> InstanceFacts? {
+        try facts(database, names: names, condition, bound: arguments)
     }
 
     /// The facts of the accounts matching `condition`, with the device's; nil without a device row.
-    private static func facts(_ database: Database, _ condition: String, _ arguments: SQLiteValue...) throws(SQLiteError) -> InstanceFacts? {
+    private static func facts(
+        _ database: Database, names: ServerNames, _ condition: String, bound arguments: [SQLiteValue]
+    ) throws(SQLiteError) -> InstanceFacts? {
         guard
             let device = try database.row(
                 "SELECT token IS NOT NULL, token_generation, label FROM device WHERE id = 1",
@@ -57,14 +74,10 @@ extension StateStore {
             "SELECT account_id, condition FROM account_status WHERE account_id IN (SELECT id FROM accounts WHERE \(condition))",
             bound: arguments, map: { ($0.integer(0), AccountCondition(rawValue: $0.requiredText(1)) ?? .pending) }
         )
-        let preferred = try database.rows(
-            "SELECT instance, preferred_account_id FROM instances WHERE preferred_account_id IS NOT NULL AND \(condition)",
-            bound: arguments, map: { row in (try? InstanceURL(parsing: row.requiredText(0))).map { ($0, row.integer(1)) } }
-        )
         return InstanceFacts(
             hasDeviceToken: device.hasToken, tokenGeneration: device.generation, label: device.label, accounts: accounts,
             statuses: Dictionary(conditions.map { ($0.0, AccountStatusRecord(condition: $0.1)) }, uniquingKeysWith: { first, _ in first }),
-            preferred: Dictionary(preferred.compactMap { $0 }, uniquingKeysWith: { first, _ in first })
+            preferred: try preferredAccounts(database, names: names), names: names
         )
     }
 }

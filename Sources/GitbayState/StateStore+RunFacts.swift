@@ -11,7 +11,10 @@ package struct RunFacts: Sendable {
     package let statuses: [Int64: AccountStatusRecord]
     /// Each account's records, by account id.
     package let registrations: [Int64: [RegistrationRecord]]
+    /// The account preferred on each server, by the server's first URL (`ServerNames.server`).
     package let preferred: [InstanceURL: Int64]
+    /// Which instance URLs name one server.
+    package let names: ServerNames
     /// Each account's API token, by account id.
     package let apiTokens: [Int64: Secret]
     /// Every lease on record, live or not, by account id.
@@ -24,7 +27,7 @@ package struct RunFacts: Sendable {
     var instanceFacts: InstanceFacts {
         InstanceFacts(
             hasDeviceToken: device.token != nil, tokenGeneration: device.generation, label: device.label, accounts: accounts,
-            statuses: statuses.mapValues { AccountStatusRecord(condition: $0.condition) }, preferred: preferred)
+            statuses: statuses.mapValues { AccountStatusRecord(condition: $0.condition) }, preferred: preferred, names: names)
     }
 }
 
@@ -82,13 +85,12 @@ extension StateStore {
     package func runFacts() throws -> RunFacts {
         let read = try access { database in
             try database.reading {
-                (
+                let names = try Self.serverNames(database)
+                return (
                     device: try Self.readDevice(database),
                     accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
-                    preferred: try database.rows("SELECT instance, preferred_account_id FROM instances WHERE preferred_account_id IS NOT NULL") {
-                        row in (try? InstanceURL(parsing: row.requiredText(0))).map { ($0, row.integer(1)) }
-                    },
+                    names: names, preferred: try Self.preferredAccounts(database, names: names),
                     apiTokens: try database.rows("SELECT account_id, token FROM api_tokens") { ($0.integer(0), Secret($0.requiredText(1))) },
                     leases: try Self.allLeases(database), version: try database.version()
                 )
@@ -96,7 +98,7 @@ extension StateStore {
         }
         return RunFacts(
             device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
-            preferred: Dictionary(read.preferred.compactMap { $0 }, uniquingKeysWith: { first, _ in first }),
+            preferred: read.preferred, names: read.names,
             apiTokens: Dictionary(read.apiTokens, uniquingKeysWith: { first, _ in first }),
             leases: Dictionary(read.leases.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first }),
             version: read.version

@@ -11,6 +11,8 @@ struct ScheduleCase: Sendable, CustomTestStringConvertible {
     var accounts: [(user: String, host: String, state: AccountState)]
     var statuses: [String: AccountStatusRecord] = [:]
     var preferred: [String] = []
+    /// Pairs of hosts found to name one server.
+    var sameServers: [(String, String)] = []
     var hasDeviceToken = true
     var honourBackoff = true
     /// What each account gets: "hold", "shadowed:<holder user>", "release", "skip:refused", "skip:backoff".
@@ -34,10 +36,16 @@ struct ScheduleCase: Sendable, CustomTestStringConvertible {
     var entries: [RunSchedule.Entry] {
         let records = accounts.indices.map(account)
         let byUser = Dictionary(uniqueKeysWithValues: records.map { ($0.username, $0) })
+        let names = ServerNames(
+            proofs: sameServers.map {
+                SameServerRecord(
+                    instance: try! InstanceURL(parsing: "https://\($0.0)"), other: try! InstanceURL(parsing: "https://\($0.1)"), deviceID: 1,
+                    added: "t", provenAt: Self.now)
+            })
         return RunSchedule.entries(
             accounts: records, statuses: Dictionary(uniqueKeysWithValues: statuses.map { (byUser[$0.key]!.id, $0.value) }),
-            preferred: Dictionary(uniqueKeysWithValues: preferred.map { (byUser[$0]!.instance, byUser[$0]!.id) }),
-            hasDeviceToken: hasDeviceToken, honourBackoff: honourBackoff, now: Self.now
+            preferred: Dictionary(uniqueKeysWithValues: preferred.map { (names.server(of: byUser[$0]!.instance), byUser[$0]!.id) }),
+            names: names, hasDeviceToken: hasDeviceToken, honourBackoff: honourBackoff, now: Self.now
         )
     }
 
@@ -104,6 +112,17 @@ struct RunScheduleTests {
             name: "8. a refused token of a paused account is not sent again either",
             accounts: [("alice", "a.example", .paused), ("bob", "a.example", .active)], statuses: ["alice": ScheduleCase.refused],
             expected: ["skip:refused", "hold"]),
+        ScheduleCase(
+            name: "7. two names not proven one server: a holder each",
+            accounts: [("ann", "a.example", .active), ("ben", "alias.example", .active)], expected: ["hold", "hold"]),
+        ScheduleCase(
+            name: "7. two names proven one server: one holder, the earliest signed in",
+            accounts: [("ann", "a.example", .active), ("ben", "alias.example", .active), ("cy", "b.example", .active)],
+            sameServers: [("alias.example", "a.example")], expected: ["hold", "shadowed:ann", "hold"]),
+        ScheduleCase(
+            name: "7. two names proven one server: the preferred account holds, whichever name it signed in under",
+            accounts: [("ann", "a.example", .active), ("ben", "alias.example", .active)], preferred: ["ben"],
+            sameServers: [("a.example", "alias.example")], expected: ["shadowed:ben", "hold"]),
     ]
 
     @Test("which accounts run, with what desire, and which are skipped", arguments: cases)
