@@ -56,6 +56,8 @@ enum RunSchedule {
     /// signed in, among the active accounts whose token was not refused. The others are
     /// shadowed. The holder is chosen before backoff is looked at, so an account waiting out
     /// a failure never hands the token to another account for a run and takes it back later.
+    /// A next attempt recorded further ahead than any run sets one
+    /// (`FailurePolicy.isBeyondAnyWait`) is not waited for.
     static func entries(
         accounts: [AccountRecord], statuses: [Int64: AccountStatusRecord], preferred: [InstanceURL: Int64],
         hasDeviceToken: Bool, honourBackoff: Bool, now: Date
@@ -70,7 +72,9 @@ enum RunSchedule {
             if account.state == .active, status.condition == .authFailed {
                 return .skip(account, status, .tokenRefused)
             }
-            if honourBackoff, let next = status.nextRetryAt, next > now {
+            // A wait further ahead than any run sets is a wrong clock's or a wrong server's:
+            // honouring it could leave the account alone for years, so it is tried now.
+            if honourBackoff, let next = status.nextRetryAt, next > now, !FailurePolicy.isBeyondAnyWait(next, from: now) {
                 return .skip(account, status, status.condition == .authFailed ? .tokenRefused : .backingOff)
             }
             guard account.state == .active, hasDeviceToken, let holder = holders[account.instance] else {

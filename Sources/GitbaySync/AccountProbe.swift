@@ -18,7 +18,20 @@ struct AccountProbe: Sendable {
         "sign in again with a full-scope token: `gitbay-sync login \(account.instance)` (mint one with `token create --name gitbay-sync --scope full`)"
     }
 
-    func checks(device: DeviceRecord?) async -> [DoctorCheck] {
+    func checks(device: DeviceRecord?, now: Date) async -> [DoctorCheck] {
+        let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        var checks = await serverChecks(device: device)
+        if let next = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(next, from: now) {
+            // Local: said whether or not the server answers.
+            checks.append(
+                .fail(
+                    "account.schedule", name, "the next attempt \(AccountRow.beyondAnyWait(next))",
+                    fix: "check the system clock; the next `gitbay-sync run` tries the account instead of waiting"))
+        }
+        return checks
+    }
+
+    private func serverChecks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
             return [await removalCheck()]
         }
