@@ -92,7 +92,7 @@ package actor GitbayClient {
             return .notModified
         case .answer(let response):
             let devices = try decode([ServerDevice].self, from: response, command: words) ?? []
-            return .list(devices, etag: response.headers["etag"])
+            return .list(devices, etag: ServerAnswer.entityTag(response.headers["etag"]))
         }
     }
 

@@ -112,6 +112,20 @@ enum ServerAnswer: Sendable, Equatable {
         return .seconds(seconds)
     }
 
+    /// The longest `ETag` kept: gitbay's are a quoted hash, well under it. A tag is stored with
+    /// the account and sent back with every list, so one that is longer is not kept.
+    static let longestEntityTag = 256
+
+    /// The list's `ETag`, when it can be sent back as `If-None-Match`: 1 to `longestEntityTag`
+    /// bytes, none of them a space or a control character. Nil otherwise: the next list is
+    /// asked for without one, which costs a full answer and nothing else.
+    static func entityTag(_ value: String?) -> String? {
+        guard let value, (1...longestEntityTag).contains(value.utf8.count),
+            value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F })
+        else { return nil }
+        return value
+    }
+
     /// True when the body starts like a JSON object or array: broken JSON rather than another format.
     private static func looksLikeJSON(_ body: [UInt8]) -> Bool {
         let first = body.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
