@@ -49,6 +49,12 @@ package enum FailurePolicy {
         }
     }
 
+    /// When the account is tried again after a failure at `startedAt` that waits `wait`: whole
+    /// seconds, as the database stores them.
+    static func nextAttempt(after startedAt: Date, waiting wait: Duration) -> Date {
+        startedAt.addingTimeInterval(Double(min(wait, longestWait).components.seconds))
+    }
+
     /// Whether a next attempt recorded for `next` is further ahead of `now` than any run
     /// sets one: recorded while the clock ran ahead, or from a server's number before waits
     /// were bounded. Such an account is not left waiting: the next run tries it.
