@@ -26,13 +26,14 @@ final class CurlTransport: Sendable {
         self.pool = pool
     }
 
-    /// Sends one request and returns the first answer (any status except a redirect).
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    /// Sends one request and returns the first answer (any status except a redirect). `within`
+    /// shortens both timeouts to it, for the last of a deadline.
+    func send(_ request: HTTPRequest, within limit: Duration? = nil) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes, keeping: configuration.responseHeaders)
         let loop = try pool.loop
         let easy = try pool.borrowHandle()
-        let configuration = configuration
+        let configuration = limit.map(configuration.limited(to:)) ?? configuration
         if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
             pool.giveBack(easy)
             throw refusal

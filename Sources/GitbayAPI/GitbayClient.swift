@@ -18,6 +18,8 @@ package actor GitbayClient {
 
     /// HTTP requests sent so far, retries included.
     package internal(set) var requestCount = 0
+    /// When the first request started: the configuration's deadline counts from it.
+    var firstAttemptAt: ContinuousClock.Instant?
     /// Every secret this client has sent, redacted from any server message it reports.
     private(set) var sentSecrets: [Secret]
 

@@ -19,8 +19,10 @@ struct DoctorCommand: PlainCommand {
             for each account: the instance answers, the token is valid, push is on for the account and
             was not refused by the instance in the last run, this device's row is on the server, and
             no next attempt is recorded further ahead than any wait a run sets (a wrong clock).
-            Only reads from servers. Prints each check with OK or FAIL and the fix; exits 1 when any
-            check fails.
+            Only reads from servers, every account at once; each probe is sent once (no retry) and
+            given at most \(AccountProbe.requestTimeout.components.seconds) seconds, an account's probes \(AccountProbe.deadline.components.seconds) seconds in all, so an instance that
+            does not answer holds doctor no longer than that. Prints each check with OK or FAIL and
+            the fix; exits 1 when any check fails.
             """
     )
 

@@ -19,6 +19,8 @@ struct RunCommand: CommandDefinition {
         name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
 
     static let sendsRequests = true
+    /// An account's deadline in whole seconds, as the help says it.
+    static let deadlineSeconds = ClientConfiguration.defaultDeadline.components.seconds
 
     static let spec = CommandSpec(
         words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
@@ -37,6 +39,11 @@ struct RunCommand: CommandDefinition {
             clock that ran ahead, or a wrong server) is not waited for: the account is tried. To
             try every account now anyway, run `gitbay-sync run --now`. There must be a state
             database already (exit 66 otherwise): `run` never creates one.
+
+            Each account's requests get \(Self.deadlineSeconds) seconds in all, retries and their waits
+            included: every attempt at most what is left of that, and no retry once it is over. An
+            instance that does not answer costs a run about that long (the accounts of other
+            instances go on meanwhile), and the account fails as a timeout, backing off as above.
 
             With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
             per account that changed or failed (-v: every account); a failing account waits out its
