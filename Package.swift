@@ -33,6 +33,8 @@ let package = Package(
             path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // Process calls Swift cannot make (prctl is variadic); headers only, nothing to link.
+        .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "GitbaySupport"),
         .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),
         .target(name: "GitbayAPI", dependencies: ["GitbaySupport", "CCurl"]),
@@ -42,7 +44,7 @@ let package = Package(
             name: "GitbaySync",
             dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "PushResolve", "GitbayReconcile"]
         ),
-        .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport"]),
+        .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport", "CProcess"]),
         .target(name: "GitbayFake"),
         .executableTarget(name: "gitbay-fake-server", dependencies: ["GitbayFake"]),
         // Helpers the test targets share; they know nothing of the product.

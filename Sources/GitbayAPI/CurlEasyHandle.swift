@@ -112,6 +112,12 @@ final class CurlEasyHandle: @unchecked Sendable {
         if !Self.proxyInEnvironment {
             // No proxy variable is set: saying so spares curl reading them for every request.
             setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
+        } else if CurlTransport.isLoopback(url) {
+            // A proxy would be handed a loopback instance's token in clear (plain http), and
+            // asked to fetch its own 127.0.0.1: no proxy for this host, whatever the variables
+            // (no_proxy included) say. An empty proxy turns every one of them off.
+            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
+            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_NOPROXY, "*"))
         }
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(curl, handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)

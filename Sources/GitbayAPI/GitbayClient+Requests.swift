@@ -42,10 +42,11 @@ extension GitbayClient {
         var attempt = 0
         while true {
             attempt += 1
+            let left = try timeLeft(command: command)
             noteAttempt(attempt, of: request, command: command)
             let failure: GitbayError
             do throws(GitbayError) {
-                return try await exchange(request, command: command)
+                return try await exchange(request, command: command, within: left)
             } catch {
                 failure = error
             }
@@ -68,12 +69,35 @@ extension GitbayClient {
             ])
     }
 
-    /// How long to wait before trying again after `failure`; nil when it is not to be retried.
-    /// Logs either way.
+    /// What is left of the deadline for the next attempt, counting from the client's first
+    /// request; nil when there is no deadline. Throws a deadline timeout when nothing is left.
+    private func timeLeft(command: [String]) throws(GitbayError) -> Duration? {
+        guard let deadline = configuration.deadline else { return nil }
+        let now = ContinuousClock.now
+        let start = firstAttemptAt ?? now
+        firstAttemptAt = start
+        let left = deadline - start.duration(to: now)
+        guard left > .zero else {
+            throw GitbayError(kind: .transport(.timedOut(.deadline, limit: deadline)), account: accountName, command: command)
+        }
+        return left
+    }
+
+    /// Whether an attempt made after waiting `delay` would start before the deadline.
+    private func startsBeforeDeadline(after delay: Duration) -> Bool {
+        guard let deadline = configuration.deadline, let start = firstAttemptAt else { return true }
+        return start.duration(to: .now) + delay < deadline
+    }
+
+    /// How long to wait before trying again after `failure`; nil when it is not to be retried,
+    /// or when the retry would start past the deadline. Logs either way.
     private func delayBeforeRetrying(after failure: GitbayError, attempt: Int, command: [String]) -> Duration? {
         let commandText = command.joined(separator: " ")
-        guard let delay = configuration.retry.delay(afterAttempt: attempt, failedWith: failure, unitRandom: configuration.random()) else {
-            logger.info("gitbay.request.failed", metadata(of: failure, command: commandText, attempt: attempt))
+        let delay = configuration.retry.delay(afterAttempt: attempt, failedWith: failure, unitRandom: configuration.random())
+        guard let delay, startsBeforeDeadline(after: delay) else {
+            var failedMetadata = metadata(of: failure, command: commandText, attempt: attempt)
+            if delay != nil { failedMetadata["retry.past_deadline"] = "true" }
+            logger.info("gitbay.request.failed", failedMetadata)
             return nil
         }
         var retryMetadata = metadata(of: failure, command: commandText, attempt: attempt)
@@ -82,17 +106,25 @@ extension GitbayClient {
         return delay
     }
 
-    /// One HTTP exchange, classified.
-    private func exchange(_ request: HTTPRequest, command: [String]) async throws(GitbayError) -> Reply {
+    /// One HTTP exchange, classified; `left` (what is left of the deadline) bounds its timeouts.
+    private func exchange(_ request: HTTPRequest, command: [String], within left: Duration?) async throws(GitbayError) -> Reply {
         let response: HTTPResponse
         do throws(TransportError) {
             if let gate = configuration.gate, !gate.mayStart() { throw .cancelled }
-            response = try await transport.send(request)
+            response = try await transport.send(request, within: left)
             if let gate = configuration.gate, !gate.mayFinish() { throw .cancelled }
         } catch {
-            throw GitbayError(kind: .transport(error), account: accountName, command: command)
+            throw GitbayError(kind: .transport(deadlineTimeout(error, left: left) ?? error), account: accountName, command: command)
         }
         return try reply(to: response, command: command)
+    }
+
+    /// A timeout that ran out because the deadline cut it short, as the deadline's; nil for any
+    /// other error, and for a timeout the deadline left whole.
+    private func deadlineTimeout(_ error: TransportError, left: Duration?) -> TransportError? {
+        guard let left, let deadline = configuration.deadline, case .timedOut(let phase, _) = error else { return nil }
+        let whole = phase == .connect ? configuration.transport.connectTimeout : configuration.transport.requestTimeout
+        return left < whole ? .timedOut(.deadline, limit: deadline) : nil
     }
 
     /// The answer `response` gives, or the error it says.

@@ -18,6 +18,8 @@ package actor GitbayClient {
 
     /// HTTP requests sent so far, retries included.
     package internal(set) var requestCount = 0
+    /// When the first request started: the configuration's deadline counts from it.
+    var firstAttemptAt: ContinuousClock.Instant?
     /// Every secret this client has sent, redacted from any server message it reports.
     private(set) var sentSecrets: [Secret]
 
@@ -92,7 +94,7 @@ package actor GitbayClient {
             return .notModified
         case .answer(let response):
             let devices = try decode([ServerDevice].self, from: response, command: words) ?? []
-            return .list(devices, etag: response.headers["etag"])
+            return .list(devices, etag: ServerAnswer.entityTag(response.headers["etag"]))
         }
     }
 

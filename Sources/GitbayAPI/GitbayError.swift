@@ -150,9 +150,11 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// `; <what> <wait>` when the server named a wait.
+    /// `; <what> <wait>` when the server named a wait; a wait at the longest one a server's
+    /// number is read as says "or more", since the server may have asked for longer.
     private static func wait(_ wait: Duration?, for what: String) -> String {
-        wait.map { "; \(what) \($0.shortDescription)" } ?? ""
+        guard let wait else { return "" }
+        return "; \(what) \(wait.shortDescription)\(wait >= ServerAnswer.longestWait ? " or more" : "")"
     }
 
     private static func shortened(_ message: String) -> String {

@@ -51,14 +51,15 @@ enum GoDuration {
         return .nanoseconds(totalNanoseconds)
     }
 
-    /// The wait named in a message such as `too many writes: ...; try again in 1m30s`.
+    /// The wait named in a message such as `too many writes: ...; try again in 1m30s`, at most
+    /// `ServerAnswer.longestWait`: a message can name any duration up to 292 years.
     static func parseWait(inMessage message: String) -> Duration? {
         guard let marker = message.firstRange(of: "try again in ") else { return nil }
         let rest = message[marker.upperBound...]
         let end = rest.firstIndex(where: { $0 == " " || $0 == "\n" || $0 == ";" || $0 == "," || $0 == ")" }) ?? rest.endIndex
         var word = rest[..<end]
         while word.hasSuffix(".") { word = word.dropLast() }
-        return parse(word)
+        return parse(word).map { min($0, ServerAnswer.longestWait) }
     }
 
     private static func nanoseconds(in unit: String) -> Int64? {

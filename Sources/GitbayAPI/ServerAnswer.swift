@@ -91,13 +91,39 @@ enum ServerAnswer: Sendable, Equatable {
         return .denied
     }
 
-    /// `Retry-After` in delta-seconds; the HTTP-date form is not used by gitbay and is ignored.
+    /// The longest wait a server's number is read as: an hour, the backoff ceiling of a run.
+    /// No gitbay asks for longer (its limiter's waits are seconds, the write limit's about a
+    /// minute); a longer wait, or a number too large to read, means the same hour, so that no
+    /// number a server sends can overflow a sum or hold an account for longer.
+    static let longestWait: Duration = .seconds(3600)
+
+    /// `Retry-After` in delta-seconds, at most `longestWait`; the HTTP-date form is not used by
+    /// gitbay and is ignored.
     static func parseRetryAfter(_ value: String) -> Duration? {
         let text = value.trimmingWhitespace()
-        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), let seconds = Int(text) else {
-            return nil
+        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        let bound = longestWait.components.seconds
+        var seconds: Int64 = 0
+        for digit in text.utf8 {
+            seconds = seconds * 10 + Int64(digit - 48)
+            // Stops before any overflow: `bound` is far below Int64.max / 10.
+            if seconds >= bound { return longestWait }
         }
         return .seconds(seconds)
+    }
+
+    /// The longest `ETag` kept: gitbay's are a quoted hash, well under it. A tag is stored with
+    /// the account and sent back with every list, so one that is longer is not kept.
+    static let longestEntityTag = 256
+
+    /// The list's `ETag`, when it can be sent back as `If-None-Match`: 1 to `longestEntityTag`
+    /// bytes, none of them a space or a control character. Nil otherwise: the next list is
+    /// asked for without one, which costs a full answer and nothing else.
+    static func entityTag(_ value: String?) -> String? {
+        guard let value, (1...longestEntityTag).contains(value.utf8.count),
+            value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F })
+        else { return nil }
+        return value
     }
 
     /// True when the body starts like a JSON object or array: broken JSON rather than another format.

@@ -33,6 +33,14 @@ package struct TransportConfiguration: Sendable, Equatable {
         self.certificateFolder = certificateFolder
     }
 
+    /// The same limits with neither timeout longer than `limit`.
+    package func limited(to limit: Duration) -> TransportConfiguration {
+        var limited = self
+        limited.connectTimeout = min(connectTimeout, limit)
+        limited.requestTimeout = min(requestTimeout, limit)
+        return limited
+    }
+
     /// The certificate authorities the environment names, as OpenSSL's own tools read them:
     /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (an empty value counts as unset).
     package mutating func trustCertificates(from environment: [String: String]) {

@@ -16,6 +16,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
         case connect
         /// The whole request took longer than the request timeout.
         case request
+        /// The client's requests together, every attempt counted, took longer than its deadline.
+        case deadline
     }
 
     /// No connection: the name did not resolve or the connection was refused. `detail` is curl's message.
@@ -67,6 +69,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
             "connecting took longer than \(limit.shortDescription)"
         case .timedOut(.request, let limit):
             "the request took longer than \(limit.shortDescription)"
+        case .timedOut(.deadline, let limit):
+            "the requests took longer than the account's \(limit.shortDescription) deadline, every attempt counted"
         case .connectionLost(let detail):
             "the connection broke before the answer was complete (\(detail))"
         case .tlsFailed(let detail):

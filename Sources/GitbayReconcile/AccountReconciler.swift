@@ -207,7 +207,7 @@ final class AccountReconciler {
         let (condition, wait) = FailurePolicy.classify(error, failures: status.failures, ceiling: backoffCeiling)
         status.condition = condition
         status.lastError = String(describing: error)
-        status.nextRetryAt = wait.map { startedAt.addingTimeInterval(Double($0.components.seconds)) }
+        status.nextRetryAt = wait.map { FailurePolicy.nextAttempt(after: startedAt, waiting: $0) }
         status.nextRetryReason = wait == nil ? nil : FailurePolicy.retryReason(error)
         outcome.nextRetryAt = status.nextRetryAt
         outcome.nextRetryReason = status.nextRetryReason

@@ -70,6 +70,8 @@ package enum RunSchedule {
     /// signed in, among the active accounts whose token was not refused. The others are
     /// shadowed. The holder is chosen before backoff is looked at, so an account waiting out
     /// a failure never hands the token to another account for a run and takes it back later.
+    /// A next attempt recorded further ahead than any run sets one
+    /// (`FailurePolicy.isBeyondAnyWait`) is not waited for.
     ///
     /// An instance is a server: URLs found to name one server (`names`) share one holder, and
     /// `preferred` is by server.
@@ -90,7 +92,9 @@ package enum RunSchedule {
             if status.condition == .authFailed {
                 return .skip(account, status, account.state == .removing ? .removalTokenRefused : .tokenRefused)
             }
-            if honourBackoff, let next = status.nextRetryAt, next > now {
+            // A wait further ahead than any run sets is a wrong clock's or a wrong server's:
+            // honouring it could leave the account alone for years, so it is tried now.
+            if honourBackoff, let next = status.nextRetryAt, next > now, !FailurePolicy.isBeyondAnyWait(next, from: now) {
                 return .skip(account, status, .backingOff)
             }
             guard account.state == .active, hasDeviceToken, let holder = holders[names.server(of: account.instance)] else {

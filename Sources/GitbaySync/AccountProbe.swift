@@ -13,19 +13,49 @@ struct AccountProbe: Sendable {
     let client: ClientConfiguration
     let logger: Logger
 
+    /// The longest a probe request may take: doctor waits on it, and never retries it.
+    static let requestTimeout: Duration = .seconds(10)
+    /// The longest all of one account's probes may take together.
+    static let deadline: Duration = .seconds(20)
+
+    /// The probes' client: a run's, with no retry, each request at most `requestTimeout` and
+    /// the account's at most `deadline` in all, so that a hung instance holds doctor (which
+    /// checks the accounts at once) for no more than that.
+    static func configuration(from client: ClientConfiguration) -> ClientConfiguration {
+        var probe = client
+        probe.retry = .never
+        probe.transport = client.transport.limited(to: requestTimeout)
+        probe.deadline = min(client.deadline ?? deadline, deadline)
+        return probe
+    }
+
     private var name: String { account.name }
     private var signIn: String {
         "sign in again with a full-scope token: `gitbay-sync login \(account.instance)` (mint one with `token create --name gitbay-sync --scope full`)"
     }
 
-    func checks(device: DeviceRecord?) async -> [DoctorCheck] {
+    func checks(device: DeviceRecord?, now: Date) async -> [DoctorCheck] {
+        let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        var checks = await serverChecks(device: device)
+        if let next = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(next, from: now) {
+            // Local: said whether or not the server answers.
+            checks.append(
+                .fail(
+                    "account.schedule", name, "the next attempt \(AccountRow.beyondAnyWait(next))",
+                    fix: "check the system clock; the next `gitbay-sync run` tries the account instead of waiting"))
+        }
+        return checks
+    }
+
+    private func serverChecks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
             return [await removalCheck()]
         }
         guard let apiToken = try? await store.apiToken(ofAccount: account.id) else {
             return [.fail("account.token", name, "no API token is stored", fix: signIn)]
         }
-        let client = GitbayClient(instance: account.instance, apiToken: apiToken, accountName: name, configuration: client, logger: logger)
+        let client = GitbayClient(
+            instance: account.instance, apiToken: apiToken, accountName: name, configuration: Self.configuration(from: client), logger: logger)
         var checks: [DoctorCheck] = []
         do {
             let whoami = try await client.whoami()

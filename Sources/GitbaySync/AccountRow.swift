@@ -51,7 +51,9 @@ struct AccountRow {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
-        if let at = status.nextRetryAt {
+        if let at = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(at, from: now) {
+            lines.append("    next attempt: at the next run: \(Self.beyondAnyWait(at))")
+        } else if let at = status.nextRetryAt {
             let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
             lines.append(
                 at > now
@@ -60,6 +62,11 @@ struct AccountRow {
         }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         return lines
+    }
+
+    /// Why a next attempt recorded for `at` is not waited for (`FailurePolicy.isBeyondAnyWait`).
+    static func beyondAnyWait(_ at: Date) -> String {
+        "it was recorded for \(Timestamp.format(at)), further ahead than any wait gitbay-sync sets: a wrong clock or a wrong server"
     }
 }
 

@@ -8,10 +8,15 @@ import Glibc
 import Darwin
 #endif
 
+// First, before any secret is read: a core file or a debugger of the same user could hold them.
+let coreDumpFailures = CoreDumps.forbid()
 let arguments = Array(CommandLine.arguments.dropFirst())
 let shutdown = ShutdownSignal()
 var context = CLIContext(environment: ProcessInfo.processInfo.environment, console: .standard(shutdown: shutdown))
 context.shutdown = shutdown
+for failure in coreDumpFailures {
+    context.console.err("gitbay-sync: warning: core dumps could not be turned off (\(failure))")
+}
 // SIGTERM and SIGINT reach `run --every` and a running pre-remove hook as stop requests; other
 // commands end on them as before, after turning echo back on at a hidden prompt or stopping a
 // hook, as SIGHUP and SIGQUIT do.

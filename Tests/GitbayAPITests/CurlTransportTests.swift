@@ -41,6 +41,18 @@ struct CurlTransportTests {
         #expect(CurlEasyHandle.isHTTPS(url) == https)
     }
 
+    @Test(
+        "a loopback host, which never goes through a proxy, is told from any other",
+        arguments: [
+            ("http://127.0.0.1:8080/api/v1/read?argv=whoami", true), ("https://localhost/api/v1/cmd", true), ("http://[::1]:3000/", true),
+            ("http://127.9.9.9/", true), ("https://user@127.0.0.1/", true), ("HTTP://LOCALHOST:80/", true),
+            ("https://gitbay.org/api/v1/cmd", false), ("https://127.0.0.1.example.com/", false), ("https://10.0.0.1/", false),
+            ("https://gitbay.org/?next=http://127.0.0.1/", false), ("127.0.0.1", false), ("", false),
+        ])
+    func loopback(_ url: String, _ expected: Bool) {
+        #expect(CurlTransport.isLoopback(url) == expected)
+    }
+
     @Test("plain http to a remote host is refused before anything is sent")
     func refusesPlainHTTP() async throws {
         // The client's InstanceURL refuses it first; the transport refuses it on its own too.

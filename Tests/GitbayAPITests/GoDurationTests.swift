@@ -28,7 +28,7 @@ struct GoDurationTests {
     }
 
     @Test(
-        "the wait is found in the write-limit message",
+        "the wait is found in the write-limit message, at most an hour",
         arguments: [
             ("too many writes: 60 a minute per account; try again in 12s", Duration?.some(.seconds(12))),
             ("too many writes: 60 a minute per account; try again in 1m30s.", .some(.seconds(90))),
@@ -36,6 +36,9 @@ struct GoDurationTests {
             ("too many writes: 60 a minute per account", nil),
             ("too many writes; try again in a while", nil),
             ("too many writes: 60 a minute per account; try again in 9999999999999999999h", nil),
+            ("too many writes: 60 a minute per account; try again in 59m59s", .some(.seconds(3599))),
+            ("too many writes: 60 a minute per account; try again in 1h0m1s", .some(.seconds(3600))),
+            ("too many writes: 60 a minute per account; try again in 2562047h47m16.854775807s", .some(.seconds(3600))),
         ])
     func wait(_ message: String, _ expected: Duration?) {
         #expect(GoDuration.parseWait(inMessage: message) == expected)

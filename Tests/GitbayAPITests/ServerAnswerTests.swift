@@ -149,4 +149,17 @@ struct ServerAnswerTests {
     func retryAfter(_ value: String, _ expected: Duration?) {
         #expect(ServerAnswer.parseRetryAfter(value) == expected)
     }
+
+    @Test(
+        "a Retry-After longer than an hour, or too large to count, is read as an hour",
+        arguments: [
+            ("3599", Duration.seconds(3599)), ("3600", .seconds(3600)), ("3601", .seconds(3600)), ("99999999999", .seconds(3600)),
+            ("10000000000000000", .seconds(3600)), ("9223372036854775807", .seconds(3600)), ("9223372036854775808", .seconds(3600)),
+            (String(repeating: "9", count: 400), .seconds(3600)), ("0003600", .seconds(3600)), ("00000000000000000000042", .seconds(42)),
+        ])
+    func longRetryAfter(_ value: String, _ expected: Duration) {
+        #expect(ServerAnswer.parseRetryAfter(value) == expected)
+        let answer = ServerAnswer(status: 429, headers: ["retry-after": value], body: [])
+        #expect(answer == .failure(.rateLimited(retryAfter: expected), exitCode: nil, message: nil))
+    }
 }

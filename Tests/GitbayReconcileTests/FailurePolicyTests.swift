@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -71,6 +72,68 @@ struct FailurePolicyTests {
         let (condition, wait) = FailurePolicy.classify(example.error, failures: 3, ceiling: .seconds(900))
         #expect(condition == example.condition)
         #expect(wait == example.wait)
+    }
+
+    struct BoundCase: Sendable, CustomStringConvertible {
+        let name: String
+        let error: GitbayError
+        let ceiling: Duration
+        let wait: Duration
+        var description: String { name }
+    }
+
+    static let bounds: [BoundCase] = [
+        .init(
+            name: "a plain run: a Retry-After of years waits the ceiling, an hour",
+            error: error(.rateLimited(retryAfter: .seconds(10_000_000_000_000_000)), status: 429), ceiling: FailurePolicy.defaultCeiling,
+            wait: .seconds(3600)),
+        .init(
+            name: "a plain run: a Retry-After of two hours waits an hour", error: error(.rateLimited(retryAfter: .seconds(7200)), status: 503),
+            ceiling: FailurePolicy.defaultCeiling, wait: .seconds(3600)),
+        .init(
+            name: "a plain run: the write limit's 292 years wait an hour",
+            error: error(.writeLimited(retryAfter: .nanoseconds(Int64.max)), status: 403), ceiling: FailurePolicy.defaultCeiling,
+            wait: .seconds(3600)),
+        .init(
+            name: "a 15 minute timer honours a server's 20 minutes", error: error(.rateLimited(retryAfter: .seconds(1200)), status: 429),
+            ceiling: .seconds(900), wait: .seconds(1200)),
+        .init(
+            name: "a 15 minute timer waits at most an hour for a server", error: error(.rateLimited(retryAfter: .seconds(86400)), status: 429),
+            ceiling: .seconds(900), wait: .seconds(3600)),
+        .init(
+            name: "a 3 hour timer honours a server's 2 hours", error: error(.rateLimited(retryAfter: .seconds(7200)), status: 429),
+            ceiling: .seconds(3 * 3600), wait: .seconds(7200)),
+        .init(
+            name: "a 3 hour timer waits at most its period for a server", error: error(.rateLimited(retryAfter: .seconds(5 * 3600)), status: 429),
+            ceiling: .seconds(3 * 3600), wait: .seconds(3 * 3600)),
+        .init(
+            name: "a weekly timer waits at most six hours for a server",
+            error: error(.rateLimited(retryAfter: .seconds(10 * 86400)), status: 429), ceiling: .seconds(7 * 86400), wait: .seconds(6 * 3600)),
+        .init(
+            name: "a weekly timer backs off at most six hours", error: error(.serverFailure, status: 502), ceiling: .seconds(7 * 86400),
+            wait: .seconds(6 * 3600)),
+        .init(
+            name: "a weekly timer retries a denied account after six hours", error: error(.denied, status: 403), ceiling: .seconds(7 * 86400),
+            wait: .seconds(6 * 3600)),
+        .init(
+            name: "a negative wait from elsewhere is no wait", error: error(.rateLimited(retryAfter: .seconds(-5)), status: 429),
+            ceiling: FailurePolicy.defaultCeiling, wait: .zero),
+    ]
+
+    @Test("a server's wait is bounded by the ceiling (an hour at least), and no wait passes six hours", arguments: bounds)
+    func bounded(_ example: BoundCase) throws {
+        let wait = try #require(FailurePolicy.classify(example.error, failures: 40, ceiling: example.ceiling).1)
+        #expect(wait == example.wait)
+        #expect(wait <= FailurePolicy.longestWait)
+    }
+
+    @Test(
+        "a next attempt further ahead than six hours is beyond any wait a run sets",
+        arguments: [(0.0, false), (3600.0, false), (21_600.0, false), (21_601.0, true), (315_360_000.0, true), (-86_400.0, false)] as [(Double, Bool)]
+    )
+    func beyondAnyWait(_ ahead: Double, _ beyond: Bool) {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(FailurePolicy.isBeyondAnyWait(now.addingTimeInterval(ahead), from: now) == beyond)
     }
 
     struct ReasonCase: Sendable, CustomStringConvertible {

@@ -23,6 +23,10 @@ struct ScheduleCase: Sendable, CustomTestStringConvertible {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let later = AccountStatusRecord(condition: .error, nextRetryAt: now.addingTimeInterval(60), failures: 1)
     static let refused = AccountStatusRecord(condition: .authFailed, failures: 1)
+    /// A wait recorded `seconds` ahead of now, for a server's `Retry-After`.
+    static func waiting(_ seconds: Double) -> AccountStatusRecord {
+        AccountStatusRecord(condition: .error, nextRetryAt: now.addingTimeInterval(seconds), nextRetryReason: .retryAfter, failures: 1)
+    }
 
     func account(_ index: Int) -> AccountRecord {
         let entry = accounts[index]
@@ -101,6 +105,22 @@ struct RunScheduleTests {
         ScheduleCase(
             name: "a backoff already over: reconciled", accounts: [("alice", "a.example", .active)],
             statuses: ["alice": AccountStatusRecord(condition: .error, nextRetryAt: ScheduleCase.now, failures: 1)], expected: ["hold"]),
+        ScheduleCase(
+            name: "the longest wait a run sets (six hours): skipped", accounts: [("alice", "a.example", .active)],
+            statuses: ["alice": ScheduleCase.waiting(6 * 3600)], expected: ["skip:backoff"]),
+        ScheduleCase(
+            name: "a wait a second past any a run sets: a wrong clock or server, tried now", accounts: [("alice", "a.example", .active)],
+            statuses: ["alice": ScheduleCase.waiting(6 * 3600 + 1)], expected: ["hold"]),
+        ScheduleCase(
+            name: "a next attempt in the year 5195 (an unbounded Retry-After): tried now", accounts: [("alice", "a.example", .active)],
+            statuses: ["alice": ScheduleCase.waiting(99_999_999_999)], expected: ["hold"]),
+        ScheduleCase(
+            name: "a wait recorded while the clock ran ten years ahead: tried now, the other account still waits",
+            accounts: [("alice", "a.example", .active), ("carol", "b.example", .active)],
+            statuses: ["alice": ScheduleCase.waiting(10 * 365 * 86400), "carol": ScheduleCase.later], expected: ["hold", "skip:backoff"]),
+        ScheduleCase(
+            name: "9. a removal recorded as waiting for years is retried now", accounts: [("alice", "a.example", .removing)],
+            statuses: ["alice": ScheduleCase.waiting(10 * 365 * 86400)], expected: ["release"]),
         ScheduleCase(
             name: "a refused token is skipped even with --now", accounts: [("alice", "a.example", .active)],
             statuses: ["alice": ScheduleCase.refused], honourBackoff: false, expected: ["skip:refused"]),

@@ -48,6 +48,16 @@ struct TimestampTests {
         #expect(Timestamp.parse(text) == (try? Self.style.parse(text)))
     }
 
+    @Test(
+        "an instant far past any clock is written without a trap, and a stored one reads back",
+        arguments: [1.8e9 + 99_999_999_999, 1e20, -1e20, Double.infinity, -Double.infinity, Double.nan])
+    func farInstants(_ secondsSince1970: Double) {
+        let date = Date(timeIntervalSince1970: secondsSince1970)
+        let text = Timestamp.format(date)
+        #expect(!text.isEmpty)
+        if secondsSince1970.magnitude < 2e11 { #expect(Timestamp.parse(text) == date, "\(text)") }
+    }
+
     @Test("what is no date at all is nil", arguments: ["", "yesterday", "2026-09-20T14:03:07.12xZ"])
     func notADate(text: String) {
         #expect(Timestamp.parse(text) == nil)

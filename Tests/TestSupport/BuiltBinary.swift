@@ -111,7 +111,7 @@ package struct RunningBinary: Sendable {
     /// What the process did.
     package struct Finished: Sendable {
         package let ending: Ending
-        let out: String
+        package let out: String
         package let err: String
 
         /// The exit status, or the number of the signal that ended the process.

@@ -60,7 +60,10 @@ extension CommandRunner {
         var outcome = RemoveOutcome.alreadyGone
         if let listed {
             if !yes { try confirmRemoval(listed, from: account) }
-            outcome = try await client.removeDevice(id: id)
+            // A client of its own: the time a person takes to answer is not the server's, and
+            // must not count against the list's client's deadline.
+            let remover = try await GitbayClient.forAccount(account, in: store, configuration: context.client, logger: logger)
+            outcome = try await remover.removeDevice(id: id)
         }
         // Whatever the server said, the row is gone now: a record of it would be stale, and a
         // remembered list tag must not vouch for the list it was part of.

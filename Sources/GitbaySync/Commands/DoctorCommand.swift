@@ -17,9 +17,12 @@ struct DoctorCommand: PlainCommand {
         discussion: """
             Checks the state database (integrity, schema, permissions, runs in progress), the device token, and
             for each account: the instance answers, the token is valid, push is on for the account and
-            was not refused by the instance in the last run, and this device's row is on the server.
-            Only reads from servers. Prints each check with OK or FAIL and the fix; exits 1 when any
-            check fails.
+            was not refused by the instance in the last run, this device's row is on the server, and
+            no next attempt is recorded further ahead than any wait a run sets (a wrong clock).
+            Only reads from servers, every account at once; each probe is sent once (no retry) and
+            given at most \(AccountProbe.requestTimeout.components.seconds) seconds, an account's probes \(AccountProbe.deadline.components.seconds) seconds in all, so an instance that
+            does not answer holds doctor no longer than that. Prints each check with OK or FAIL and
+            the fix; exits 1 when any check fails.
             """
     )
 
@@ -212,11 +215,12 @@ extension CommandRunner {
             return [.fail("accounts", "accounts", "no account is signed in", fix: "sign in with `gitbay-sync login <instance-url>`")]
         }
         var results = [[DoctorCheck]](repeating: [], count: accounts.count)
+        let now = context.now()
         await withTaskGroup(of: (Int, [DoctorCheck]).self) { group in
             for (index, account) in accounts.enumerated() {
                 group.addTask {
                     let probe = AccountProbe(account: account, store: store, client: context.client, logger: logger)
-                    return (index, await probe.checks(device: device))
+                    return (index, await probe.checks(device: device, now: now))
                 }
             }
             for await (index, checks) in group { results[index] = checks }

@@ -19,6 +19,8 @@ struct RunCommand: CommandDefinition {
         name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
 
     static let sendsRequests = true
+    /// An account's deadline in whole seconds, as the help says it.
+    static let deadlineSeconds = ClientConfiguration.defaultDeadline.components.seconds
 
     static let spec = CommandSpec(
         words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
@@ -30,15 +32,23 @@ struct RunCommand: CommandDefinition {
             is in its desired state or waits out a backoff, 1 when any failed (named on stderr).
 
             An account that failed is left alone until its next attempt is due: a server's
-            Retry-After or write-limit wait, else one minute doubling per failure in a row (at most
-            an hour; an hour for a denied or push-disabled account). It is reported `skipped` with
-            that time, and `gitbay-sync status` shows it. To try every account now anyway, run
-            `gitbay-sync run --now`. There must be a state database already (exit 66 otherwise):
-            `run` never creates one.
+            Retry-After or write-limit wait (at most an hour, however long the server asks for),
+            else one minute doubling per failure in a row (at most an hour; an hour for a denied or
+            push-disabled account). It is reported `skipped` with that time, and `gitbay-sync
+            status` shows it. A next attempt recorded further ahead than any wait a run sets (a
+            clock that ran ahead, or a wrong server) is not waited for: the account is tried. To
+            try every account now anyway, run `gitbay-sync run --now`. There must be a state
+            database already (exit 66 otherwise): `run` never creates one.
+
+            Each account's requests get \(Self.deadlineSeconds) seconds in all, retries and their waits
+            included: every attempt at most what is left of that, and no retry once it is over. An
+            instance that does not answer costs a run about that long (the accounts of other
+            instances go on meanwhile), and the account fails as a timeout, backing off as above.
 
             With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
             per account that changed or failed (-v: every account); a failing account waits out its
-            own backoff (at most DURATION, unless a server asks for longer). The first signal lets
+            own backoff (at most DURATION, and never more than six hours; a server's wait is
+            honoured up to an hour even when longer than DURATION). The first signal lets
             requests in flight finish and exits 0; a second cancels them. --json prints one JSON
             object per cycle (JSON Lines). --now cannot be combined with --every.
             """
