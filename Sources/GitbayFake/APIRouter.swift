@@ -103,7 +103,7 @@ struct APIRouter: Sendable {
         }
 
         let outcome = state.dispatch(
-            argv: argv, stdin: call.stdin, apiToken: bearer, token: token, now: Date(), instant: instant)
+            argv: argv, stdin: call.stdin, apiToken: bearer, token: token, now: state.modes.clock(), instant: instant)
         let body = Envelope.body(for: outcome, protocolVersion: protocolVersion)
         guard route == .read else { return HTTPResponse(status: outcome.status, headers: [json], body: body) }
 

@@ -156,6 +156,13 @@ public final class FakeGitbayServer: Sendable {
         }
     }
 
+    /// The server's wall clock, which stamps a new row's `added`: a test freezes it to make two
+    /// servers hand out the same id at the same millisecond.
+    public var clock: @Sendable () -> Date {
+        get { state.withLock { $0.modes.clock } }
+        set { state.withLock { $0.modes.clock = newValue } }
+    }
+
     /// Added before every answer (and before a reset).
     public var latency: Duration {
         get { state.withLock { $0.modes.latency } }

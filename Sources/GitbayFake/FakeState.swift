@@ -23,6 +23,8 @@ struct FakeState: Sendable {
         var latency: Duration = .zero
         var isDown = false
         var apiEnabled = true
+        /// The server's wall clock: what a new row's `added` is.
+        var clock: @Sendable () -> Date = { Date() }
     }
 
     /// A fault waiting for its next matching requests.

@@ -31,11 +31,28 @@ extension AccountReconciler {
 
     /// `device add` of the current token; returns the id of the row that holds it. Of the
     /// `settling` rows, the one the server answers with is recorded and the others removed.
+    ///
+    /// The adds of a run take turns (`AddTurns`), and each looks, around itself, for the proof
+    /// that its URL and another name one server (`SameServerCheck`).
     private func addCurrentToken(settling: [Int], listed: [Int: ServerDevice], writes: inout Int) async throws -> Int {
+        await sameServer.turns.begin()
+        do {
+            try await ensureStillWanted()
+            let id = try await addInTurn(settling: settling, listed: listed, writes: &writes)
+            await sameServer.turns.end()
+            return id
+        } catch {
+            await sameServer.turns.end()
+            throw error
+        }
+    }
+
+    private func addInTurn(settling: [Int], listed: [Int: ServerDevice], writes: inout Int) async throws -> Int {
         guard let token = device.token, let current = decision.current else {
             preconditionFailure("the plan adds only when a device token is set")
         }
-        try await ensureStillWanted()
+        let witnesses = await sameServer.witnesses(for: account, token: current)
+        defer { sideWitnesses += witnesses }
         let answer = try await client.addDevice(token: token, label: device.serverLabel)
         writes += 1
         if let id = answer.id {
@@ -45,12 +62,14 @@ extension AccountReconciler {
             for other in settling where other != id {
                 try await remove(other, reason: .unsettled, writes: &writes)
             }
+            try await proveIfMoved(id, witnesses: witnesses)
             return id
         }
         // v1.32.0 answers without the id: the row is the one a fresh list shows this device
         // holding. Where several may be, nothing tells them apart: remove them all and add afresh.
         switch try await findAddedRow() {
         case .found(let id):
+            try await proveIfMoved(id, witnesses: witnesses)
             return id
         case .ambiguous(let candidates):
             for candidate in candidates { try await remove(candidate, reason: .unsettled, writes: &writes) }
@@ -63,6 +82,17 @@ extension AccountReconciler {
                 serverMessage: "the row just added cannot be told apart in the device list"
             )
         }
+    }
+
+    /// When a witness listed the row `id` just before the add, reads this account's list and
+    /// the witness's again: the proof of one server, if the row moved (`SameServerCheck`).
+    private func proveIfMoved(_ id: Int, witnesses: [SameServerCheck.Witness]) async throws {
+        guard witnesses.contains(where: { $0.rows.contains { $0.id == id } }),
+            case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil)
+        else { return }
+        guard await sameServer.prove(account, added: id, listed: rows, witnesses: witnesses) != nil else { return }
+        // The list completes this account's record of the row it now holds.
+        if let row = rows.first(where: { $0.id == id }) { try await record(id, added: row.added) }
     }
 
     private enum AddedRow {

@@ -29,11 +29,15 @@ final class AccountReconciler {
     let start: (status: AccountStatusRecord, records: [RegistrationRecord])?
     /// Taken before the pass's first write, given back when it ends.
     let lease: AccountLease
+    /// Looks around each add for the proof that two URLs name one server.
+    let sameServer: SameServerCheck
+    /// The accounts of other servers listed around this pass's adds.
+    var sideWitnesses: [SameServerCheck.Witness] = []
 
     init(
         store: StateStore, account: AccountRecord, device: DeviceRecord, decision: AccountDecision, client: GitbayClient,
         logger: Logger, now: @escaping @Sendable () -> Date, backoffCeiling: Duration, snapshot: DesireSnapshot,
-        start: (status: AccountStatusRecord, records: [RegistrationRecord])?, lease: AccountLease
+        start: (status: AccountStatusRecord, records: [RegistrationRecord])?, lease: AccountLease, sameServer: SameServerCheck
     ) {
         self.store = store
         self.account = account
@@ -46,6 +50,7 @@ final class AccountReconciler {
         self.snapshot = snapshot
         self.start = start
         self.lease = lease
+        self.sameServer = sameServer
         outcome = AccountOutcome(account: account.name, action: .unchanged, condition: .pending)
     }
 
@@ -106,7 +111,7 @@ final class AccountReconciler {
 
     /// How a pass that threw ends; nil when the failure is recorded like any verdict.
     private func ended(by error: any Error) async -> Pass? {
-        if error is Superseded { return .superseded(requests: await client.requestCount, writes: writes) }
+        if error is Superseded { return .superseded(requests: await requestsMade(), writes: writes) }
         if let held = error as? AccountLease.HeldElsewhere { return .done(await leftToHolder(held.lease, status: read)) }
         outcome.action = .failed
         outcome.error = String(describing: error)
@@ -117,14 +122,14 @@ final class AccountReconciler {
         // Stopped on purpose: not the account's failure, and nothing more is recorded.
         outcome.condition = status.condition
         outcome.writes = writes
-        outcome.requests = await client.requestCount
+        outcome.requests = await requestsMade()
         return .done(outcome)
     }
 
     /// Records the pass's verdict and ends it.
     private func recorded() async -> Pass {
         outcome.writes = writes
-        outcome.requests = await client.requestCount
+        outcome.requests = await requestsMade()
         // A success that changed nothing on the server or in the records (no lease was needed)
         // is recorded with the run's others, in one transaction at its end.
         if !lease.wasNeeded, status.failures == 0, status.nextRetryAt == nil {
@@ -197,7 +202,7 @@ final class AccountReconciler {
     private func leftToHolder(_ lease: LeaseRecord, status: AccountStatusRecord) async -> AccountOutcome {
         let entry = RunSchedule.Entry.skip(account, status, .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
         var outcome = entry.skippedOutcome ?? AccountOutcome(account: account.name, action: .skipped, condition: status.condition)
-        outcome.requests = await client.requestCount
+        outcome.requests = await requestsMade()
         return outcome
     }
 
@@ -217,6 +222,12 @@ final class AccountReconciler {
         logger.warning("account.failed", ["account.name": account.name, "account.condition": condition.rawValue])
     }
 
+    /// The requests this pass made: its own, and those it made for other servers' accounts
+    /// around its adds.
+    private func requestsMade() async -> Int {
+        await client.requestCount + SameServerCheck.requests(of: sideWitnesses)
+    }
+
     /// Ends the pass when what the account should have is no longer what it was planned for.
     func ensureStillWanted() async throws {
         guard try await store.desireSnapshot(ofAccount: account.id) == snapshot else { throw Superseded() }
@@ -226,21 +237,5 @@ final class AccountReconciler {
         if error is CancellationError { return true }
         if let error = error as? GitbayError, case .transport(.cancelled) = error.kind { return true }
         return false
-    }
-
-    /// After writes: the tag of a fresh list, with the basis it vouches for, when that list
-    /// needs no more writes (records it completes, such as a new row's `added`, are written
-    /// first), so the next run can be answered 304. Nil when the list fails or still differs.
-    private func confirmedTag() async -> (tag: String?, basis: String)? {
-        do {
-            guard case .list(let rows, let etag) = try await client.listDevices(ifNoneMatch: nil) else { return nil }
-            let plan = decision.plan(records: try await store.registrations(ofAccount: account.id), answer: .list(rows, etag: etag))
-            guard !plan.actions.contains(where: \.isWrite) else { return nil }
-            var unused = 0
-            _ = try await carryOut(plan, rows: rows, writes: &unused)
-            return (etag, decision.tagBasis(records: try await store.registrations(ofAccount: account.id)))
-        } catch {
-            return nil
-        }
     }
 }

@@ -10,6 +10,8 @@ package struct Reconciler: Sendable {
     let store: StateStore
     let options: Options
     let logger: Logger
+    /// The adds of this reconciler's runs take turns, and what they prove is kept here.
+    let turns = AddTurns()
 
     package init(store: StateStore, options: Options, logger: Logger) {
         self.store = store
@@ -23,7 +25,38 @@ package struct Reconciler: Sendable {
     /// live process is reconciling are left to it; no lock is held while waiting on a server,
     /// only a lease row per account, taken before its first write. The verdicts of accounts
     /// where nothing changed are recorded together at the end, in one transaction.
+    ///
+    /// When a pass proves that two URLs name one server, the accounts of that server are
+    /// reconciled again at once, towards the one holder they now share.
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
+        var outcomes = try await reconcileRound(only: only)
+        for _ in 1..<Self.passes {
+            let proven = await turns.takeProven()
+            guard !proven.isEmpty else { break }
+            let names = try await store.serverNames()
+            let merged = Set(proven.flatMap { names.names(of: $0.instance) })
+            let again = try await reconcileRound(only: Set(try await store.accounts().filter { merged.contains($0.instance) }.map(\.id)))
+            outcomes = Self.replacing(outcomes, with: again)
+        }
+        return outcomes
+    }
+
+    /// `outcomes` with the accounts of `later` replaced by their later outcome, which counts
+    /// the requests and writes of both; accounts only `later` has come last.
+    static func replacing(_ outcomes: [AccountOutcome], with later: [AccountOutcome]) -> [AccountOutcome] {
+        var byName = Dictionary(later.map { ($0.account, $0) }, uniquingKeysWith: { first, _ in first })
+        var result = outcomes.map { earlier -> AccountOutcome in
+            guard var replaced = byName.removeValue(forKey: earlier.account) else { return earlier }
+            replaced.requests += earlier.requests
+            replaced.writes += earlier.writes
+            return replaced
+        }
+        result += later.filter { byName[$0.account] != nil }
+        return result
+    }
+
+    /// One round: every account (or `only` these) reconciled once.
+    private func reconcileRound(only: Set<Int64>?) async throws -> [AccountOutcome] {
         let facts = try await store.runFacts()
         let now = options.now()
         let scheduled = RunSchedule.entries(
@@ -174,7 +207,8 @@ package struct Reconciler: Sendable {
                 store: store, account: account, device: device, decision: AccountDecision(desire: desire, account: account, device: device),
                 client: client, logger: logger.with(["account.name": account.name]), now: options.now,
                 backoffCeiling: options.backoffCeiling, snapshot: snapshot, start: start.map { ($0.status, $0.records) },
-                lease: AccountLease(store: store, accountID: account.id, holder: options.leaseHolder, now: options.now)
+                lease: AccountLease(store: store, accountID: account.id, holder: options.leaseHolder, now: options.now),
+                sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns)
             ))
     }
 }

@@ -92,6 +92,22 @@ extension StateStore {
         return ServerNames(proofs: proofs.compactMap { $0 })
     }
 
+    /// The accounts of the server `instance` names, under any of its names, in sign-in order.
+    package func accounts(onServerOf instance: InstanceURL) throws -> [AccountRecord] {
+        let names = try serverNames()
+        return try accounts().filter { names.areSame($0.instance, instance) }
+    }
+
+    /// The account whose API token this is, if one has it.
+    package func account(holdingAPIToken token: Secret) throws -> AccountRecord? {
+        try access { database in
+            try database.row(
+                "SELECT \(Self.accountColumns) FROM accounts WHERE id = (SELECT account_id FROM api_tokens WHERE token = ?)",
+                .text(token.exposedValue)
+            ) { Self.account($0) }
+        }
+    }
+
     /// Records that two URLs name one server. What the accounts of both wanted changes (one
     /// holder for the two), so their remembered list tags and verdicts are forgotten. Returns
     /// false when it was known already.

@@ -42,6 +42,16 @@ extension StateStore {
         return Dictionary(grouping: records, by: \.accountID)
     }
 
+    /// Every account's records of rows holding the token with this fingerprint, by account id.
+    package func registrations(holdingFingerprint fingerprint: String) throws -> [Int64: [RegistrationRecord]] {
+        try access { database in
+            let records = try database.rows(
+                "SELECT \(Self.registrationColumns) FROM registrations WHERE token_fingerprint = ? ORDER BY account_id, device_id",
+                .text(fingerprint), map: Self.registration)
+            return Dictionary(grouping: records, by: \.accountID)
+        }
+    }
+
     /// Records a row made or adopted for an account (replacing the record of the same id).
     package func recordRegistration(_ registration: RegistrationRecord) throws {
         try write { database in

@@ -40,6 +40,8 @@ package struct AccountFacts: Sendable {
     package let statuses: [Int64: AccountStatusRecord]
     /// Each account's records, by account id.
     package let registrations: [Int64: [RegistrationRecord]]
+    /// Which instance URLs name one server.
+    package var names: ServerNames = .none
 }
 
 /// What a pass that made no change on the server records for an account, saved with the
@@ -74,11 +76,14 @@ extension StateStore {
                 (
                     device: try Self.readDevice(database),
                     accounts: try Self.allAccounts(database),
-                    statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database)
+                    statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
+                    names: try Self.serverNames(database)
                 )
             }
         }
-        return AccountFacts(device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations)
+        return AccountFacts(
+            device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
+            names: read.names)
     }
 
     /// Everything a run plans from, consistent as of one moment.

@@ -8,6 +8,8 @@ struct AccountRow {
     let account: AccountRecord
     let status: AccountStatusRecord
     let deviceID: Int?
+    /// The other names of the account's server, found to be the same server.
+    var sameServerAs: [InstanceURL] = []
 
     var json: JSONValue {
         .object([
@@ -25,6 +27,7 @@ struct AccountRow {
             ("next_retry_at", .optional(status.nextRetryAt)),
             ("failures", .int(status.failures)),
             ("next_retry_reason", .optional(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)),
+            ("same_server_as", .array(sameServerAs.map { .string($0.description) })),
         ])
     }
 
@@ -42,6 +45,7 @@ struct AccountRow {
         if account.state != .active { line += " (\(account.state.rawValue))" }
         if let deviceID { line += ", device \(deviceID)" }
         if let detail = status.detail { line += "; \(escaped: detail)" }
+        if !sameServerAs.isEmpty { line += " (the same server as \(sameServerAs.map(\.description).joined(separator: ", ")))" }
         return line
     }
 
@@ -84,7 +88,10 @@ extension AccountRow {
                 status.condition = .pending
                 status.detail = "the device token changed since the last run; `gitbay-sync run` registers it"
             }
-            rows.append(AccountRow(account: account, status: status, deviceID: status.condition == .registered ? held?.deviceID : nil))
+            rows.append(
+                AccountRow(
+                    account: account, status: status, deviceID: status.condition == .registered ? held?.deviceID : nil,
+                    sameServerAs: facts.names.names(of: account.instance).filter { $0 != account.instance }))
         }
         return rows
     }

@@ -22,7 +22,7 @@ extension CommandRunner {
             throw CommandFailure(Self.beingSignedOut(account), exitCode: .noSuchAccount)
         }
         try await store.setState(state, ofAccount: account.id)
-        let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
+        let siblings = try await store.accounts(onServerOf: account.instance).map(\.id)
         let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
         let own = outcomes.first { $0.account == account.name }
         show(

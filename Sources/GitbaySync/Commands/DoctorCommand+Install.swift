@@ -3,6 +3,12 @@ import GitbayState
 import GitbaySupport
 
 extension CommandRunner {
+    /// The names found to be one server, one passing check each: what `run` goes by.
+    func serverNameChecks(_ store: StateStore) async -> [DoctorCheck] {
+        let proofs = (try? await store.serverNames().proofs) ?? []
+        return proofs.map { .pass("instance.names", $0.instance.description, OneServerText.sentence($0)) }
+    }
+
     /// The install and the machine it is bound to: whether a copy of the database on another
     /// machine would be told apart, and whether this one came from another machine.
     func installCheck(_ store: StateStore) async -> DoctorCheck {

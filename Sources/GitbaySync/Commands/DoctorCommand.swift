@@ -41,6 +41,7 @@ extension CommandRunner {
         let store = await databaseChecks(path, into: &checks)
         if let store {
             checks.append(await installCheck(store))
+            checks += await serverNameChecks(store)
             let device = await deviceCheck(store, into: &checks)
             // Without libcurl every account would fail the same way: one check says it instead.
             if let missing = Self.libcurlCheck() { checks.append(missing) } else { checks += await accountChecks(store, device: device) }

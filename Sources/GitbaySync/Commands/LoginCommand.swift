@@ -53,15 +53,17 @@ extension CommandRunner {
         // A database already there is opened (and so checked) before any server is called; a
         // missing one is created only once the token is proven, so a refused login leaves none.
         let existing = location.databaseExists ? try await openStore() : nil
+        try await Self.refuseSignedInTwice(existing, instance: instance, username: nil, apiToken: apiToken)
         let client = GitbayClient(
             instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
         let username = try await verifiedUsername(client, instance: instance)
+        try await Self.refuseSignedInTwice(existing, instance: instance, username: username, apiToken: apiToken)
         let store = if let existing { existing } else { try await openStore() }
         let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: context.now())
         let device = try await store.device()
         var outcomes: [AccountOutcome] = []
         if device.token != nil {
-            let siblings = try await store.accounts().filter { $0.instance == instance }.map(\.id)
+            let siblings = try await store.accounts(onServerOf: instance).map(\.id)
             outcomes = try await reconciler(store).reconcile(only: Set(siblings))
         }
         var text = ["Signed in as \(escaped: account.name)."]
@@ -74,6 +76,22 @@ extension CommandRunner {
                 outcomes: outcomes, text: text
             ))
         return outcomes.isEmpty ? .success : report(outcomes)
+    }
+
+    /// Refuses a sign-in of an account already signed in under another name: the same API
+    /// token, or (once `username` is known) the same user on a server proven to be this one.
+    /// The same name signing in again (a new token) is a sign-in like any other.
+    private static func refuseSignedInTwice(_ store: StateStore?, instance: InstanceURL, username: String?, apiToken: Secret) async throws {
+        guard let store else { return }
+        let name = username.map { AccountRecord.name(username: $0, instance: instance) }
+        var twin = try await store.account(holdingAPIToken: apiToken).flatMap { $0.instance == instance ? nil : $0 }
+        if twin == nil, let username {
+            twin = try await store.accounts(onServerOf: instance).first { $0.username == username && $0.name != name }
+        }
+        guard let twin else { return }
+        throw CommandFailure(
+            "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
+            exitCode: .dataError)
     }
 
     /// The user the token signs in as, once `whoami` names a usable user and a write refused

@@ -35,7 +35,7 @@ extension CommandRunner {
             throw CommandFailure(Self.beingSignedOut(account), exitCode: .noSuchAccount)
         }
         try await store.prefer(accountID: account.id, on: account.instance)
-        let siblings = try await store.accounts().filter { $0.instance == account.instance }.map(\.id)
+        let siblings = try await store.accounts(onServerOf: account.instance).map(\.id)
         let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
         show(ReconciledOutput(fields: [("account", .string(account.name))], outcomes: outcomes, text: [preferredText(account, outcomes)]))
         return report(outcomes)

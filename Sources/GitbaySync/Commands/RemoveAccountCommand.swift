@@ -65,7 +65,7 @@ extension CommandRunner {
         // rather than at the next run.
         var outcomes: [AccountOutcome] = []
         if verdict.handOver {
-            let siblings = try await store.accounts().filter { $0.instance == account.instance && $0.state == .active }.map(\.id)
+            let siblings = try await store.accounts(onServerOf: account.instance).filter { $0.state == .active }.map(\.id)
             if !siblings.isEmpty { outcomes = try await reconciler(store).reconcile(only: Set(siblings)) }
         }
         show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes))

@@ -21,7 +21,10 @@ extension CommandRunner {
     fileprivate func status() async throws -> ExitCode {
         let store = try await openExistingStore()
         let facts = try await store.accountFacts()
-        show(StatusOutput(databasePath: location.databasePath, device: facts.device, rows: AccountRow.rows(facts), now: context.now()))
+        show(
+            StatusOutput(
+                databasePath: location.databasePath, device: facts.device, rows: AccountRow.rows(facts), now: context.now(),
+                names: facts.names))
         return .success
     }
 }
@@ -33,6 +36,8 @@ struct StatusOutput: CommandOutput {
     let rows: [AccountRow]
     /// The time the retry times are told against.
     let now: Date
+    /// Which instance URLs were found to name one server.
+    var names: ServerNames = .none
 
     var json: JSONValue {
         .object([("database", .string(databasePath)), ("device", device.json), ("accounts", .array(rows.map(\.json)))])
@@ -49,6 +54,7 @@ struct StatusOutput: CommandOutput {
                 "install: new on this machine since \(Timestamp.format(movedAt)): the database came from another machine, whose rows are left alone; set this machine's device token with `gitbay-sync device set-token`"
             )
         }
+        lines += names.proofs.map { "servers: \(OneServerText.sentence($0))" }
         if rows.isEmpty {
             lines.append("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
         }

@@ -1,0 +1,81 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+/// Proves that two instance URLs name one server, from this install's own add. On a server a
+/// token's row belongs to one account at a time, and a row keeps its id and `added` when an
+/// add of its token by another account moves it. So when, around an add of the current token
+/// by account X under one URL, a row this install recorded for account Y under another URL
+/// is in Y's list just before, X's add answers that id, X's list then shows it with the same
+/// `added`, and Y's list just after no longer has it, the row moved between them: one server.
+///
+/// Two servers handing out the same id at the same millisecond keep both rows listed, so they
+/// never give that sequence (both lists are read around the add, milliseconds apart); only a
+/// row removed on the other server exactly then could. Nothing is proven from ids or `added`
+/// times alone.
+struct SameServerCheck: Sendable {
+    let store: StateStore
+    let configuration: ClientConfiguration
+    let logger: Logger
+    let turns: AddTurns
+
+    /// An account of another server holding a record of the token being added, and its list
+    /// just before the add.
+    struct Witness {
+        let account: AccountRecord
+        let client: GitbayClient
+        let records: [RegistrationRecord]
+        let rows: [ServerDevice]
+    }
+
+    /// Before `account` adds `token`: every account of another server (not proven the same)
+    /// with a record of a row holding it, each listed now through its own client. Accounts
+    /// whose list cannot be read are left out: nothing is proven from them.
+    func witnesses(for account: AccountRecord, token: TokenIdentity) async -> [Witness] {
+        guard let fingerprint = token.fingerprint,
+            let holding = try? await store.registrations(holdingFingerprint: fingerprint),
+            let names = try? await store.serverNames()
+        else { return [] }
+        var witnesses: [Witness] = []
+        for (id, records) in holding where id != account.id {
+            guard let other = try? await store.account(id: id), !names.areSame(other.instance, account.instance),
+                let apiToken = try? await store.apiToken(ofAccount: id)
+            else { continue }
+            let client = GitbayClient(
+                instance: other.instance, apiToken: apiToken, accountName: other.name, configuration: configuration, logger: logger)
+            guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else { continue }
+            witnesses.append(Witness(account: other, client: client, records: records, rows: rows))
+        }
+        return witnesses
+    }
+
+    /// After `account`'s add answered `id`: the proof, recorded, when the row moved from a
+    /// witness (see the type). `listed` is the adder's list after the add.
+    func prove(_ account: AccountRecord, added id: Int, listed: [ServerDevice], witnesses: [Witness]) async -> SameServerRecord? {
+        guard let row = listed.first(where: { $0.id == id }) else { return nil }
+        for witness in witnesses {
+            guard let before = witness.rows.first(where: { $0.id == id }), before.added == row.added,
+                let record = witness.records.first(where: { $0.deviceID == id }), record.added.map({ $0 == row.added }) ?? true,
+                case .list(let after, _)? = try? await witness.client.listDevices(ifNoneMatch: nil),
+                !after.contains(where: { $0.id == id })
+            else { continue }
+            let proof = SameServerRecord(
+                instance: account.instance, other: witness.account.instance, deviceID: id, added: row.added, provenAt: Date())
+            guard (try? await store.recordSameServer(proof)) != nil else { return nil }
+            logger.info(
+                "instance.same-server",
+                ["instance": account.instance.description, "instance.other": witness.account.instance.description, "device.id": String(id)])
+            await turns.noteProven(proof)
+            return proof
+        }
+        return nil
+    }
+
+    /// Requests the witnesses' clients made.
+    static func requests(of witnesses: [Witness]) async -> Int {
+        var count = 0
+        for witness in witnesses { count += await witness.client.requestCount }
+        return count
+    }
+}
