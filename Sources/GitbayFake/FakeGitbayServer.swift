@@ -194,6 +194,11 @@ public final class FakeGitbayServer: Sendable {
         }
     }
 
+    /// Forgets every fault not played yet.
+    public func clearFaults() {
+        state.withLock { $0.faults.removeAll() }
+    }
+
     /// Every request answered so far (control routes excepted), oldest first.
     public func requests() -> [FakeRequest] {
         state.withLock { $0.log }

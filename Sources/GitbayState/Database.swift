@@ -109,6 +109,11 @@ final class Database {
 
     /// Runs a query and maps its first row, if any.
     func row<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
+        try row(sql, bound: arguments, map: map)
+    }
+
+    /// Runs a query with its arguments as an array and maps its first row, if any.
+    func row<T>(_ sql: String, bound arguments: [SQLiteValue], map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
         let statement = try cached(sql, arguments)
         defer { statement.reset() }
         guard try statement.step() else { return nil }

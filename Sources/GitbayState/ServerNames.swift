@@ -119,10 +119,25 @@ extension StateStore {
                 .text(proof.instance.description), .text(proof.other.description), .int(proof.deviceID), .text(proof.added),
                 .text(Timestamp.format(proof.provenAt)))
             guard database.changes > 0 else { return false }
-            for url in try Self.serverNames(database).names(of: proof.instance) {
-                try Self.forgetListTags(database, instance: url)
-            }
+            let urls = try Self.serverNames(database).names(of: proof.instance)
+            for url in urls { try Self.forgetListTags(database, instance: url) }
+            // One server, one choice: the latest made under any of its names.
+            let latest = try database.row(
+                """
+                SELECT instance FROM instances WHERE preferred_account_id IS NOT NULL AND instance IN (\(urls.map { _ in "?" }.joined(separator: ", ")))
+                ORDER BY coalesce(preferred_at, '') DESC LIMIT 1
+                """, bound: urls.map { .text($0.description) }
+            ) { $0.requiredText(0) }
+            if let latest { try Self.keepOnlyPreference(of: latest, among: urls, database) }
             return true
+        }
+    }
+
+    /// Clears the preference of every URL in `urls` but `kept`'s.
+    static func keepOnlyPreference(of kept: String, among urls: [InstanceURL], _ database: Database) throws(SQLiteError) {
+        for url in urls where url.description != kept {
+            try database.run(
+                "UPDATE instances SET preferred_account_id = NULL, preferred_at = NULL WHERE instance = ?", .text(url.description))
         }
     }
 

@@ -187,9 +187,10 @@ extension StateStore {
                 """,
                 .text(instance.description), .integer(accountID), .text(Timestamp.format(now))
             )
-            for url in try Self.serverNames(database).names(of: instance) {
-                try Self.forgetListTags(database, instance: url)
-            }
+            let urls = try Self.serverNames(database).names(of: instance)
+            for url in urls { try Self.forgetListTags(database, instance: url) }
+            // The new choice replaces one made under another name of the server.
+            try Self.keepOnlyPreference(of: instance.description, among: urls, database)
         }
     }
 

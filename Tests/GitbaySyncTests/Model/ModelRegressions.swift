@@ -83,5 +83,29 @@ enum ModelRegressions {
                 .pause(0, crash: ModelCrash(atRequest: 2, afterServerApplied: true)),
                 .setToken("c0ffee00duG3DcDdJLZqzg4cLkm4qcxD", label: nil),
             ]),
+        // Found by the model: a choice made under one name of a server whose names were not
+        // yet found to be one holds for that name only.
+        ModelSchedule(
+            name: "a prefer under each name of one server, the second for a paused account", returnsDeviceID: [true, true],
+            steps: [
+                .relogin(4, crash: nil),
+                .setToken("https://push.example.org/up/5Tbi7P", label: nil),
+                .prefer(1, crash: nil),
+                .pause(4, crash: nil),
+                .prefer(4, crash: nil),
+                .run(concurrency: 4, crash: nil),
+            ]),
+        // One server under two names, both holding: the first run proves it and settles.
+        ModelSchedule(
+            name: "two names of one server, each with a holder, then a copy of the home on another machine", returnsDeviceID: [true, false],
+            steps: [
+                .relogin(4, crash: nil),
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .run(concurrency: 4, crash: nil),
+                .secondMachine(crash: nil),
+                .hostileWait(instance: 0, retryAfter: "10000000000000000"),
+                .run(concurrency: 1, crash: nil),
+                .secondMachine(crash: nil),
+            ]),
     ]
 }

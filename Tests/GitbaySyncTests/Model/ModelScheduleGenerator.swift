@@ -55,6 +55,8 @@ struct ModelScheduleGenerator {
     mutating func schedule(named name: String, steps count: Int) -> ModelSchedule {
         let pool = devicePool()
         var steps: [ModelStep] = [.setToken(pick(pool), label: nil), .run(concurrency: 1, crash: crash())]
+        // Half the worlds have erin signed in under the server's other name from the start.
+        if chance(50) { steps.insert(.relogin(4, crash: nil), at: int(0...2)) }
         while steps.count < count {
             let roll = int(0...99)
             let step: ModelStep
@@ -63,11 +65,11 @@ struct ModelScheduleGenerator {
                 let crash = crash()
                 step = .run(concurrency: crash == nil ? pick([1, 4]) : 1, crash: crash)
             case 30..<40: step = .setToken(pick(pool), label: chance(20) ? pick(["laptop", "desk", "work"]) : nil)
-            case 40..<45: step = .pause(int(0...3), crash: crash())
-            case 45..<50: step = .resume(int(0...3), crash: crash())
-            case 50..<56: step = .prefer(int(0...3), crash: crash())
-            case 56..<61: step = .removeAccount(int(0...3), crash: crash())
-            case 61..<66: step = .relogin(int(0...3), crash: crash())
+            case 40..<45: step = .pause(int(0...4), crash: crash())
+            case 45..<50: step = .resume(int(0...4), crash: crash())
+            case 50..<56: step = .prefer(int(0...4), crash: crash())
+            case 56..<61: step = .removeAccount(int(0...4), crash: crash())
+            case 61..<66: step = .relogin(int(0...4), crash: crash())
             case 66..<69: step = .clearDevice(crash: crash())
             case 69..<82:
                 let instance = int(0...1)
@@ -75,14 +77,17 @@ struct ModelScheduleGenerator {
                 step = .otherDevice(
                     instance: instance, owner: pick(owners), token: otherToken(), label: pick(["phone", "tablet", "", "[gbs-zzzzzz] old laptop"]))
             case 82..<90: step = .reap(instance: int(0...1), pick: int(0...9))
-            case 90..<94: step = .takeToken(instance: int(0...1))
+            case 90..<93: step = .takeToken(instance: int(0...1))
+            case 93..<95: step = .secondMachine(crash: crash())
+            case 95..<96:
+                step = .hostileWait(instance: int(0...1), retryAfter: pick(["10000000000000000", "99999999999", "86400", "-1", "1e9", "３"]))
             default:
                 // A local change while another process's run is in flight.
                 step = .alongsideRun(
                     pick([
-                        .setToken(pick(pool), label: nil), .pause(int(0...3), crash: nil), .resume(int(0...3), crash: nil),
-                        .prefer(int(0...3), crash: nil), .removeAccount(int(0...3), crash: nil), .clearDevice(crash: nil),
-                        .relogin(int(0...3), crash: nil),
+                        .setToken(pick(pool), label: nil), .pause(int(0...4), crash: nil), .resume(int(0...4), crash: nil),
+                        .prefer(int(0...4), crash: nil), .removeAccount(int(0...4), crash: nil), .clearDevice(crash: nil),
+                        .relogin(int(0...4), crash: nil),
                     ]))
             }
             steps.append(step)

@@ -12,7 +12,8 @@ struct ModelCrash: Sendable, Equatable, CustomStringConvertible {
 
 /// One step of a schedule: something this device does (through the command line), or
 /// something the world around it does to a server. Accounts are named by index: 0 and 1 are
-/// `alice` and `bob` on instance 0, 2 and 3 `carol` and `dan` on instance 1.
+/// `alice` and `bob` on instance 0, 2 and 3 `carol` and `dan` on instance 1, 4 `erin` on
+/// instance 0 under its other name, `localhost` (signed out at the start).
 enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     case setToken(String, label: String?)
     case run(concurrency: Int, crash: ModelCrash?)
@@ -34,13 +35,19 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     /// A `run` in progress (as another process would run it) while the step is carried out,
     /// every answer slowed down a little so that they interleave.
     indirect case alongsideRun(ModelStep)
+    /// The state folder is copied to a second machine (once), which sets its own device token
+    /// and runs; later ones let that machine run again.
+    case secondMachine(crash: ModelCrash?)
+    /// The instance answers the next device list with a 429 carrying this `Retry-After`, in a
+    /// run; this device's clock then moves past the longest wait a run sets.
+    case hostileWait(instance: Int, retryAfter: String)
 
     var crash: ModelCrash? {
         switch self {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
-            .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash):
+            .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash), .secondMachine(let crash):
             crash
-        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun:
+        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait:
             nil
         }
     }
@@ -63,6 +70,8 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .reap(let instance, let pick): ".reap(instance: \(instance), pick: \(pick))"
         case .takeToken(let instance): ".takeToken(instance: \(instance))"
         case .alongsideRun(let step): ".alongsideRun(\(step))"
+        case .secondMachine(let value): ".secondMachine(crash: \(crash(value)))"
+        case .hostileWait(let instance, let value): ".hostileWait(instance: \(instance), retryAfter: \(quoted(value)))"
         }
     }
 }
@@ -81,4 +90,11 @@ struct ModelSchedule: Sendable, CustomTestStringConvertible {
         "ModelSchedule(name: \"…\", returnsDeviceID: \(returnsDeviceID), steps: [\n"
             + steps.map { "    \($0)," }.joined(separator: "\n") + "\n])"
     }
+}
+
+/// A `prefer` the user made: the account, on its instance, under the name it signed in with.
+struct ModelPreference: Equatable {
+    let instance: Int
+    let host: String
+    let account: Int
 }

@@ -55,7 +55,16 @@ struct ModelViolation: Error, CustomStringConvertible {
 /// Two fake gitbay instances, this device's command line, and what the test knows of both:
 /// replays a schedule and checks the invariants after every step.
 final class ModelWorld {
-    static let users = [("alice", 0), ("bob", 0), ("carol", 1), ("dan", 1)]
+    /// The accounts: user, instance, and the host name the account signs in under. erin's
+    /// instance is alice's and bob's, reached as `localhost`: one server under two names.
+    static let users = [
+        ("alice", 0, "127.0.0.1"), ("bob", 0, "127.0.0.1"), ("carol", 1, "127.0.0.1"), ("dan", 1, "127.0.0.1"), ("erin", 0, "localhost"),
+    ]
+    /// The accounts signed in when the world starts; the others sign in by `relogin`.
+    static let signedInAtStart = 0..<4
+    /// This machine and the one a copy of its state folder is taken to.
+    static let machine = MachineIdentity(identity: "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1")
+    static let otherMachine = MachineIdentity(identity: "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2")
 
     let servers: [FakeGitbayServer]
     let cli: CLIHarness
@@ -67,12 +76,23 @@ final class ModelWorld {
     private var apiTokens: Set<String> = []
     /// Sign-in order of the accounts, by index (a new sign-in goes last).
     private var signInOrder: [Int] = []
-    private var preferred: [Int: Int] = [:]
+    /// The user's `prefer` choices, by instance and the name it was made under, in the order
+    /// made: until two names are found to be one server, a choice holds for its name only.
+    private var preferences: [ModelPreference] = []
+    /// True once gitbay-sync has found instance 0's two names to be one server.
+    private var namesProven = false
     private var removalRequested: Set<Int> = []
     /// Each signed-in account's row id, by index.
     private var accountIDs: [Int: Int64] = [:]
     /// True once the world changed a server after the last fault-free run.
     private var worldMoved = false
+    /// How far ahead of the wall clock this device's clock is: moved on past the longest wait
+    /// after a server asked for a hostile one, so the runs after it are not left waiting.
+    private var clockAhead: TimeInterval = 0
+    /// The second machine, once the state folder was copied to it.
+    private var second: ModelSecondMachine?
+    /// Deletions seen by the last check, per server: each step's new ones are its own.
+    private var deletionsSeen: [Int] = [0, 0]
 
     init(_ schedule: ModelSchedule) async throws {
         servers = try (0..<2).map { index in
@@ -83,12 +103,22 @@ final class ModelWorld {
             return server
         }
         cli = try CLIHarness()
-        for index in Self.users.indices { try await login(index, crash: nil) }
+        for index in Self.signedInAtStart { try await login(index, crash: nil) }
         label = try await cli.store().device().label
     }
 
     private func name(_ index: Int) -> String {
-        "\(Self.users[index].0)@127.0.0.1:\(servers[Self.users[index].1].port)"
+        "\(Self.users[index].0)@\(Self.users[index].2):\(servers[Self.users[index].1].port)"
+    }
+
+    /// Runs a command on this machine, with this device's clock.
+    private func command(
+        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration = CLIHarness.client
+    ) async -> CLIResult {
+        await cli.run(arguments, stdin: stdin, client: client) { [clockAhead] context in
+            context.machine = { ModelWorld.machine }
+            context.now = { Date().addingTimeInterval(clockAhead) }
+        }
     }
 
     private func signedIn() async throws -> [String: AccountRecord] {
@@ -104,11 +134,11 @@ final class ModelWorld {
     }
 
     private func login(_ index: Int, crash: ModelCrash?) async throws {
-        let (user, instance) = Self.users[index]
+        let (user, instance, host) = Self.users[index]
         let apiToken = servers[instance].mintToken(for: user)
         apiTokens.insert(apiToken)
         let (configuration, crashSwitch) = client(crash)
-        let result = await cli.run(["login", servers[instance].baseURL], stdin: apiToken, client: configuration)
+        let result = await command(["login", "http://\(host):\(servers[instance].port)"], stdin: apiToken, client: configuration)
         if !(crashSwitch?.crashed ?? false), result.code != 0 {
             throw ModelViolation(step: -1, message: "login of \(user) failed (\(result.code)): \(result.err)")
         }
@@ -137,13 +167,13 @@ final class ModelWorld {
         var faultFreeRun = false
         switch step {
         case .setToken(let token, let newLabel):
-            let result = await cli.run(["device", "set-token"] + (newLabel.map { ["--label", $0] } ?? []), stdin: token)
+            let result = await command(["device", "set-token"] + (newLabel.map { ["--label", $0] } ?? []), stdin: token)
             guard result.code == 0 else { throw ModelViolation(step: number, message: "set-token failed: \(result.err)") }
             currentToken = token
             heldTokens.insert(token)
             if let newLabel { label = newLabel }
         case .run(let concurrency, _):
-            let result = await cli.run(["run", "--json", "--concurrency", String(concurrency)], client: configuration)
+            let result = await command(["run", "--json", "--concurrency", String(concurrency)], client: configuration)
             if !(crashSwitch?.crashed ?? false) {
                 guard result.code == 0 else { throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)") }
                 faultFreeRun = true
@@ -151,21 +181,22 @@ final class ModelWorld {
         case .pause(let index, _), .resume(let index, _):
             guard let account = names[name(index)], account.state != .removing else { return }
             let verb = if case .pause = step { "pause" } else { "resume" }
-            _ = await cli.run([verb, account.name], client: configuration)
+            _ = await command([verb, account.name], client: configuration)
         case .prefer(let index, _):
             guard let account = names[name(index)] else { return }
-            _ = await cli.run(["prefer", account.name], client: configuration)
-            preferred[Self.users[index].1] = index
+            _ = await command(["prefer", account.name], client: configuration)
+            // Refused for an account being signed out: nothing is chosen.
+            if account.state != .removing { prefer(index) }
         case .removeAccount(let index, _):
             guard let account = names[name(index)] else { return }
             removalRequested.insert(index)
-            _ = await cli.run(["remove-account", account.name], client: configuration)
+            _ = await command(["remove-account", account.name], client: configuration)
         case .relogin(let index, let crash):
             // Signed out, or being signed out: a sign-in ends a removal in progress.
             guard names[name(index)].map({ $0.state == .removing }) ?? true else { return }
             try await login(index, crash: crash)
         case .clearDevice:
-            _ = await cli.run(["device", "clear"], client: configuration)
+            _ = await command(["device", "clear"], client: configuration)
             currentToken = nil
         case .otherDevice(let instance, let owner, let token, let label):
             servers[instance].insertDevice(owner: owner, token: token, label: label)
@@ -181,8 +212,11 @@ final class ModelWorld {
             worldMoved = true
         case .alongsideRun(let inner):
             servers.forEach { $0.latency = .milliseconds(2) }
-            let harness = cli
-            async let background = harness.run(["run", "--json", "--concurrency", "4"])
+            let (harness, ahead) = (cli, clockAhead)
+            async let background = harness.run(["run", "--json", "--concurrency", "4"]) { context in
+                context.machine = { ModelWorld.machine }
+                context.now = { Date().addingTimeInterval(ahead) }
+            }
             try await perform(inner, number: number, alongside: true)
             let result = await background
             servers.forEach { $0.latency = .zero }
@@ -191,9 +225,16 @@ final class ModelWorld {
             }
             // What the two did together is checked by the next fault-free run.
             worldMoved = true
+        case .secondMachine:
+            try await onSecondMachine(number, configuration: configuration, crashed: { crashSwitch?.crashed ?? false })
+            worldMoved = true
+        case .hostileWait(let instance, let retryAfter):
+            try await hostileWait(instance, retryAfter: retryAfter, number: number)
+            worldMoved = true
         }
         try await syncAccounts(number)
-        try checkOnlyOurRowsRemoved(number)
+        try await followServerNames(number)
+        try checkOnlyOurRowsRemoved(number, byTheSecondMachine: { if case .secondMachine = step { true } else { false } }())
         if faultFreeRun {
             worldMoved = false
             try await checkDesiredRows(number)
@@ -201,6 +242,84 @@ final class ModelWorld {
             try await checkNextRunWritesNothing(number)
         } else if case .setToken = step, !worldMoved, !alongside {
             try await checkRegisteredIsTrue(number)
+        }
+    }
+
+    /// The second machine: made from a copy of the state folder the first time (it sets a
+    /// device token of its own), then a run there. A fault-free run there must settle it.
+    private func onSecondMachine(_ number: Int, configuration: ClientConfiguration, crashed: () -> Bool) async throws {
+        if second == nil {
+            let machine = try ModelSecondMachine(copying: cli)
+            try await machine.setToken("b0b0b0b0-second-machine-\(number)", clockAhead: clockAhead)
+            second = machine
+        }
+        guard let second else { return }
+        let result = await second.command(["run", "--json"], client: configuration, clockAhead: clockAhead)
+        guard !crashed() else { return }
+        guard result.code == 0 else {
+            throw ModelViolation(step: number, message: "a fault-free run on the second machine failed (\(result.code)): \(result.err)")
+        }
+        try await second.checkSettled(servers, step: number, clockAhead: clockAhead)
+    }
+
+    /// A run while `instance` answers the next list with a 429 and a hostile `Retry-After`:
+    /// every command goes on, no wait is stored further ahead than the longest a run sets, and
+    /// this device's clock then moves past it.
+    private func hostileWait(_ instance: Int, retryAfter: String, number: Int) async throws {
+        servers[instance].inject(
+            .status(429, body: #"{"protocol_version":1,"error":"rate limited"}"#, headers: ["Retry-After": retryAfter]),
+            command: "notifications device list")
+        let result = await command(["run", "--json"])
+        // Played, or not needed (no account of the instance was tried): gone either way.
+        servers[instance].clearFaults()
+        guard [0, 1].contains(result.code) else {
+            throw ModelViolation(step: number, message: "a run given Retry-After \(retryAfter) ended \(result.code): \(result.err)")
+        }
+        let longest = Date().addingTimeInterval(clockAhead + Double(FailurePolicy.longestWait.components.seconds) + 60)
+        for status in try await cli.store().accountFacts().statuses.values {
+            if let next = status.nextRetryAt, next > longest {
+                throw ModelViolation(step: number, message: "Retry-After \(retryAfter) stored a wait until \(Timestamp.format(next))")
+            }
+        }
+        clockAhead += Double(FailurePolicy.longestWait.components.seconds) + 3600
+    }
+
+    /// A `prefer` of account `index`: it replaces the choice made under its name, and (once the
+    /// names are one server) under the server's other name.
+    private func prefer(_ index: Int) {
+        let (_, instance, host) = Self.users[index]
+        preferences.removeAll { $0.instance == instance && ($0.host == host || (instance == 0 && namesProven)) }
+        preferences.append(ModelPreference(instance: instance, host: host, account: index))
+    }
+
+    /// Reads which names gitbay-sync found to be one server: only instance 0's two names are,
+    /// so anything else is a false merge. Once found, the latest choice under either name holds.
+    private func followServerNames(_ number: Int) async throws {
+        let proofs = try await cli.store().serverNames().proofs
+        let instance0 = Set(["127.0.0.1", "localhost"].map { "http://\($0):\(servers[0].port)" })
+        for proof in proofs where !instance0.contains(proof.instance.description) || !instance0.contains(proof.other.description) {
+            throw ModelViolation(step: number, message: "\(proof.instance) and \(proof.other) were taken to be one server")
+        }
+        guard !proofs.isEmpty, !namesProven else { return }
+        namesProven = true
+        if let latest = preferences.last(where: { $0.instance == 0 }) {
+            preferences.removeAll { $0.instance == 0 && $0 != latest }
+        }
+    }
+
+    /// The account that should hold the device token on each group of names gitbay-sync treats
+    /// as one instance: the chosen one if active, else the earliest signed-in active one.
+    private func holders(_ names: [String: AccountRecord]) -> [Int] {
+        var groups: [[Int]] = [[], [], []]
+        for index in signInOrder where names[name(index)]?.state == .active {
+            let (_, instance, host) = Self.users[index]
+            groups[instance == 0 && host == "localhost" && !namesProven ? 2 : instance].append(index)
+        }
+        return groups.compactMap { group in
+            guard let first = group.first else { return nil }
+            let (_, instance, host) = Self.users[first]
+            let choice = preferences.last { $0.instance == instance && (namesProven || instance != 0 || $0.host == host) }
+            return choice.flatMap { group.contains($0.account) ? $0.account : nil } ?? first
         }
     }
 
@@ -213,18 +332,21 @@ final class ModelWorld {
             }
             signInOrder.removeAll { $0 == index }
             accountIDs[index] = nil
-            if preferred[Self.users[index].1] == index { preferred[Self.users[index].1] = nil }
+            preferences.removeAll { $0.account == index }
         }
     }
 
     /// (1) No row this install did not make, or holding a token this device never held, was
-    /// ever removed by this install.
-    private func checkOnlyOurRowsRemoved(_ number: Int) throws {
+    /// ever removed by this install; a step of one machine removed rows of its tokens only.
+    private func checkOnlyOurRowsRemoved(_ number: Int, byTheSecondMachine: Bool) throws {
         for (instance, server) in servers.enumerated() {
-            for deletion in server.deletions() {
+            let deletions = server.deletions()
+            defer { deletionsSeen[instance] = deletions.count }
+            for deletion in deletions.dropFirst(deletionsSeen[instance]) {
                 guard let by = deletion.byAPIToken, apiTokens.contains(by) else { continue }
                 let row = deletion.device
-                guard let insertedWith = row.insertedWith, apiTokens.contains(insertedWith), heldTokens.contains(row.token) else {
+                let own = byTheSecondMachine ? second?.heldTokens ?? [] : heldTokens
+                guard let insertedWith = row.insertedWith, apiTokens.contains(insertedWith), own.contains(row.token) else {
                     throw ModelViolation(
                         step: number,
                         message: "removed another device's row on instance \(instance): id \(row.id), owner \(row.owner), label \(row.label)")
@@ -240,10 +362,15 @@ final class ModelWorld {
         let store = try await cli.store()
         let names = try await signedIn()
         let serverLabel = "\(label) [\(try await store.device().installMarker)]"
-        for (index, (user, instance)) in Self.users.enumerated() {
+        let holders = holders(names)
+        // Both names of instance 0 wanting the token, after a fault-free run: that run's moves
+        // must have proven them one server.
+        if currentToken != nil, holders.filter({ Self.users[$0].1 == 0 }).count > 1 {
+            throw ModelViolation(step: number, message: "instance 0's two names each have a holder, and were not found to be one server")
+        }
+        for (index, (user, instance, _)) in Self.users.enumerated() {
             let account = names[name(index)]
-            let active = signInOrder.filter { names[name($0)]?.state == .active && Self.users[$0].1 == instance }
-            let holder = preferred[instance].flatMap { active.contains($0) ? $0 : nil } ?? active.first
+            let holder = holders.first { Self.users[$0].1 == instance }
             let ours = servers[instance].devices(of: user).filter { heldTokens.contains($0.token) }
             if account?.state == .active, holder == index, let currentToken {
                 guard ours.count == 1, ours[0].token == currentToken, ours[0].label == serverLabel else {
@@ -260,7 +387,7 @@ final class ModelWorld {
 
     /// (4) `accounts` says registered only when the account's row holds the current token.
     private func checkRegisteredIsTrue(_ number: Int) async throws {
-        let result = await cli.run(["accounts", "--json"])
+        let result = await command(["accounts", "--json"])
         let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
         for row in rows where row["condition"] as? String == "registered" {
             let account = row["account"] as? String ?? ""
@@ -275,7 +402,7 @@ final class ModelWorld {
     /// (3) The next run writes nothing.
     private func checkNextRunWritesNothing(_ number: Int) async throws {
         servers.forEach { $0.resetRequests() }
-        let again = await cli.run(["run", "--json"])
+        let again = await command(["run", "--json"])
         let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
         guard again.code == 0, writes.isEmpty else {
             throw ModelViolation(

@@ -1,0 +1,61 @@
+import Foundation
+import GitbayFake
+import TestSupport
+
+@testable import GitbayAPI
+@testable import GitbayState
+@testable import GitbaySupport
+@testable import GitbaySync
+
+/// The machine a copy of the state folder was taken to: its own command line, its own device
+/// token (never one the first machine held), and what the test knows of it.
+final class ModelSecondMachine {
+    let cli: CLIHarness
+    /// Every token this machine has held: a pool apart from the first machine's.
+    private(set) var heldTokens: Set<String> = []
+    private(set) var currentToken: String?
+
+    /// Copies `first`'s state database here, as rsync or a restored backup would.
+    init(copying first: CLIHarness) throws {
+        cli = try CLIHarness()
+        let target = cli.databasePath
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: first.databasePath + suffix) {
+            try FileManager.default.copyItem(atPath: first.databasePath + suffix, toPath: target + suffix)
+        }
+    }
+
+    func command(_ arguments: [String], stdin: String? = nil, client: ClientConfiguration, clockAhead: TimeInterval) async -> CLIResult {
+        await cli.run(arguments, stdin: stdin, client: client) { context in
+            context.machine = { ModelWorld.otherMachine }
+            context.now = { Date().addingTimeInterval(clockAhead) }
+        }
+    }
+
+    /// Sets this machine's own device token.
+    func setToken(_ token: String, clockAhead: TimeInterval) async throws {
+        let result = await command(["device", "set-token"], stdin: token, client: CLIHarness.client, clockAhead: clockAhead)
+        guard result.code == 0 else { throw ModelViolation(step: -1, message: "set-token on the second machine failed: \(result.err)") }
+        heldTokens.insert(token)
+        currentToken = token
+    }
+
+    /// After a fault-free run here: every row of this machine's tokens holds its current one
+    /// with its label, one a server at most, and the next run here writes nothing.
+    func checkSettled(_ servers: [FakeGitbayServer], step: Int, clockAhead: TimeInterval) async throws {
+        let serverLabel = try await cli.store().device().serverLabel
+        for (index, server) in servers.enumerated() {
+            let rows = server.devices().filter { heldTokens.contains($0.token) }
+            guard rows.count <= 1, rows.allSatisfy({ $0.token == currentToken && $0.label == serverLabel }) else {
+                throw ModelViolation(
+                    step: step, message: "the second machine's rows on instance \(index) are \(rows.map { "\($0.id) \($0.owner) \($0.label)" })")
+            }
+        }
+        servers.forEach { $0.resetRequests() }
+        let again = await command(["run", "--json"], client: CLIHarness.client, clockAhead: clockAhead)
+        let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
+        guard again.code == 0, writes.isEmpty else {
+            throw ModelViolation(step: step, message: "the second machine's next run wrote \(writes.map(\.argv)) (exit \(again.code))")
+        }
+    }
+}
