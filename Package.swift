@@ -6,7 +6,8 @@ import PackageDescription
 //
 //   GitbaySupport                      text, time, secrets, logging, signals
 //   ├── GitbayState   (SQLite)         the local record: accounts, rows, leases, migrations
-//   ├── GitbayAPI     (libcurl)        one account's client for one gitbay instance
+//   ├── GitbayAPI                      one account's client for one gitbay instance, over a transport
+//   │   └── GitbayCurl (libcurl)       the agent's transport
 //   └── PushResolve                    which account a push payload is for
 //   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
 //   GitbaySync                         the command line: commands, output, services
@@ -37,32 +38,38 @@ let package = Package(
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "GitbaySupport"),
         .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),
-        .target(name: "GitbayAPI", dependencies: ["GitbaySupport", "CCurl"]),
+        .target(name: "GitbayAPI", dependencies: ["GitbaySupport"]),
+        .target(name: "GitbayCurl", dependencies: ["GitbaySupport", "GitbayAPI", "CCurl"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
         .target(
             name: "GitbaySync",
-            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "PushResolve", "GitbayReconcile"]
+            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile"]
         ),
         .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport", "CProcess"]),
         .target(name: "GitbayFake"),
         .executableTarget(name: "gitbay-fake-server", dependencies: ["GitbayFake"]),
         // Helpers the test targets share; they know nothing of the product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Transports for the tests: the fake server in memory, and one that stops where a crash would.
+        .target(name: "TransportSupport", dependencies: ["GitbayAPI", "GitbayFake"], path: "Tests/TransportSupport"),
         .testTarget(name: "GitbayFakeTests", dependencies: ["GitbayFake", "TestSupport"]),
         .testTarget(name: "GitbaySupportTests", dependencies: ["GitbaySupport", "TestSupport"]),
         .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
-        .testTarget(name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbaySupport", "GitbayFake", "TestSupport"]),
+        .testTarget(
+            name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport"]),
         .testTarget(name: "PushResolveTests", dependencies: ["PushResolve", "GitbaySupport", "TestSupport"]),
         .testTarget(
             name: "GitbayReconcileTests",
-            dependencies: ["GitbayReconcile", "GitbayState", "GitbayAPI", "GitbaySupport", "GitbayFake", "TestSupport"]
+            dependencies: [
+                "GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport",
+            ]
         ),
         .testTarget(
             name: "GitbaySyncTests",
             dependencies: [
-                "GitbaySupport", "GitbayState", "GitbayAPI", "PushResolve", "GitbayReconcile", "GitbaySync",
-                "GitbayFake", "TestSupport",
+                "GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile", "GitbaySync",
+                "GitbayFake", "TestSupport", "TransportSupport",
             ]
         ),
     ],

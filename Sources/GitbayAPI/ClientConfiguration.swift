@@ -1,20 +1,17 @@
-/// Settings for one `GitbayClient`: transport limits, the retry schedule and the connections
-/// it shares with other clients.
+/// Settings for one `GitbayClient`: how its requests travel, their limits and the retry
+/// schedule.
 package struct ClientConfiguration: Sendable {
     package var transport: TransportConfiguration
     package var retry: RetryPolicy
-    /// Where the client's requests run and find open connections to its instance; clients given
-    /// the same pool reuse each other's connections. Nil: the process's pool, started by the
-    /// first client that needs it (so a command that makes no request never starts libcurl).
-    package var connections: ConnectionPool?
+    /// What sends the client's requests; clients given the same one may share its connections
+    /// to their instance.
+    package var http: any HTTPTransport
     /// Returns a number in `0..<1` for retry jitter; replaceable so tests are repeatable.
     package var random: @Sendable () -> Double
     /// How long all of the client's requests may take together, retries and their waits
     /// included, counted from its first request: an attempt gets at most what is left, no
     /// retry starts past it, and no request is sent once it is over. Nil: no such limit.
     package var deadline: Duration?
-    /// Consulted around every exchange; nil (always, outside tests) lets every exchange through.
-    var gate: ExchangeGate?
 
     /// The default `deadline`: what a hung instance costs a run, where three request timeouts
     /// would cost three times as long.
@@ -23,7 +20,7 @@ package struct ClientConfiguration: Sendable {
     package init(
         transport: TransportConfiguration = .init(),
         retry: RetryPolicy = .init(),
-        connections: ConnectionPool? = nil,
+        http: any HTTPTransport,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         deadline: Duration? = defaultDeadline
     ) {
@@ -31,7 +28,7 @@ package struct ClientConfiguration: Sendable {
         self.deadline = deadline
         self.transport = transport
         self.retry = retry
-        self.connections = connections
+        self.http = http
         self.random = random
     }
 }

@@ -110,9 +110,9 @@ extension GitbayClient {
     private func exchange(_ request: HTTPRequest, command: [String], within left: Duration?) async throws(GitbayError) -> Reply {
         let response: HTTPResponse
         do throws(TransportError) {
-            if let gate = configuration.gate, !gate.mayStart() { throw .cancelled }
-            response = try await transport.send(request, within: left)
-            if let gate = configuration.gate, !gate.mayFinish() { throw .cancelled }
+            var limits = configuration.transport
+            limits.responseHeaders = Self.responseHeaders
+            response = try await transport.send(request, limits: left.map(limits.limited(to:)) ?? limits)
         } catch {
             throw GitbayError(kind: .transport(deadlineTimeout(error, left: left) ?? error), account: accountName, command: command)
         }

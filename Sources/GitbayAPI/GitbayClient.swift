@@ -14,7 +14,7 @@ package actor GitbayClient {
     let apiToken: Secret
     let configuration: ClientConfiguration
     let logger: Logger
-    let transport: CurlTransport
+    let transport: any HTTPTransport
 
     /// HTTP requests sent so far, retries included.
     package internal(set) var requestCount = 0
@@ -27,7 +27,7 @@ package actor GitbayClient {
         instance: InstanceURL,
         apiToken: Secret,
         accountName: String,
-        configuration: ClientConfiguration = .init(),
+        configuration: ClientConfiguration,
         logger: Logger
     ) {
         self.instance = instance
@@ -36,9 +36,7 @@ package actor GitbayClient {
         sentSecrets = [apiToken]
         self.configuration = configuration
         self.logger = logger.with(["account.name": accountName])
-        var transportConfiguration = configuration.transport
-        transportConfiguration.responseHeaders = Self.responseHeaders
-        transport = CurlTransport(configuration: transportConfiguration, pool: configuration.connections ?? .shared)
+        transport = configuration.http
     }
 
     /// The answer's header fields a client reads: a list's `ETag` and a limit's `Retry-After`

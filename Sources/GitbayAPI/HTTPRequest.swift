@@ -1,15 +1,15 @@
-/// One HTTP request as `CurlTransport` sends it.
-struct HTTPRequest: Sendable {
+/// One HTTP request as a client hands it to its `HTTPTransport`.
+package struct HTTPRequest: Sendable {
     /// `GET` or `POST` (any other token is sent as a custom method).
-    var method: String
+    package var method: String
     /// The absolute URL; `https`, or plain `http` to a loopback host only.
-    var url: String
+    package var url: String
     /// Header fields in the order they are sent. `Expect` and `User-Agent` are set by the transport.
-    var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The request body; nil sends none.
-    var body: [UInt8]?
+    package var body: [UInt8]?
 
-    init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    package init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -1,8 +1,14 @@
-/// One HTTP response as `CurlTransport` received it. Redirects are never followed, so this is
+/// One HTTP response as a transport received it. Redirects are never followed, so this is
 /// always the first server's answer.
-struct HTTPResponse: Sendable, Equatable {
-    var status: Int
+package struct HTTPResponse: Sendable, Equatable {
+    package var status: Int
     /// Header fields by lower-cased name; a repeated field's values are joined with `, `.
-    var headers: [String: String]
-    var body: [UInt8]
+    package var headers: [String: String]
+    package var body: [UInt8]
+
+    package init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }

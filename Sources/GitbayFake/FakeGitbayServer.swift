@@ -17,7 +17,7 @@ import Foundation
 /// (`enforceRateLimits`): a test that makes many calls on one account and is not about limits
 /// turns them off.
 public final class FakeGitbayServer: Sendable {
-    private let state = Guarded(FakeState())
+    let state = Guarded(FakeState())
     private let listener: HTTPListener
 
     /// Binds 127.0.0.1 on `port` (0 picks a free one) and starts serving.

@@ -53,8 +53,19 @@ extension AccountReconciler {
         }
         let witnesses = await sameServer.witnesses(for: account, token: current)
         defer { sideWitnesses += witnesses }
-        let answer = try await client.addDevice(token: token, label: device.serverLabel)
+        let answer: DeviceAddResult
+        do {
+            answer = try await client.addDevice(token: token, label: device.serverLabel)
+        } catch {
+            // The add may have gone through unanswered, and moved a witness's row if its
+            // server is this one: its `registered` no longer holds until its own pass says so.
+            await forgetVerdicts(of: witnesses)
+            throw error
+        }
         writes += 1
+        // Any witness may have lost its row to an add answered without the id; with the id,
+        // only one that listed it, which the check after the add settles.
+        if answer.id == nil { await forgetVerdicts(of: witnesses) }
         if let id = answer.id {
             // The listed `added` is this row's only if the listed row can be showing our token.
             let added = listed[id].flatMap { current.canBeShown(as: $0.token) ? $0.added : nil }
@@ -84,13 +95,26 @@ extension AccountReconciler {
         }
     }
 
+    /// Forgets the verdicts of `witnesses` (`StateStore.forgetVerdict`), as far as the store lets.
+    private func forgetVerdicts(of witnesses: [SameServerCheck.Witness]) async {
+        for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+    }
+
     /// When a witness listed the row `id` just before the add, reads this account's list and
     /// the witness's again: the proof of one server, if the row moved (`SameServerCheck`).
     private func proveIfMoved(_ id: Int, witnesses: [SameServerCheck.Witness]) async throws {
-        guard witnesses.contains(where: { $0.rows.contains { $0.id == id } }),
-            case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil)
-        else { return }
-        guard await sameServer.prove(account, added: id, listed: rows, witnesses: witnesses) != nil else { return }
+        let candidates = witnesses.filter { $0.rows.contains { $0.id == id } }
+        guard !candidates.isEmpty else { return }
+        let answer: DeviceList
+        do {
+            answer = try await client.listDevices(ifNoneMatch: nil)
+        } catch {
+            // Unsettled: a candidate may have lost its row to the add.
+            await forgetVerdicts(of: candidates)
+            throw error
+        }
+        guard case .list(let rows, _) = answer else { return }
+        guard await sameServer.prove(account, added: id, listed: rows, witnesses: candidates) != nil else { return }
         // The list completes this account's record of the row it now holds.
         if let row = rows.first(where: { $0.id == id }) { try await record(id, added: row.added) }
     }

@@ -31,8 +31,9 @@ extension Reconciler {
 
         /// The default of `concurrency`.
         package static let defaultConcurrency = 256
-        /// The default of `perInstance`: as many as the pool's connections to one instance.
-        package static let defaultPerInstance = ConnectionPool.defaultConnectionsPerInstance
+        /// The default of `perInstance`: as many as the connections the agent's transport opens
+        /// to one instance (`GitbayCurl.ConnectionPool.defaultConnectionsPerInstance`).
+        package static let defaultPerInstance = 8
         /// The default of `perTLSInstance`.
         package static let defaultPerTLSInstance = 64
 
@@ -40,7 +41,7 @@ extension Reconciler {
             concurrency: Int = defaultConcurrency, perInstance: Int = defaultPerInstance, perTLSInstance: Int = defaultPerTLSInstance,
             honourBackoff: Bool = false,
             backoffCeiling: Duration = FailurePolicy.defaultCeiling,
-            client: ClientConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
+            client: ClientConfiguration, now: @escaping @Sendable () -> Date = { Date() },
             mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
         ) {
             self.concurrency = concurrency

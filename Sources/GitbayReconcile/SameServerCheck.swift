@@ -51,15 +51,22 @@ struct SameServerCheck: Sendable {
     }
 
     /// After `account`'s add answered `id`: the proof, recorded, when the row moved from a
-    /// witness (see the type). `listed` is the adder's list after the add.
+    /// witness (see the type). `listed` is the adder's list after the add. A witness whose
+    /// list cannot be read again may have lost its row to the add: its verdict is forgotten.
     func prove(_ account: AccountRecord, added id: Int, listed: [ServerDevice], witnesses: [Witness]) async -> SameServerRecord? {
-        guard let row = listed.first(where: { $0.id == id }) else { return nil }
+        guard let row = listed.first(where: { $0.id == id }) else {
+            for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+            return nil
+        }
         for witness in witnesses {
             guard let before = witness.rows.first(where: { $0.id == id }), before.added == row.added,
-                let record = witness.records.first(where: { $0.deviceID == id }), record.added.map({ $0 == row.added }) ?? true,
-                case .list(let after, _)? = try? await witness.client.listDevices(ifNoneMatch: nil),
-                !after.contains(where: { $0.id == id })
+                let record = witness.records.first(where: { $0.deviceID == id }), record.added.map({ $0 == row.added }) ?? true
             else { continue }
+            guard case .list(let after, _)? = try? await witness.client.listDevices(ifNoneMatch: nil) else {
+                try? await store.forgetVerdict(ofAccount: witness.account.id)
+                continue
+            }
+            guard !after.contains(where: { $0.id == id }) else { continue }
             let proof = SameServerRecord(
                 instance: account.instance, other: witness.account.instance, deviceID: id, added: row.added, provenAt: Date())
             guard (try? await store.recordSameServer(proof)) != nil else { return nil }

@@ -15,7 +15,14 @@ struct AccountFanOut: Sendable {
     let configuration: ClientConfiguration
     let logger: Logger
     /// The bounds: a run's defaults.
-    var bounds = Reconciler.Options()
+    var bounds: Reconciler.Options
+
+    init(store: StateStore, configuration: ClientConfiguration, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        bounds = Reconciler.Options(client: configuration)
+    }
 
     /// One account's answer, or why it has none.
     struct Answer<Value: Sendable>: Sendable {

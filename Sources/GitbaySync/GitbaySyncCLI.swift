@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GitbayAPI
+import GitbayCurl
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -34,7 +35,7 @@ package struct CLIContext: Sendable {
     package var machine: @Sendable () -> MachineIdentity? = { MachineIdentity.current() }
 
     package init(
-        environment: [String: String], console: Console, client: ClientConfiguration = .init(),
+        environment: [String: String], console: Console, client: ClientConfiguration = .init(http: CurlTransport.shared),
         hookTimeout: Duration = PreRemovalHook.defaultTimeout, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.environment = environment

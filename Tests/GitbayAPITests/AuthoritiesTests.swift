@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 
 /// Where a transfer's certificate authorities come from, and how libcurl's default folder is
 /// recognised.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 @testable import GitbaySupport
 
 /// One deadline for all of a client's requests together, retries included: an attempt gets at
@@ -16,7 +17,8 @@ struct ClientDeadlineTests {
     ) throws -> GitbayClient {
         let instance = try InstanceURL(parsing: server.baseURL)
         var configuration = ClientConfiguration(
-            transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: requestTimeout), retry: retry)
+            transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: requestTimeout), retry: retry,
+            http: CurlTransport.shared)
         configuration.deadline = deadline
         return GitbayClient(
             instance: instance, apiToken: Secret(server.mintToken(for: "alice")), accountName: "alice@\(instance.authority)",
@@ -69,7 +71,7 @@ struct ClientDeadlineTests {
 
     @Test("the default deadline is 30 s; nil sets none")
     func defaults() {
-        #expect(ClientConfiguration().deadline == .seconds(30))
+        #expect(ClientConfiguration(http: CurlTransport.shared).deadline == .seconds(30))
         #expect(ClientConfiguration.defaultDeadline == .seconds(30))
     }
 }

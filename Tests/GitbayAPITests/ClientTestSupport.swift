@@ -3,6 +3,7 @@ import GitbayFake
 import TestSupport
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 @testable import GitbaySupport
 
 /// Collects log lines for assertions.
@@ -46,7 +47,7 @@ enum TestClients {
             configuration: ClientConfiguration(
                 transport: TransportConfiguration(
                     connectTimeout: .seconds(2), requestTimeout: requestTimeout, maxResponseBytes: maxResponseBytes),
-                retry: retry, connections: connections),
+                retry: retry, http: CurlTransport(pool: connections)),
             logger: logger)
     }
 }

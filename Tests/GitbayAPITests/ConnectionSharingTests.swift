@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 @testable import GitbaySupport
 
 /// Accounts of one instance share connections through their `ConnectionPool`; each keeps its

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 @testable import GitbaySupport
 
 @Suite("CurlTransport")
@@ -61,7 +62,7 @@ struct CurlTransportTests {
         }
         let transport = CurlTransport()
         let error = await #expect(throws: TransportError.self) {
-            try await transport.send(HTTPRequest(method: "GET", url: "http://gitbay.example/api/v1/read?argv=whoami"))
+            try await transport.send(HTTPRequest(method: "GET", url: "http://gitbay.example/api/v1/read?argv=whoami"), limits: .init())
         }
         #expect(error == .insecureURL(scheme: "http", host: "gitbay.example"))
     }
@@ -79,10 +80,12 @@ struct CurlTransportTests {
 
     @Test("a closed port is a connect failure")
     func connectRefused() async throws {
-        let transport = CurlTransport(configuration: .init(connectTimeout: .seconds(2), requestTimeout: .seconds(2)))
+        let transport = CurlTransport()
         let error = await #expect(throws: TransportError.self) {
             // Port 1 on loopback is closed on any test machine.
-            try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:1/api/v1/read?argv=whoami"))
+            try await transport.send(
+                HTTPRequest(method: "GET", url: "http://127.0.0.1:1/api/v1/read?argv=whoami"),
+                limits: .init(connectTimeout: .seconds(2), requestTimeout: .seconds(2)))
         }
         guard case .connectFailed(.refused, _)? = error else {
             Issue.record("expected a refused connection, got \(String(describing: error))")

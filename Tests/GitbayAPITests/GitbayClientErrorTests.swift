@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 @testable import GitbaySupport
 
 /// A command the client can be asked to run in a table.
@@ -142,7 +143,7 @@ struct GitbayClientErrorTests {
             accountName: "alice@127.0.0.1:\(listener.port)",
             configuration: ClientConfiguration(
                 transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(5), maxResponseBytes: 1 << 20),
-                retry: TestClients.fastRetry
+                retry: TestClients.fastRetry, http: CurlTransport.shared
             ),
             logger: .disabled
         )
@@ -162,7 +163,7 @@ struct GitbayClientErrorTests {
         let instance = try InstanceURL(parsing: "http://127.0.0.1:\(closed.port)")
         let client = GitbayClient(
             instance: instance, apiToken: Secret("gb_unused"), accountName: "alice@\(instance.authority)",
-            configuration: ClientConfiguration(retry: .never), logger: .disabled
+            configuration: ClientConfiguration(retry: .never, http: CurlTransport.shared), logger: .disabled
         )
         let error = try #require(await #expect(throws: GitbayError.self) { try await client.whoami() })
         guard case .transport(.connectFailed(.refused, _)) = error.kind else {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayCurl
 
 @Suite("Response header lines")
 struct HeaderLineTests {

@@ -1,7 +1,9 @@
 import Foundation
+import GitbayCurl
 import GitbayFake
 import TestSupport
 import Testing
+import TransportSupport
 
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -46,7 +48,7 @@ struct FailureIsolationTests {
 
     static let fast = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(1), requestTimeout: .milliseconds(400), maxResponseBytes: 1 << 20),
-        retry: .never
+        retry: .never, http: CurlTransport.shared
     )
 
     @Test("one failing account is classified and recorded; the others are registered", arguments: cases)
@@ -125,7 +127,7 @@ struct FailureIsolationTests {
         try await world.setToken()
         _ = try await world.run()
         var cancelling = ReconcileWorld.client
-        cancelling.gate = ExchangeGate(mayStart: { false }, mayFinish: { true })
+        cancelling.http = GatedTransport(cancelling.http, mayStart: { false }, mayFinish: { true })
         let outcome = try #require(try await world.run(client: cancelling)[alice.name])
         #expect(outcome.action == .failed)
         #expect(outcome.condition == .registered)

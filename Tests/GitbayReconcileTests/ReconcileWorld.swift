@@ -1,4 +1,5 @@
 import Foundation
+import GitbayCurl
 import GitbayFake
 import TestSupport
 import Testing
@@ -17,7 +18,8 @@ final class ReconcileWorld: Sendable {
     /// Short timeouts and no waits between attempts.
     static let client = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
-        retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none)
+        retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
+        http: CurlTransport.shared
     )
 
     let folder: TemporaryDirectory

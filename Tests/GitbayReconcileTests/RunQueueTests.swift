@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayCurl
 import Testing
 
 @testable import GitbayReconcile
@@ -57,10 +58,10 @@ struct RunQueueTests {
 
     @Test("an https instance allows its streams at once, a plain http one one request per connection")
     func boundByScheme() throws {
-        let options = Reconciler.Options(perInstance: 8, perTLSInstance: 64)
+        let options = Reconciler.Options(perInstance: 8, perTLSInstance: 64, client: ReconcileWorld.client)
         #expect(options.bound(for: Self.one) == 64)
         #expect(options.bound(for: try InstanceURL(parsing: "http://127.0.0.1:8080")) == 8)
-        #expect(Reconciler.Options().bound(for: Self.one) == Reconciler.Options.defaultPerTLSInstance)
+        #expect(Reconciler.Options(client: ReconcileWorld.client).bound(for: Self.one) == Reconciler.Options.defaultPerTLSInstance)
         #expect(Reconciler.Options.defaultPerInstance == ConnectionPool.defaultConnectionsPerInstance)
     }
 }

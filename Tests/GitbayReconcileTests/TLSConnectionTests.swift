@@ -1,4 +1,5 @@
 import Foundation
+import GitbayCurl
 import GitbayFake
 import TestSupport
 import Testing
@@ -32,7 +33,7 @@ struct TLSConnectionTests {
     private static func client(trusting front: TLSFront) -> ClientConfiguration {
         var client = ReconcileWorld.client
         client.transport.certificateFile = front.certificateAuthority
-        client.connections = ConnectionPool()
+        client.http = CurlTransport(pool: ConnectionPool())
         return client
     }
 
@@ -121,7 +122,7 @@ struct TLSConnectionTests {
         _ = try await world.store.signIn(instance: instance, username: "alice", apiToken: Secret(server.mintToken(for: "alice")))
         try await world.setToken()
         var client = ReconcileWorld.client
-        client.connections = ConnectionPool()
+        client.http = CurlTransport(pool: ConnectionPool())
 
         let outcomes = try await world.run(client: client)
         let alice = try #require(outcomes.values.first)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GitbayAPI
+import GitbayCurl
 import GitbayReconcile
 import GitbayState
 import GitbaySupport

@@ -49,8 +49,8 @@ struct AccountFanOutTests {
                 try await store.signIn(instance: InstanceURL(parsing: server.baseURL), username: user, apiToken: Secret(server.mintToken(for: user))))
         }
         let overlap = Overlap()
-        var fanOut = AccountFanOut(store: store, configuration: ClientConfiguration(), logger: .disabled)
-        fanOut.bounds = Reconciler.Options(concurrency: 8, perInstance: 3)
+        var fanOut = AccountFanOut(store: store, configuration: CLIHarness.client, logger: .disabled)
+        fanOut.bounds = Reconciler.Options(concurrency: 8, perInstance: 3, client: CLIHarness.client)
         let answers = await fanOut.run(accounts) { client in
             let instance = client.instance.description
             overlap.enter(instance)

@@ -91,7 +91,8 @@ struct DoctorTests {
         _ = await cli.run(["login", carolServer.baseURL], stdin: carolToken)
         let carol = "carol@127.0.0.1:\(carolServer.port)"
         let carolClient = GitbayClient(
-            instance: try InstanceURL(parsing: carolServer.baseURL), apiToken: Secret(carolToken), accountName: carol, logger: .disabled
+            instance: try InstanceURL(parsing: carolServer.baseURL), apiToken: Secret(carolToken), accountName: carol,
+            configuration: CLIHarness.client, logger: .disabled
         )
         _ = try await carolClient.setPush(false)
         // dave (another instance): the server is down.

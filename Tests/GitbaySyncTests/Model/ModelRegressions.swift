@@ -107,5 +107,15 @@ enum ModelRegressions {
                 .run(concurrency: 1, crash: nil),
                 .secondMachine(crash: nil),
             ]),
+        // Found by the model: an add under one name moved the row of an account under the
+        // server's other name, and a crash before the proof left that account said registered.
+        ModelSchedule(
+            name: "a crash after an add moved the row of the other name's account", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("https://push.example.org/up/a9CkEU", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: false)),
+                .setToken("https://push.example.org/up/a9CkEU", label: nil),
+            ]),
     ]
 }

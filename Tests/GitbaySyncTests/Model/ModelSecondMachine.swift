@@ -33,8 +33,8 @@ final class ModelSecondMachine {
     }
 
     /// Sets this machine's own device token.
-    func setToken(_ token: String, clockAhead: TimeInterval) async throws {
-        let result = await command(["device", "set-token"], stdin: token, client: CLIHarness.client, clockAhead: clockAhead)
+    func setToken(_ token: String, client: ClientConfiguration, clockAhead: TimeInterval) async throws {
+        let result = await command(["device", "set-token"], stdin: token, client: client, clockAhead: clockAhead)
         guard result.code == 0 else { throw ModelViolation(step: -1, message: "set-token on the second machine failed: \(result.err)") }
         heldTokens.insert(token)
         currentToken = token
@@ -42,7 +42,7 @@ final class ModelSecondMachine {
 
     /// After a fault-free run here: every row of this machine's tokens holds its current one
     /// with its label, one a server at most, and the next run here writes nothing.
-    func checkSettled(_ servers: [FakeGitbayServer], step: Int, clockAhead: TimeInterval) async throws {
+    func checkSettled(_ servers: [FakeGitbayServer], client: ClientConfiguration, step: Int, clockAhead: TimeInterval) async throws {
         let serverLabel = try await cli.store().device().serverLabel
         for (index, server) in servers.enumerated() {
             let rows = server.devices().filter { heldTokens.contains($0.token) }
@@ -52,7 +52,7 @@ final class ModelSecondMachine {
             }
         }
         servers.forEach { $0.resetRequests() }
-        let again = await command(["run", "--json"], client: CLIHarness.client, clockAhead: clockAhead)
+        let again = await command(["run", "--json"], client: client, clockAhead: clockAhead)
         let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
         guard again.code == 0, writes.isEmpty else {
             throw ModelViolation(step: step, message: "the second machine's next run wrote \(writes.map(\.argv)) (exit \(again.code))")

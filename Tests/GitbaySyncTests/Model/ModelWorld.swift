@@ -1,6 +1,7 @@
 import Foundation
 import GitbayFake
 import TestSupport
+import TransportSupport
 
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -22,8 +23,10 @@ final class CrashSwitch: Sendable {
 
     var crashed: Bool { state.value.crashed }
 
-    var gate: ExchangeGate {
-        ExchangeGate(
+    /// `transport`, stopped where this crash is.
+    func gating(_ transport: any HTTPTransport) -> GatedTransport {
+        GatedTransport(
+            transport,
             mayStart: { [state, crash] in
                 var allowed = false
                 state.mutate { state in
@@ -68,6 +71,9 @@ final class ModelWorld {
 
     let servers: [FakeGitbayServer]
     let cli: CLIHarness
+    /// The clients' settings: the harness's, over the two servers in memory (instance 0 under
+    /// its second name too).
+    let client: ClientConfiguration
     /// Every token this device has held.
     private var heldTokens: Set<String> = []
     private var currentToken: String?
@@ -103,6 +109,9 @@ final class ModelWorld {
             return server
         }
         cli = try CLIHarness()
+        var client = CLIHarness.client
+        client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
+        self.client = client
         for index in Self.signedInAtStart { try await login(index, crash: nil) }
         label = try await cli.store().device().label
     }
@@ -113,9 +122,10 @@ final class ModelWorld {
 
     /// Runs a command on this machine, with this device's clock.
     private func command(
-        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration = CLIHarness.client
+        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil
     ) async -> CLIResult {
-        await cli.run(arguments, stdin: stdin, client: client) { [clockAhead] context in
+        let client = client ?? self.client
+        return await cli.run(arguments, stdin: stdin, client: client) { [clockAhead] context in
             context.machine = { ModelWorld.machine }
             context.now = { Date().addingTimeInterval(clockAhead) }
         }
@@ -126,10 +136,10 @@ final class ModelWorld {
     }
 
     private func client(_ crash: ModelCrash?) -> (ClientConfiguration, CrashSwitch?) {
-        guard let crash else { return (CLIHarness.client, nil) }
+        guard let crash else { return (self.client, nil) }
         let crashSwitch = CrashSwitch(crash)
-        var configuration = CLIHarness.client
-        configuration.gate = crashSwitch.gate
+        var configuration = self.client
+        configuration.http = crashSwitch.gating(configuration.http)
         return (configuration, crashSwitch)
     }
 
@@ -212,8 +222,8 @@ final class ModelWorld {
             worldMoved = true
         case .alongsideRun(let inner):
             servers.forEach { $0.latency = .milliseconds(2) }
-            let (harness, ahead) = (cli, clockAhead)
-            async let background = harness.run(["run", "--json", "--concurrency", "4"]) { context in
+            let (harness, ahead, client) = (cli, clockAhead, client)
+            async let background = harness.run(["run", "--json", "--concurrency", "4"], client: client) { context in
                 context.machine = { ModelWorld.machine }
                 context.now = { Date().addingTimeInterval(ahead) }
             }
@@ -250,7 +260,7 @@ final class ModelWorld {
     private func onSecondMachine(_ number: Int, configuration: ClientConfiguration, crashed: () -> Bool) async throws {
         if second == nil {
             let machine = try ModelSecondMachine(copying: cli)
-            try await machine.setToken("b0b0b0b0-second-machine-\(number)", clockAhead: clockAhead)
+            try await machine.setToken("b0b0b0b0-second-machine-\(number)", client: client, clockAhead: clockAhead)
             second = machine
         }
         guard let second else { return }
@@ -259,7 +269,7 @@ final class ModelWorld {
         guard result.code == 0 else {
             throw ModelViolation(step: number, message: "a fault-free run on the second machine failed (\(result.code)): \(result.err)")
         }
-        try await second.checkSettled(servers, step: number, clockAhead: clockAhead)
+        try await second.checkSettled(servers, client: client, step: number, clockAhead: clockAhead)
     }
 
     /// A run while `instance` answers the next list with a 429 and a hostile `Retry-After`:

@@ -1,4 +1,5 @@
 import Foundation
+import GitbayCurl
 import GitbayFake
 import TestSupport
 
@@ -37,7 +38,8 @@ final class CLIHarness: Sendable {
 
     static let client = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
-        retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none)
+        retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
+        http: CurlTransport.shared
     )
 
     /// Runs `arguments`; `stdin` is what standard input holds (nil: nothing), `terminal` makes

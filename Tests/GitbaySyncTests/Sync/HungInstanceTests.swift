@@ -18,7 +18,8 @@ struct HungInstanceTests {
     static func client(requestTimeout: Duration, deadline: Duration?) -> ClientConfiguration {
         var client = ClientConfiguration(
             transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: requestTimeout),
-            retry: RetryPolicy(maxAttempts: 3, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none))
+            retry: RetryPolicy(maxAttempts: 3, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
+            http: CLIHarness.client.http)
         client.deadline = deadline
         return client
     }
@@ -34,11 +35,13 @@ struct HungInstanceTests {
         server.inject(.hang, command: "notifications device list", times: 10)
         server.resetRequests()
 
-        let run = await cli.run(["run"], client: Self.client(requestTimeout: .seconds(3), deadline: .milliseconds(500)))
+        // The deadline is short for the hung server and long enough for the healthy one's
+        // three requests on a loaded machine.
+        let run = await cli.run(["run"], client: Self.client(requestTimeout: .seconds(6), deadline: .seconds(2)))
         #expect(run.code == 1, "\(run.err)")
         #expect(server.requests().count == 1, "one attempt, cut off at the deadline: \(server.requests().map(\.argv))")
         #expect(
-            run.err.contains("\(alice): `notifications device list` failed: the requests took longer than the account's 500ms deadline"), "\(run.err)"
+            run.err.contains("\(alice): `notifications device list` failed: the requests took longer than the account's 2s deadline"), "\(run.err)"
         )
         #expect(healthy.devices(of: "carol").count == 1, "the other account is registered: \(carol)")
         let store = try await cli.store()
@@ -81,7 +84,7 @@ struct HungInstanceTests {
 
     @Test("doctor's probes are short and not retried, whatever a run's client allows")
     func probeConfiguration() {
-        let probe = AccountProbe.configuration(from: ClientConfiguration())
+        let probe = AccountProbe.configuration(from: ClientConfiguration(http: CLIHarness.client.http))
         #expect(probe.retry == .never)
         #expect(probe.transport.requestTimeout == AccountProbe.requestTimeout && probe.transport.connectTimeout <= AccountProbe.requestTimeout)
         #expect(probe.deadline == AccountProbe.deadline)

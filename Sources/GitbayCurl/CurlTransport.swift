@@ -1,5 +1,6 @@
 internal import CCurl
 import FoundationEssentials
+import GitbayAPI
 import GitbaySupport
 import Synchronization
 
@@ -17,23 +18,30 @@ import Darwin
 /// transfer. Redirects are not followed, only `https` (or plain `http` to a loopback host) is
 /// spoken, and proxy environment variables are honoured, except for a loopback host, which is
 /// always reached directly.
-final class CurlTransport: Sendable {
-    let configuration: TransportConfiguration
-    let pool: ConnectionPool
+///
+/// Clients given one transport share its pool's connections; `shared` is the process's, whose
+/// pool (and libcurl) starts with its first request, so a command that sends none never
+/// opens libcurl.
+package final class CurlTransport: HTTPTransport {
+    private let givenPool: ConnectionPool?
 
-    init(configuration: TransportConfiguration = .init(), pool: ConnectionPool = .shared) {
-        self.configuration = configuration
-        self.pool = pool
+    /// The process's transport, over `ConnectionPool.shared`.
+    package static let shared = CurlTransport()
+
+    /// A transport over `pool`; nil: the process's pool, started by the first request.
+    package init(pool: ConnectionPool? = nil) {
+        givenPool = pool
     }
 
-    /// Sends one request and returns the first answer (any status except a redirect). `within`
-    /// shortens both timeouts to it, for the last of a deadline.
-    func send(_ request: HTTPRequest, within limit: Duration? = nil) async throws(TransportError) -> HTTPResponse {
+    var pool: ConnectionPool { givenPool ?? .shared }
+
+    /// Sends one request and returns the first answer (any status except a redirect).
+    package func send(_ request: HTTPRequest, limits configuration: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
         try Self.checkDestination(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes, keeping: configuration.responseHeaders)
+        let pool = pool
         let loop = try pool.loop
         let easy = try pool.borrowHandle()
-        let configuration = limit.map(configuration.limited(to:)) ?? configuration
         if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
             pool.giveBack(easy)
             throw refusal
@@ -42,7 +50,7 @@ final class CurlTransport: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
                 let job = CurlEventLoop.Job(easy: easy, transfer: transfer) { code in
                     let result = easy.finish(code, transfer: transfer, configuration: configuration)
-                    self.pool.giveBack(easy)
+                    pool.giveBack(easy)
                     continuation.resume(returning: result)
                 }
                 loop.submit(job)

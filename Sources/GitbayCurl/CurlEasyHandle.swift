@@ -1,5 +1,6 @@
 internal import CCurl
 import FoundationEssentials
+import GitbayAPI
 import GitbaySupport
 
 #if canImport(Glibc)

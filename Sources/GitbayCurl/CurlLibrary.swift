@@ -1,4 +1,5 @@
 internal import CCurl
+import GitbayAPI
 
 #if canImport(Glibc)
 import Glibc

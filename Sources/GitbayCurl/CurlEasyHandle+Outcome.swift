@@ -1,4 +1,5 @@
 internal import CCurl
+import GitbayAPI
 import GitbaySupport
 
 /// What a finished transfer produced: the answer, or the `TransportError` that says why not.

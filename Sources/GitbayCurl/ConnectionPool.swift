@@ -1,3 +1,4 @@
+import GitbayAPI
 import Synchronization
 
 /// The HTTP connections of every client given it, and the one event loop their transfers run
