@@ -210,6 +210,12 @@ public final class FakeGitbayServer: Sendable {
         state.withLock { $0.log }
     }
 
+    /// Every command run over SSH (`POST /_fake/ssh`, which the tests' SSH front forwards
+    /// to), oldest first. Never cleared.
+    public func sshCommands() -> [FakeSSHCommand] {
+        state.withLock { $0.sshLog }
+    }
+
     /// Clears the request log.
     public func resetRequests() {
         state.withLock { $0.log.removeAll() }

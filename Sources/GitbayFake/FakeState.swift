@@ -65,6 +65,8 @@ struct FakeState: Sendable {
     private(set) var moves: [FakeMove] = []
     var faults: [PendingFault] = []
     var log: [FakeRequest] = []
+    /// Every command run over the SSH front, oldest first.
+    var sshLog: [FakeSSHCommand] = []
     var stats = Stats()
     var limits: [String: AccountLimits] = [:]
 
