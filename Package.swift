@@ -7,6 +7,7 @@ import PackageDescription
 //   GitbaySupport                      text, time, secrets, logging, signals
 //   ├── GitbayState   (SQLite)         the local record: accounts, rows, leases, migrations
 //   ├── GitbayAPI     (libcurl)        one account's client for one gitbay instance
+//   ├── GitbayKeyring (libsecret)      tokens in the OS keyring: Secret Service, Keychain
 //   └── PushResolve                    which account a push payload is for
 //   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
 //   GitbaySync                         the command line: commands, output, services
@@ -33,11 +34,15 @@ let package = Package(
             path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // Not linked either: libsecret is opened at run time (see Sources/CSecret/shim.h), and
+        // the shim declares the few GLib types it needs, so no -dev package is required.
+        .systemLibrary(name: "CSecret", path: "Sources/CSecret"),
         // Process calls Swift cannot make (prctl is variadic); headers only, nothing to link.
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "GitbaySupport"),
         .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),
         .target(name: "GitbayAPI", dependencies: ["GitbaySupport", "CCurl"]),
+        .target(name: "GitbayKeyring", dependencies: ["GitbaySupport", "CSecret"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
         .target(
@@ -53,6 +58,7 @@ let package = Package(
         .testTarget(name: "GitbaySupportTests", dependencies: ["GitbaySupport", "TestSupport"]),
         .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
         .testTarget(name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbaySupport", "GitbayFake", "TestSupport"]),
+        .testTarget(name: "GitbayKeyringTests", dependencies: ["GitbayKeyring", "GitbaySupport", "TestSupport"]),
         .testTarget(name: "PushResolveTests", dependencies: ["PushResolve", "GitbaySupport", "TestSupport"]),
         .testTarget(
             name: "GitbayReconcileTests",
