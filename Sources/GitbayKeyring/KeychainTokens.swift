@@ -22,7 +22,7 @@ package final class KeychainTokens: TokenKeyring {
 
     package func store(_ secret: Secret, for account: String) async throws(KeyringUnavailable) {
         let label = "gitbay-sync token for \(account)"
-        try await queue.run(timeout: timeout) {
+        try await queue.run(timeout: timeout) { () -> Result<Void, KeyringUnavailable> in
             let data = Data(secret.exposedValue.utf8)
             var item = Self.match(account: account)
             item[kSecValueData as String] = data
@@ -35,7 +35,7 @@ package final class KeychainTokens: TokenKeyring {
     }
 
     package func readAll() async throws(KeyringUnavailable) -> [String: Secret] {
-        try await queue.run(timeout: timeout) {
+        try await queue.run(timeout: timeout) { () -> Result<[String: Secret], KeyringUnavailable> in
             var query = Self.match(account: nil)
             query[kSecMatchLimit as String] = kSecMatchLimitAll
             query[kSecReturnAttributes as String] = true
@@ -53,10 +53,10 @@ package final class KeychainTokens: TokenKeyring {
 
     @discardableResult
     package func delete(account: String) async throws(KeyringUnavailable) -> KeyringDeletion {
-        try await queue.run(timeout: timeout) {
+        try await queue.run(timeout: timeout) { () -> Result<KeyringDeletion, KeyringUnavailable> in
             let status = SecItemDelete(Self.match(account: account) as CFDictionary)
             if status == errSecItemNotFound { return .success(.noItem) }
-            return Self.outcome(status).map { .deleted }
+            return Self.outcome(status).map { KeyringDeletion.deleted }
         }
     }
 

@@ -160,6 +160,10 @@ final class SilentUnixSocket: Sendable {
     }
 
     func close() {
+        #if canImport(Glibc)
         _ = Glibc.close(descriptor)
+        #else
+        _ = Darwin.close(descriptor)
+        #endif
     }
 }
