@@ -37,6 +37,24 @@ struct SSHFrontTests {
         #expect(server.requests().count == 1, "only the whoami came over the API")
     }
 
+    @Test("the front's command line, run by a shell as git runs GIT_SSH_COMMAND, reaches the server as the key's user")
+    func commandLine() throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let front = try SSHFront(fakePort: server.port, users: ["alice"])
+        defer { front.stop() }
+        let scratch = try TemporaryDirectory()
+
+        // What $GITBAY_SYNC_SSH will hold, expanded the way git expands GIT_SSH_COMMAND.
+        let (ending, output) = try ChildProcess.run(
+            "/bin/sh", ["-c", front.commandLine(for: "alice") + #" "$@""#, "sh", front.destination, "--", "whoami", "--json"],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": scratch.path], output: scratch.file("out"))
+
+        #expect(ending.code == 0, "\(output)")
+        #expect(output == #"{"protocol_version":1,"data":{"username":"alice","admin":false,"key_scope":"full"},"exit_code":0}"# + "\n")
+        #expect(front.destination.hasSuffix("@127.0.0.1"))
+    }
+
     @Test("a key the server does not know makes ssh exit 255 and runs nothing")
     func refusedKey() throws {
         let server = try FakeGitbayServer()
