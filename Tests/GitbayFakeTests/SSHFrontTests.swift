@@ -8,15 +8,15 @@ import Testing
 @Suite("SSH front before the fake server")
 struct SSHFrontTests {
     @Test("ssh -- token create --json mints a token that the fake then accepts over HTTP")
-    func mintOverSSH() throws {
+    func mintOverSSH() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
         server.now = FakeTokenTests.start
-        let front = try SSHFront(fakePort: server.port, users: ["alice"])
+        let front = try await SSHFront.start(fakePort: server.port, users: ["alice"])
         defer { front.stop() }
 
         let words = ["token", "create", "--name", "x", "--scope", "full", "--ttl", "90d", "--json"]
-        let result = try front.run(words, config: front.configFile(for: "alice"))
+        let result = try await front.run(words, config: front.configFile(for: "alice"))
 
         #expect(result.code == 0, "stderr: \(result.err)")
         #expect(result.err.isEmpty)
@@ -38,17 +38,18 @@ struct SSHFrontTests {
     }
 
     @Test("the front's command line, run by a shell as git runs GIT_SSH_COMMAND, reaches the server as the key's user")
-    func commandLine() throws {
+    func commandLine() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        let front = try SSHFront(fakePort: server.port, users: ["alice"])
+        let front = try await SSHFront.start(fakePort: server.port, users: ["alice"])
         defer { front.stop() }
         let scratch = try TemporaryDirectory()
 
         // What $GITBAY_SYNC_SSH will hold, expanded the way git expands GIT_SSH_COMMAND.
-        let (ending, output) = try ChildProcess.run(
-            "/bin/sh", ["-c", front.commandLine(for: "alice") + #" "$@""#, "sh", front.destination, "--", "whoami", "--json"],
-            environment: ["PATH": "/usr/bin:/bin", "HOME": scratch.path], output: scratch.file("out"))
+        let arguments = ["-c", front.commandLine(for: "alice") + #" "$@""#, "sh", front.destination, "--", "whoami", "--json"]
+        let (ending, output) = try await Blocking.run {
+            try ChildProcess.run("/bin/sh", arguments, environment: ["PATH": "/usr/bin:/bin", "HOME": scratch.path], output: scratch.file("out"))
+        }
 
         #expect(ending.code == 0, "\(output)")
         #expect(output == #"{"protocol_version":1,"data":{"username":"alice","admin":false,"key_scope":"full"},"exit_code":0}"# + "\n")
@@ -56,13 +57,13 @@ struct SSHFrontTests {
     }
 
     @Test("a key the server does not know makes ssh exit 255 and runs nothing")
-    func refusedKey() throws {
+    func refusedKey() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        let front = try SSHFront(fakePort: server.port)
+        let front = try await SSHFront.start(fakePort: server.port)
         defer { front.stop() }
 
-        let result = try front.run(["token", "create", "--name", "x", "--json"], config: front.strangerConfigFile)
+        let result = try await front.run(["token", "create", "--name", "x", "--json"], config: front.strangerConfigFile)
 
         #expect(result.code == 255)
         #expect(result.out.isEmpty)
@@ -72,17 +73,17 @@ struct SSHFrontTests {
     }
 
     @Test("the command's exit code is ssh's; without --json, data on stdout and the error on stderr")
-    func exitCodes() throws {
+    func exitCodes() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        let front = try SSHFront(fakePort: server.port, users: ["alice", "bob"])
+        let front = try await SSHFront.start(fakePort: server.port, users: ["alice", "bob"])
         defer { front.stop() }
         let alice = front.configFile(for: "alice")
 
-        let missing = try front.run(["token", "revoke", "nosuch", "--json"], config: alice)
-        let unknown = try front.run(["frobnicate"], config: alice)
-        let plain = try front.run(["whoami"], config: front.configFile(for: "bob"))
-        let empty = try front.run([], config: alice)
+        let missing = try await front.run(["token", "revoke", "nosuch", "--json"], config: alice)
+        let unknown = try await front.run(["frobnicate"], config: alice)
+        let plain = try await front.run(["whoami"], config: front.configFile(for: "bob"))
+        let empty = try await front.run([], config: alice)
 
         #expect(missing.code == 3)
         let envelope = try #require(try JSONSerialization.jsonObject(with: Data(missing.out.utf8)) as? [String: Any])
@@ -97,16 +98,16 @@ struct SSHFrontTests {
     }
 
     @Test("a quoted word arrives whole, and nothing in it is run or expanded")
-    func quoting() throws {
+    func quoting() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        let front = try SSHFront(fakePort: server.port)
+        let front = try await SSHFront.start(fakePort: server.port)
         defer { front.stop() }
         let scratch = try TemporaryDirectory()
         let planted = scratch.file("planted")
         let name = "it's mine; $(touch \(planted)) `touch \(planted)` $HOME * \"quoted\" \\ | > x"
 
-        let result = try front.run(
+        let result = try await front.run(
             ["token", "create", "--name", SSHCommandLine.quoted(name), "--json"], config: front.configFile(for: "alice"))
 
         #expect(result.code == 0, "stderr: \(result.err)")
@@ -115,13 +116,13 @@ struct SSHFrontTests {
     }
 
     @Test("standard input reaches device add over SSH, as the device token")
-    func stdinOverSSH() throws {
+    func stdinOverSSH() async throws {
         let server = try FakeGitbayServer()
         defer { server.stop() }
-        let front = try SSHFront(fakePort: server.port)
+        let front = try await SSHFront.start(fakePort: server.port)
         defer { front.stop() }
 
-        let result = try front.run(
+        let result = try await front.run(
             ["notifications", "device", "add", "--label", "laptop", "--json"], config: front.configFile(for: "alice"),
             stdin: "3f2a9c01aabbccdd\n")
 

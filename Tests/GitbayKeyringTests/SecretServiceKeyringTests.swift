@@ -10,7 +10,7 @@ import Testing
 struct SecretServiceKeyringTests {
     @Test("a token stored is read back, replaced by the next store of its account, and gone once deleted")
     func roundTrip() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
         let keyring = SecretServiceKeyring(environment: session.environment)
 
@@ -30,23 +30,23 @@ struct SecretServiceKeyringTests {
 
     @Test("an item carries service=gitbay-sync and account=user@host, as any Secret Service client finds it")
     func attributes() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
         let keyring = SecretServiceKeyring(environment: session.environment)
 
         try await keyring.store(Secret("gb_alice"), for: "alice@gitbay.org")
         try await keyring.store(Secret("gb_alice_again"), for: "alice@gitbay.org")
 
-        #expect(try session.itemCount(matching: ["service": "gitbay-sync", "account": "alice@gitbay.org"]) == 1, "a store replaces")
-        #expect(try session.itemCount(matching: ["service": "gitbay-sync"]) == 1)
-        #expect(try session.itemCount(matching: ["account": "alice@gitbay.org"]) == 1)
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": "alice@gitbay.org"]) == 1, "a store replaces")
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync"]) == 1)
+        #expect(try await session.itemCount(matching: ["account": "alice@gitbay.org"]) == 1)
         try await keyring.delete(account: "alice@gitbay.org")
-        #expect(try session.itemCount(matching: ["service": "gitbay-sync"]) == 0)
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync"]) == 0)
     }
 
     @Test("an empty keyring reads as no tokens, and deleting from it finds no item")
     func empty() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
         let keyring = SecretServiceKeyring(environment: session.environment)
 
@@ -56,14 +56,14 @@ struct SecretServiceKeyringTests {
 
     @Test("reading 100 tokens is one search and one fetch of secrets")
     func oneQuery() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
         let keyring = SecretServiceKeyring(environment: session.environment)
         for index in 0..<100 {
             try await keyring.store(Secret("gb_token_\(index)"), for: "user\(index)@gitbay.org")
         }
 
-        let monitor = try session.monitor()
+        let monitor = try await session.monitor()
         let secrets = try await keyring.readAll()
         let calls = monitor.stop()
 
@@ -77,9 +77,9 @@ struct SecretServiceKeyringTests {
 
     @Test("two keyrings of two environments in one process each see their own session's items")
     func environmentsApart() async throws {
-        let first = try SecretServiceSession()
+        let first = try await SecretServiceSession.start()
         defer { first.stop() }
-        let second = try SecretServiceSession()
+        let second = try await SecretServiceSession.start()
         defer { second.stop() }
 
         try await SecretServiceKeyring(environment: first.environment).store(Secret("gb_first"), for: "alice@gitbay.org")
@@ -92,24 +92,24 @@ struct SecretServiceKeyringTests {
 
     @Test("a locked keyring is reported locked by every call, and nothing is deleted")
     func locked() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
         let keyring = SecretServiceKeyring(environment: session.environment)
         try await keyring.store(Secret("gb_alice"), for: "alice@gitbay.org")
-        try session.lock()
-        #expect(try session.isLocked())
+        try await session.lock()
+        #expect(try await session.isLocked())
 
         await #expect(throws: KeyringUnavailable.locked) { try await keyring.readAll() }
         await #expect(throws: KeyringUnavailable.locked) { try await keyring.store(Secret("gb_new"), for: "bob@gitbay.org") }
         await #expect(throws: KeyringUnavailable.locked) { try await keyring.delete(account: "alice@gitbay.org") }
-        #expect(try session.isLocked(), "nothing unlocked it")
+        #expect(try await session.isLocked(), "nothing unlocked it")
     }
 
     @Test("a locked keyring holding none of our items still reads as locked, not as empty")
     func lockedAndEmpty() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
-        try session.lock()
+        try await session.lock()
 
         await #expect(throws: KeyringUnavailable.locked) { try await SecretServiceKeyring(environment: session.environment).readAll() }
     }
@@ -118,17 +118,17 @@ struct SecretServiceKeyringTests {
 extension SecretServiceKeyringTests {
     @Test("with unlocking allowed, an unlock prompt that nobody can answer leaves every call locked")
     func unlockingWithoutAnyone() async throws {
-        let session = try SecretServiceSession()
+        let session = try await SecretServiceSession.start()
         defer { session.stop() }
         let keyring = SecretServiceKeyring(environment: session.environment, timeout: .seconds(5), unlocking: true)
         try await keyring.store(Secret("gb_alice"), for: "alice@gitbay.org")
-        try session.lock()
+        try await session.lock()
 
         // gnome-keyring asks through a prompter that this headless session does not have: the
         // prompt is dismissed, and the items stay locked.
         await #expect(throws: KeyringUnavailable.locked) { try await keyring.readAll() }
         await #expect(throws: KeyringUnavailable.locked) { try await keyring.store(Secret("gb_bob"), for: "bob@gitbay.org") }
         await #expect(throws: KeyringUnavailable.locked) { try await keyring.delete(account: "alice@gitbay.org") }
-        #expect(try session.isLocked())
+        #expect(try await session.isLocked())
     }
 }

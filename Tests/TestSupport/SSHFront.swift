@@ -64,7 +64,13 @@ package final class SSHFront: Sendable {
     }
 
     /// Starts sshd before the fake gitbay server listening on 127.0.0.1:`fakePort`, with one
-    /// key for each of `users` (names of letters, digits, `.`, `_`, `-`).
+    /// key for each of `users` (names of letters, digits, `.`, `_`, `-`), on a thread of its
+    /// own (it waits on ssh-keygen and on sshd).
+    package static func start(fakePort: UInt16, users: [String] = ["alice"]) async throws -> SSHFront {
+        try await Blocking.run { try SSHFront(fakePort: fakePort, users: users) }
+    }
+
+    /// `start(fakePort:users:)` on the calling thread, which it blocks.
     package init(fakePort: UInt16, users: [String] = ["alice"]) throws {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         precondition(!users.isEmpty && users.allSatisfy { !$0.isEmpty && $0.allSatisfy(allowed.contains) })
@@ -99,7 +105,8 @@ package final class SSHFront: Sendable {
         stop()
     }
 
-    /// Ends sshd: its lifeline closes and the wrapper stops it; the wrapper is then reaped.
+    /// Ends sshd: its lifeline closes and the wrapper stops it; the wrapper is reaped on a
+    /// thread of its own (killed if it has not ended within five seconds).
     package func stop() {
         guard
             let end = lifeline.withLock({ end in
@@ -108,18 +115,31 @@ package final class SSHFront: Sendable {
             })
         else { return }
         close(end)
-        let deadline = ContinuousClock.now + .seconds(5)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, WNOHANG) == 0 {
-            guard ContinuousClock.now < deadline else { return child.stop() }
-            usleep(10_000)
-        }
+        Self.reap(child)
+    }
+
+    /// Waits for `child` on a new thread, five seconds at most, then kills it if need be.
+    static func reap(_ child: SpawnedChild) {
+        Thread {
+            let deadline = ContinuousClock.now + .seconds(5)
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, WNOHANG) == 0 {
+                guard ContinuousClock.now < deadline else { return child.stop() }
+                usleep(10_000)
+            }
+        }.start()
     }
 
     /// Runs `ssh -F <config> <destination> -- <words>` to its end (killed after `timeout`),
-    /// `stdin` (or nothing) on its standard input.
+    /// `stdin` (or nothing) on its standard input, on a thread of its own.
     package func run(
         _ words: [String], config: String, destination: String? = nil, stdin: String? = nil, timeout: Duration = .seconds(30)
+    ) async throws -> (code: Int32?, out: String, err: String) {
+        try await Blocking.run { [self] in try runBlocking(words, config: config, destination: destination, stdin: stdin, timeout: timeout) }
+    }
+
+    private func runBlocking(
+        _ words: [String], config: String, destination: String?, stdin: String?, timeout: Duration
     ) throws -> (code: Int32?, out: String, err: String) {
         let scratch = try TemporaryDirectory()
         let out = scratch.file("out"), err = scratch.file("err")

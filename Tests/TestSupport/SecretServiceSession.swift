@@ -32,6 +32,12 @@ package final class SecretServiceSession: Sendable {
         ["DBUS_SESSION_BUS_ADDRESS": busAddress, "HOME": folder.file("home"), "XDG_RUNTIME_DIR": folder.file("run"), "PATH": "/usr/bin:/bin"]
     }
 
+    /// Starts the bus and the daemon on a thread of its own (it waits for them).
+    package static func start() async throws -> SecretServiceSession {
+        try await Blocking.run { try SecretServiceSession() }
+    }
+
+    /// `start()` on the calling thread, which it blocks.
     package init() throws {
         let folder = try TemporaryDirectory()
         self.folder = folder
@@ -61,7 +67,7 @@ package final class SecretServiceSession: Sendable {
         stop()
     }
 
-    /// Ends the daemon and the bus, and reaps them.
+    /// Ends the daemon and the bus; they are reaped on a thread of their own.
     package func stop() {
         guard
             let end = lifeline.withLock({ end in
@@ -70,41 +76,44 @@ package final class SecretServiceSession: Sendable {
             })
         else { return }
         close(end)
-        let deadline = ContinuousClock.now + .seconds(5)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, WNOHANG) == 0 {
-            guard ContinuousClock.now < deadline else { return child.stop() }
-            usleep(10_000)
-        }
+        SSHFront.reap(child)
     }
 
     /// Locks the login keyring over D-Bus (`Service.Lock`, which asks nobody).
-    package func lock() throws {
-        _ = try Self.call(
-            address: busAddress, folder: folder, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
-            ["array:objpath:/org/freedesktop/secrets/collection/login"])
+    package func lock() async throws {
+        let (address, folder) = (busAddress, self.folder)
+        _ = try await Blocking.run {
+            try Self.call(
+                address: address, folder: folder, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
+                ["array:objpath:/org/freedesktop/secrets/collection/login"])
+        }
     }
 
     /// Whether the login keyring is locked now.
-    package func isLocked() throws -> Bool {
-        try Self.loginLocked(address: busAddress, folder: folder) == true
+    package func isLocked() async throws -> Bool {
+        let (address, folder) = (busAddress, self.folder)
+        return try await Blocking.run { try Self.loginLocked(address: address, folder: folder) == true }
     }
 
     /// How many items any client finds with exactly these attributes (`Service.SearchItems`,
     /// as secret-tool or Seahorse search), locked or not. Keys and values must hold no comma.
-    package func itemCount(matching attributes: [String: String]) throws -> Int {
+    package func itemCount(matching attributes: [String: String]) async throws -> Int {
         precondition(attributes.allSatisfy { !$0.key.contains(",") && !$0.value.contains(",") })
         let pairs = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }.joined(separator: ",")
-        let reply = try Self.call(
-            address: busAddress, folder: folder, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.SearchItems",
-            ["dict:string:string:\(pairs)"])
+        let (address, folder) = (busAddress, self.folder)
+        let reply = try await Blocking.run {
+            try Self.call(
+                address: address, folder: folder, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.SearchItems",
+                ["dict:string:string:\(pairs)"])
+        }
         guard reply.hasPrefix("method return") else { throw StartFailed(description: "SearchItems failed: \(reply)") }
         return reply.components(separatedBy: "object path \"/org/freedesktop/secrets/collection/").count - 1
     }
 
     /// Starts recording the method calls made on the bus (`dbus-monitor`).
-    package func monitor() throws -> BusMonitor {
-        try BusMonitor(address: busAddress, output: folder.file("monitor-\(UUID().uuidString)"))
+    package func monitor() async throws -> BusMonitor {
+        let (address, output) = (busAddress, folder.file("monitor-\(UUID().uuidString)"))
+        return try await Blocking.run { try BusMonitor(address: address, output: output) }
     }
 
     /// dbus-run-session with the shell that starts the daemon and prints the bus's address.
