@@ -8,6 +8,7 @@ import PackageDescription
 //   ├── GitbayState   (SQLite)         the local record: accounts, rows, leases, migrations
 //   ├── GitbayAPI                      one account's client for one gitbay instance, over a transport
 //   │   └── GitbayCurl (libcurl)       the agent's transport
+//   ├── GitbayKeyring (libsecret)      tokens in the OS keyring: Secret Service, Keychain
 //   └── PushResolve                    which account a push payload is for
 //   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
 //   GitbaySync                         the command line: commands, output, services
@@ -34,12 +35,16 @@ let package = Package(
             path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // Not linked either: libsecret is opened at run time (see Sources/CSecret/shim.h), and
+        // the shim declares the few GLib types it needs, so no -dev package is required.
+        .systemLibrary(name: "CSecret", path: "Sources/CSecret"),
         // Process calls Swift cannot make (prctl is variadic); headers only, nothing to link.
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "GitbaySupport"),
         .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),
         .target(name: "GitbayAPI", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayCurl", dependencies: ["GitbaySupport", "GitbayAPI", "CCurl"]),
+        .target(name: "GitbayKeyring", dependencies: ["GitbaySupport", "CSecret"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
         .target(
@@ -58,6 +63,7 @@ let package = Package(
         .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
         .testTarget(
             name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport"]),
+        .testTarget(name: "GitbayKeyringTests", dependencies: ["GitbayKeyring", "GitbaySupport", "TestSupport"]),
         .testTarget(name: "PushResolveTests", dependencies: ["PushResolve", "GitbaySupport", "TestSupport"]),
         .testTarget(
             name: "GitbayReconcileTests",

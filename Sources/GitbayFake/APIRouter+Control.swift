@@ -13,6 +13,7 @@ import Dispatch
 ///   request log (not the deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
 ///   seconds (1 to 60), then comes back with its state intact, for a demo of an outage.
+/// - `POST /_fake/ssh`: runs a command as over SSH, for the tests' SSH front (APIRouter+SSH).
 /// Like every route, they are unreachable while the server is down.
 extension APIRouter {
     func controlReply(to request: HTTPRequest) -> HTTPReply {
@@ -37,6 +38,8 @@ extension APIRouter {
                 }
                 let body = JSONValue.object([("status", .string("down")), ("seconds", .number(seconds))])
                 return HTTPResponse(status: 200, headers: [json], body: Array(body.serialized.utf8))
+            case ("POST", "/_fake/ssh"):
+                return Self.sshReply(to: request, in: &state)
             case ("POST", "/_fake/reset-stats"):
                 state.stats = FakeState.Stats()
                 state.log.removeAll()

@@ -50,7 +50,7 @@ struct APIRouter: Sendable {
 
         let call = Self.call(in: request, route: route)
         let bearer = Self.bearerToken(in: request)
-        let user = bearer.flatMap { state.tokens[$0]?.user }
+        let user = bearer.flatMap { state.validToken($0)?.user }
         let argv = call.argv.filter { $0 != "--json" }
         let isWrite = GitbayCommand.parse(argv)?.command.changesState ?? false
 
@@ -79,7 +79,7 @@ struct APIRouter: Sendable {
                     "missing bearer token; send Authorization: Bearer <token> (mint one with `token create`)",
                     protocolVersion: protocolVersion))
         }
-        guard let token = state.tokens[bearer] else {
+        guard let token = state.authenticate(bearer) else {
             return HTTPResponse(
                 status: 401, headers: [json, challenge],
                 body: Envelope.preDispatchError("invalid or expired token", protocolVersion: protocolVersion))
@@ -102,8 +102,8 @@ struct APIRouter: Sendable {
             if let wait { return Self.rateLimited(retryAfter: wait, protocolVersion: protocolVersion) }
         }
 
-        let outcome = state.dispatch(
-            argv: argv, stdin: call.stdin, apiToken: bearer, token: token, now: state.modes.clock(), instant: instant)
+        let caller = FakeState.Caller(user: token.user, scope: token.scope, apiToken: bearer)
+        let outcome = state.dispatch(argv: argv, stdin: call.stdin, caller: caller, instant: instant)
         let body = Envelope.body(for: outcome, protocolVersion: protocolVersion)
         guard route == .read else { return HTTPResponse(status: outcome.status, headers: [json], body: body) }
 

@@ -53,17 +53,14 @@ public final class FakeGitbayServer: Sendable {
         state.withLock { $0.addUser(username) }
     }
 
-    /// Mints an API token `gb_<40 hex>` for `username`, creating the account if needed.
+    /// Mints an API token `gb_<40 hex>` for `username`, creating the account if needed, as
+    /// `token create` would: named `name` (without one, a name of its own, `token-N`) and
+    /// expiring after `lifetime` on the fake's clock (nil: never). A name the account already
+    /// uses is a mistake in the test.
     @discardableResult
-    public func mintToken(for username: String, scope: TokenScope = .full) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let token =
-            "gb_"
-            + (0..<20).map { _ in
-                let byte = UInt8.random(in: 0...255, using: &generator)
-                return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-            }.joined()
-        state.withLock { $0.addToken(token, for: username, scope: scope) }
+    public func mintToken(for username: String, scope: TokenScope = .full, name: String? = nil, lifetime: Duration? = nil) -> String {
+        let token = FakeState.newTokenValue()
+        state.withLock { $0.addToken(token, for: username, scope: scope, name: name, lifetime: lifetime) }
         return token
     }
 
@@ -76,6 +73,27 @@ public final class FakeGitbayServer: Sendable {
     /// Revokes a token: it then answers 401 `invalid or expired token`.
     public func revokeToken(_ token: String) {
         state.withLock { $0.revokeToken(token) }
+    }
+
+    /// The tokens of `username` not revoked (expired ones included), in creation order.
+    public func tokens(of username: String) -> [FakeToken] {
+        state.withLock { $0.tokens.values.filter { $0.user == username }.sorted { $0.serial < $1.serial } }
+    }
+
+    /// Whether a request with `token` would be let in now: known, not revoked, not expired.
+    /// Asking is not a lookup: `last_used_at` stays as it was.
+    public func accepts(_ token: String) -> Bool {
+        state.withLock { $0.validToken(token) != nil }
+    }
+
+    /// The fake's clock, which token lifetimes, `created_at`, `last_used_at` and a new row's
+    /// `added` are read from, in whole milliseconds: the system's time until a test sets it,
+    /// then the time set, standing still until it is set again (`server.now += 31 * 86_400`
+    /// moves a month ahead), so that a test can check an expiry to the millisecond. The rate
+    /// limits keep the monotonic clock.
+    public var now: Date {
+        get { state.withLock { $0.now } }
+        set { state.withLock { $0.frozenNow = newValue } }
     }
 
     // MARK: Devices and settings
@@ -95,7 +113,7 @@ public final class FakeGitbayServer: Sendable {
     /// The row's `insertedWith` is nil.
     @discardableResult
     public func insertDevice(owner: String, token: String, label: String) -> Int {
-        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: Date(), apiToken: nil) }
+        state.withLock { $0.upsertDevice(owner: owner, token: token, label: label, now: $0.now, apiToken: nil) }
     }
 
     /// Deletes a row as the server does on an APNs rejection or a removal from the web page;
@@ -156,13 +174,6 @@ public final class FakeGitbayServer: Sendable {
         }
     }
 
-    /// The server's wall clock, which stamps a new row's `added`: a test freezes it to make two
-    /// servers hand out the same id at the same millisecond.
-    public var clock: @Sendable () -> Date {
-        get { state.withLock { $0.modes.clock } }
-        set { state.withLock { $0.modes.clock = newValue } }
-    }
-
     /// Added before every answer (and before a reset).
     public var latency: Duration {
         get { state.withLock { $0.modes.latency } }
@@ -202,6 +213,12 @@ public final class FakeGitbayServer: Sendable {
     /// Every request answered so far (control routes excepted), oldest first.
     public func requests() -> [FakeRequest] {
         state.withLock { $0.log }
+    }
+
+    /// Every command run over SSH (`POST /_fake/ssh`, which the tests' SSH front forwards
+    /// to), oldest first. Never cleared.
+    public func sshCommands() -> [FakeSSHCommand] {
+        state.withLock { $0.sshLog }
     }
 
     /// Clears the request log.

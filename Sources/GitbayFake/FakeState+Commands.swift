@@ -7,29 +7,34 @@ extension FakeState {
     /// How many of a token's bytes `device list` shows.
     static let shownTokenBytes = 8
 
-    /// Runs `argv` for the account of `apiToken`, the bearer that sent it. The router has
-    /// already stripped `--json`, refused an empty argv and, on the read route, any command
-    /// that is unknown or changes state.
-    mutating func dispatch(
-        argv: [String], stdin: String?, apiToken: String, token: Token, now: Date, instant: ContinuousClock.Instant
-    ) -> CommandOutcome {
+    /// Who runs a command: an API token's account, or an SSH key's user.
+    struct Caller: Sendable {
+        let user: String
+        let scope: TokenScope
+        /// The bearer of an API request; nil over SSH.
+        let apiToken: String?
+    }
+
+    /// Runs `argv` for `caller`. The router has already stripped `--json`, refused an empty
+    /// argv and, on the read route, any command that is unknown or changes state.
+    mutating func dispatch(argv: [String], stdin: String?, caller: Caller, instant: ContinuousClock.Instant) -> CommandOutcome {
         guard let (command, arguments) = GitbayCommand.parse(argv) else {
             return .failure(exitCode: 2, Self.unknownCommandMessage(argv))
         }
         if command.changesState {
-            if token.scope == .read {
+            if caller.scope == .read {
                 return .failure(
                     exitCode: 4,
                     "this token is read-only; run `\(command.name)` over SSH or mint one with --scope full")
             }
             if modes.enforceRateLimits {
-                let wait = limits[token.user, default: AccountLimits(now: instant)].admitWrite(at: instant)
+                let wait = limits[caller.user, default: AccountLimits(now: instant)].admitWrite(at: instant)
                 if let wait {
                     return .failure(exitCode: 4, Self.writeLimitMessage(wait: wait))
                 }
             }
         }
-        return run(command, arguments: arguments, stdin: stdin, user: token.user, apiToken: apiToken, now: now)
+        return run(command, arguments: arguments, stdin: stdin, caller: caller)
     }
 
     /// The error for a command gitbay does not know, from the dispatcher and the read route alike.
@@ -42,15 +47,14 @@ extension FakeState {
         "too many writes: \(AccountLimits.writesPerMinute) a minute per account; try again in \(GoText.duration(wait))"
     }
 
-    private mutating func run(
-        _ command: GitbayCommand, arguments: [String], stdin: String?, user: String, apiToken: String, now: Date
-    ) -> CommandOutcome {
+    private mutating func run(_ command: GitbayCommand, arguments: [String], stdin: String?, caller: Caller) -> CommandOutcome {
         let flags: [String: String]
         let positionals: [String]
-        switch Self.parseFlags(arguments, allowed: command == .deviceAdd ? ["--label"] : []) {
+        switch Self.parseFlags(arguments, allowed: command.flags) {
         case .success(let parsed): (flags, positionals) = parsed
         case .failure(let usage): return .failure(exitCode: 2, usage.message)
         }
+        let user = caller.user
 
         switch command {
         case .whoami:
@@ -60,7 +64,7 @@ extension FakeState {
             guard positionals.isEmpty else {
                 return .failure(exitCode: 2, "`\(command.name)` takes no arguments; send the device token on stdin")
             }
-            return addDevice(stdin: stdin, label: flags["--label"] ?? "", user: user, apiToken: apiToken, now: now)
+            return addDevice(stdin: stdin, label: flags["--label"] ?? "", user: user, apiToken: caller.apiToken)
         case .deviceList:
             guard positionals.isEmpty else { return Self.noArguments(command) }
             return .success(deviceList(of: user))
@@ -68,7 +72,7 @@ extension FakeState {
             guard positionals.count == 1 else {
                 return .failure(exitCode: 2, "usage: \(command.name) <id>")
             }
-            return removeDevice(positionals[0], user: user, apiToken: apiToken)
+            return removeDevice(positionals[0], user: user, apiToken: caller.apiToken)
         case .settingsShow:
             guard positionals.isEmpty else { return Self.noArguments(command) }
             return .success(settingsJSON(of: user))
@@ -78,11 +82,13 @@ extension FakeState {
             }
             setPush(positionals[0] == "on", for: user)
             return .success(settingsJSON(of: user))
+        case .tokenCreate, .tokenList, .tokenRevoke:
+            return runToken(command, flags: flags, positionals: positionals, user: user)
         }
     }
 
     /// `notifications device add` with its arguments checked: the token from stdin, upserted.
-    private mutating func addDevice(stdin: String?, label: String, user: String, apiToken: String, now: Date) -> CommandOutcome {
+    private mutating func addDevice(stdin: String?, label: String, user: String, apiToken: String?) -> CommandOutcome {
         guard modes.pushEnabled else {
             return .failure(
                 exitCode: 1,
@@ -115,7 +121,7 @@ extension FakeState {
     }
 
     /// `notifications device remove <id>`.
-    private mutating func removeDevice(_ argument: String, user: String, apiToken: String) -> CommandOutcome {
+    private mutating func removeDevice(_ argument: String, user: String, apiToken: String?) -> CommandOutcome {
         guard let id = Int(argument) else {
             return .failure(exitCode: 2, "invalid device id \"\(argument)\"; see `notifications device list`")
         }
@@ -141,7 +147,7 @@ extension FakeState {
         return .object([("mail", .bool(settings.mail)), ("watch", .bool(settings.watch)), ("push", .bool(settings.push))])
     }
 
-    private static func noArguments(_ command: GitbayCommand) -> CommandOutcome {
+    static func noArguments(_ command: GitbayCommand) -> CommandOutcome {
         .failure(exitCode: 2, "`\(command.name)` takes no arguments")
     }
 

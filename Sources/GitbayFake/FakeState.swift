@@ -2,12 +2,6 @@ import Foundation
 
 /// Everything the fake instance knows, changed only under the server's lock.
 struct FakeState: Sendable {
-    /// An API token as the instance stores it.
-    struct Token: Sendable {
-        let user: String
-        let scope: TokenScope
-    }
-
     /// An account's notification settings (`notifications settings show`).
     struct Settings: Sendable {
         var mail = true
@@ -23,8 +17,6 @@ struct FakeState: Sendable {
         var latency: Duration = .zero
         var isDown = false
         var apiEnabled = true
-        /// The server's wall clock: what a new row's `added` is.
-        var clock: @Sendable () -> Date = { Date() }
     }
 
     /// A fault waiting for its next matching requests.
@@ -59,7 +51,12 @@ struct FakeState: Sendable {
 
     var modes = Modes()
     private(set) var users: [String: Settings] = [:]
-    private(set) var tokens: [String: Token] = [:]
+    /// Every token not revoked, by its value; expired ones too, as `token list` shows them.
+    private(set) var tokens: [String: FakeToken] = [:]
+    /// Tokens created so far, for `FakeToken.serial`.
+    private var tokensCreated = 0
+    /// The time a test set the fake's clock to (`FakeGitbayServer.now`); nil: the system's.
+    var frozenNow: Date?
     /// Id ascending, always.
     private(set) var devices: [FakeDevice] = []
     /// Every row deleted so far, oldest first.
@@ -68,6 +65,8 @@ struct FakeState: Sendable {
     private(set) var moves: [FakeMove] = []
     var faults: [PendingFault] = []
     var log: [FakeRequest] = []
+    /// Every command run over the SSH front, oldest first.
+    var sshLog: [FakeSSHCommand] = []
     var stats = Stats()
     var limits: [String: AccountLimits] = [:]
 
@@ -75,13 +74,59 @@ struct FakeState: Sendable {
         if users[username] == nil { users[username] = Settings() }
     }
 
-    mutating func addToken(_ token: String, for username: String, scope: TokenScope) {
+    /// The fake's time, in whole milliseconds as gitbay stores its times: the time a test set,
+    /// else the system's.
+    var now: Date {
+        let seconds = (frozenNow ?? Date()).timeIntervalSince1970
+        return Date(timeIntervalSince1970: (seconds * 1000).rounded(.down) / 1000)
+    }
+
+    /// Stores `token` as `username`'s (creating the account), named `name` or, without one,
+    /// a name of its own (`token-N`), expiring `lifetime` from now (nil: never). A name the
+    /// account already uses is a mistake of the caller's.
+    mutating func addToken(_ token: String, for username: String, scope: TokenScope, name: String? = nil, lifetime: Duration? = nil) {
         addUser(username)
-        tokens[token] = Token(user: username, scope: scope)
+        let createdAt = now
+        let expiresAt = lifetime.map { lifetime in
+            let (seconds, attoseconds) = lifetime.components
+            let end = createdAt.timeIntervalSince1970 + Double(seconds) + Double(attoseconds) / 1e18
+            return Date(timeIntervalSince1970: (end * 1000).rounded(.down) / 1000)
+        }
+        tokensCreated += 1
+        var chosen = name ?? "token-\(tokensCreated)"
+        var suffix = tokensCreated
+        while name == nil && hasToken(named: chosen, of: username) {
+            suffix += 1
+            chosen = "token-\(suffix)"
+        }
+        precondition(!hasToken(named: chosen, of: username), "\(username) already has a token named \(chosen)")
+        tokens[token] = FakeToken(
+            value: token, user: username, name: chosen, scope: scope, createdAt: createdAt, expiresAt: expiresAt, lastUsedAt: nil,
+            serial: tokensCreated)
     }
 
     mutating func revokeToken(_ token: String) {
         tokens[token] = nil
+    }
+
+    /// Whether `username` has a token (expired or not) named `name`.
+    func hasToken(named name: String, of username: String) -> Bool {
+        tokens.values.contains { $0.user == username && $0.name == name }
+    }
+
+    /// The token a lookup of `bearer` finds now, without counting the lookup: nil when it is
+    /// unknown, revoked or expired, which gitbay answers alike.
+    func validToken(_ bearer: String) -> FakeToken? {
+        guard let token = tokens[bearer], token.isValid(at: now) else { return nil }
+        return token
+    }
+
+    /// A successful lookup of `bearer`, which refreshes its `last_used_at`; nil as for `validToken`.
+    mutating func authenticate(_ bearer: String) -> FakeToken? {
+        guard var token = validToken(bearer) else { return nil }
+        token.lastUsedAt = now
+        tokens[bearer] = token
+        return token
     }
 
     mutating func setPush(_ enabled: Bool, for username: String) {

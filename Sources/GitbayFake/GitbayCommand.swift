@@ -6,6 +6,9 @@ enum GitbayCommand: CaseIterable, Sendable {
     case deviceRemove
     case settingsShow
     case settingsPush
+    case tokenCreate
+    case tokenList
+    case tokenRevoke
 
     var words: [String] {
         switch self {
@@ -15,14 +18,26 @@ enum GitbayCommand: CaseIterable, Sendable {
         case .deviceRemove: ["notifications", "device", "remove"]
         case .settingsShow: ["notifications", "settings", "show"]
         case .settingsPush: ["notifications", "settings", "push"]
+        case .tokenCreate: ["token", "create"]
+        case .tokenList: ["token", "list"]
+        case .tokenRevoke: ["token", "revoke"]
         }
     }
 
     /// Commands that change state: POST only, `full` tokens only, counted as writes.
     var changesState: Bool {
         switch self {
-        case .whoami, .deviceList, .settingsShow: false
-        case .deviceAdd, .deviceRemove, .settingsPush: true
+        case .whoami, .deviceList, .settingsShow, .tokenList: false
+        case .deviceAdd, .deviceRemove, .settingsPush, .tokenCreate, .tokenRevoke: true
+        }
+    }
+
+    /// The `--flag value` pairs the command takes; any other flag is a usage error.
+    var flags: Set<String> {
+        switch self {
+        case .deviceAdd: ["--label"]
+        case .tokenCreate: ["--name", "--scope", "--ttl"]
+        default: []
         }
     }
 

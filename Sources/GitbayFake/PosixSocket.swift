@@ -94,6 +94,31 @@ enum PosixSocket {
         }
     }
 
+    /// A blocking TCP socket connected to 127.0.0.1:`port`; nil when nothing accepts there.
+    static func connectLoopback(port: UInt16) -> Int32? {
+        #if canImport(Darwin)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     /// Reads what is available, up to `capacity` bytes; nil at end of stream or on error.
     static func receive(_ socket: Int32, capacity: Int = 64 * 1024) -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: capacity)

@@ -1,7 +1,8 @@
 /// The command line of `gitbay-fake-server`, parsed without side effects.
 struct Options: Equatable {
     static let usageLine =
-        "USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--no-device-id] [--no-rate-limits]"
+        "USAGE: gitbay-fake-server [--port <n>] [--users <a,b,...>] [--latency-ms <n>] [--no-device-id] [--no-rate-limits]\n"
+        + "       gitbay-fake-server ssh-command --port <n> --user <name>"
 
     static let usage = """
         \(usageLine)
@@ -26,16 +27,24 @@ struct Options: Equatable {
           --no-rate-limits      Enforce neither rate limit (no gitbay does this).
           -h, --help            Show this help.
 
+        SSH-COMMAND: the forced command of an sshd key for the tests' SSH front. Runs the
+        command in $SSH_ORIGINAL_COMMAND (split into words as a shell would, with no
+        expansion; see SSHCommandLine) as <name> on the fake server at 127.0.0.1:<n>, prints
+        what it prints (the envelope with --json) and exits with its exit code.
+
         CONTROL ROUTES (no authentication):
           GET  /_fake/stats           {"requests":N,"reads":N,"writes":N,"moves":N,"devices":[...]}
                                       (API requests and row moves since the start or a reset)
           POST /_fake/reset-stats     zero the counters
           POST /_fake/down?seconds=N  close every connection for N seconds (1 to 60)
+          POST /_fake/ssh             {"user","argv","stdin"}: run a command as over SSH
         """
 
     /// What the command line asks for.
     enum Parsed: Equatable {
         case run(Options)
+        /// `ssh-command`: forward one SSH command to the fake on `port` as `user`.
+        case forwardSSH(port: UInt16, user: String)
         case help
     }
 
@@ -51,6 +60,7 @@ struct Options: Equatable {
     var enforceRateLimits = true
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
+        if arguments.first == "ssh-command" { return try parseForwarding(Array(arguments.dropFirst())) }
         var options = Options()
         var remaining = arguments[...]
         func value(for flag: String) throws(UsageError) -> String {
@@ -87,5 +97,24 @@ struct Options: Equatable {
             }
         }
         return .run(options)
+    }
+
+    /// `ssh-command --port <n> --user <name>`, both required.
+    private static func parseForwarding(_ arguments: [String]) throws(UsageError) -> Parsed {
+        var port: UInt16?
+        var user: String?
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            guard let value = remaining.popFirst() else { throw UsageError(message: "\(argument) needs a value") }
+            switch argument {
+            case "--port": port = UInt16(value)
+            case "--user": user = value
+            default: throw UsageError(message: "unknown option '\(argument)'")
+            }
+        }
+        guard let port, port > 0, let user, !user.isEmpty else {
+            throw UsageError(message: "ssh-command needs --port <1...65535> and --user <name>")
+        }
+        return .forwardSSH(port: port, user: user)
     }
 }

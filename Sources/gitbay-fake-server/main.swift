@@ -9,6 +9,9 @@ do {
         exit(0)
     case .run(let parsed):
         options = parsed
+    case .forwardSSH(let port, let user):
+        signal(SIGPIPE, SIG_IGN)
+        exit(SSHForwarder.run(port: port, user: user, environment: ProcessInfo.processInfo.environment))
     }
 } catch {
     FileHandle.standardError.write(

@@ -83,8 +83,8 @@ struct TwoNamesTests {
         let first = try FakeGitbayServer()
         let second = try FakeGitbayServer()
         let frozen = Date(timeIntervalSince1970: 1_800_000_000)
-        first.clock = { frozen }
-        second.clock = { frozen }
+        first.now = frozen
+        second.now = frozen
         let cli = try CLIHarness()
         let ann = try await cli.login(first, "ann")
         let ben = try await cli.login(second, "ben")
