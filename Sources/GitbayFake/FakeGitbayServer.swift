@@ -46,6 +46,11 @@ public final class FakeGitbayServer: Sendable {
         listener.stop()
     }
 
+    /// Closes every open connection (a client's idle one too) and goes on listening.
+    public func closeConnections() {
+        listener.closeConnections()
+    }
+
     // MARK: Accounts and tokens
 
     /// Creates an account (no-op if it exists).

@@ -85,6 +85,12 @@ final class HTTPListener: Sendable {
         close(wakeWrite)
     }
 
+    /// Closes every open connection, idle or not, and goes on listening: as a server closing
+    /// its idle connections does.
+    func closeConnections() {
+        connections.withLock { state in state.open.forEach(PosixSocket.shutDown) }
+    }
+
     private func acceptLoop() {
         defer { close(listener) }
         while true {
