@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
         .target(
             name: "GitbaySync",
-            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile"]
+            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile", "CProcess"]
         ),
         .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport", "CProcess"]),
         .target(name: "GitbayFake"),
@@ -58,6 +58,11 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Transports for the tests: the fake server in memory, and one that stops where a crash would.
         .target(name: "TransportSupport", dependencies: ["GitbayAPI", "GitbayFake"], path: "Tests/TransportSupport"),
+        // A state database driven through the core directly, for the core's tests and the CLI's.
+        .target(
+            name: "ReconcileSupport",
+            dependencies: ["GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport"],
+            path: "Tests/ReconcileSupport"),
         .testTarget(name: "GitbayFakeTests", dependencies: ["GitbayFake", "TestSupport"]),
         .testTarget(name: "GitbaySupportTests", dependencies: ["GitbaySupport", "TestSupport"]),
         .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
@@ -69,13 +74,14 @@ let package = Package(
             name: "GitbayReconcileTests",
             dependencies: [
                 "GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport",
+                "ReconcileSupport",
             ]
         ),
         .testTarget(
             name: "GitbaySyncTests",
             dependencies: [
                 "GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile", "GitbaySync",
-                "GitbayFake", "TestSupport", "TransportSupport",
+                "GitbayFake", "TestSupport", "TransportSupport", "ReconcileSupport",
             ]
         ),
     ],

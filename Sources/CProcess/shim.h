@@ -10,6 +10,17 @@
 static inline int cprocess_clear_dumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
+
+// Makes the process (or no longer) the child subreaper of its descendants: an orphan of a
+// pre-remove hook is reparented here instead of to init, so a stop reaches it.
+static inline int cprocess_set_child_subreaper(int on) {
+    return prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)on, 0, 0, 0);
+}
+
+static inline int cprocess_is_child_subreaper(void) {
+    int value = 0;
+    return prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&value, 0, 0, 0) == 0 ? value : -1;
+}
 #endif
 
 #endif

@@ -3,18 +3,17 @@ import GitbayState
 import GitbaySupport
 
 /// Signs an account out: the pre-removal hook (deregister every row of ours through the
-/// account's own client, then the user's hook), and only then the token and the records.
+/// account's own client, then the `PreRemovalStep`: the agent's user hook, an app's own), and
+/// only then the token and the records.
 package struct AccountRemoval: Sendable {
     let reconciler: Reconciler
-    let hook: PreRemovalHook
-    let environment: [String: String]
-    /// Stop requests, which stop the hook and leave the removal to a later run.
+    let step: any PreRemovalStep
+    /// Stop requests, which stop the step and leave the removal to a later run.
     let shutdown: ShutdownSignal
 
-    package init(reconciler: Reconciler, hook: PreRemovalHook, environment: [String: String], shutdown: ShutdownSignal) {
+    package init(reconciler: Reconciler, step: any PreRemovalStep, shutdown: ShutdownSignal) {
         self.reconciler = reconciler
-        self.hook = hook
-        self.environment = environment
+        self.step = step
         self.shutdown = shutdown
     }
 
@@ -86,10 +85,10 @@ package struct AccountRemoval: Sendable {
             reason = outcome.error ?? outcome.reason ?? "the server could not be reached"
         } else {
             do {
-                try await hook.run(for: account, baseEnvironment: environment, shutdown: shutdown)
+                try await step.run(for: account, shutdown: shutdown)
             } catch {
                 reason = String(describing: error)
-                interrupted = error is PreRemovalHook.Interrupted
+                interrupted = error is any PreRemovalInterruption
                 // The deregistration stands: say so, so that no one reads the account as
                 // still registered.
                 var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()

@@ -122,10 +122,10 @@ struct CommandRunner {
     func removal(_ store: StateStore) -> AccountRemoval {
         AccountRemoval(
             reconciler: reconciler(store),
-            hook: PreRemovalHook(
-                path: PreRemovalHook.path(environment: context.environment), timeout: context.hookTimeout, stopGrace: context.hookStopGrace
+            step: PreRemovalHook(
+                path: PreRemovalHook.path(environment: context.environment), baseEnvironment: context.environment,
+                timeout: context.hookTimeout, stopGrace: context.hookStopGrace
             ),
-            environment: context.environment,
             shutdown: context.shutdown
         )
     }

@@ -1,5 +1,6 @@
 import GitbayAPI
 import GitbayCurl
+import ReconcileSupport
 import Testing
 
 @testable import GitbayReconcile

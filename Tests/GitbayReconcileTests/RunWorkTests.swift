@@ -1,5 +1,6 @@
 import Foundation
 import GitbayFake
+import ReconcileSupport
 import Testing
 
 @testable import GitbayAPI

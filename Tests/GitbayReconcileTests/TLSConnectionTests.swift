@@ -1,6 +1,7 @@
 import Foundation
 import GitbayCurl
 import GitbayFake
+import ReconcileSupport
 import TestSupport
 import Testing
 

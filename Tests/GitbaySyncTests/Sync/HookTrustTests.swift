@@ -1,5 +1,6 @@
 import Foundation
 import GitbayFake
+import ReconcileSupport
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import GitbayFake
+import ReconcileSupport
 import TestSupport
 import Testing
 
@@ -14,8 +15,8 @@ import Darwin
 #endif
 
 /// A stop request while the pre-remove hook runs, driven through `AccountRemoval`.
-@Suite("Interrupting a removal while the pre-remove hook runs", .timeLimit(.minutes(1)))
-struct HookInterruptionTests {
+@Suite("Interrupting a removal while the pre-remove hook runs, through AccountRemoval", .timeLimit(.minutes(1)))
+struct HookStopTests {
     /// A hook that starts a long child and waits for it, both ignoring SIGTERM; it notes its
     /// pid and its child's.
     static func stubbornHook(folder: String) -> String {

@@ -1,3 +1,4 @@
+internal import CProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -42,27 +43,10 @@ enum ChildSubreaper {
     }
 
     #if os(Linux)
-    private static let setOption: Int32 = 36  // PR_SET_CHILD_SUBREAPER
-    private static let getOption: Int32 = 37  // PR_GET_CHILD_SUBREAPER
-
-    // prctl is variadic, which Swift does not import; every argument here is an integer (or
-    // a pointer) in a register, where a fixed five-argument call is what the variadic one
-    // receives on Linux's x86-64 and arm64 calling conventions.
-    private typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-
-    private static func prctl(_ option: Int32, _ argument: UInt) -> Int32 {
-        guard let symbol = dlsym(nil, "prctl") else { return -1 }
-        return unsafeBitCast(symbol, to: Prctl.self)(option, argument, 0, 0, 0)
-    }
-
-    private static var isSet: Bool {
-        var value: Int32 = 0
-        let result = withUnsafeMutablePointer(to: &value) { prctl(getOption, UInt(bitPattern: $0)) }
-        return result == 0 && value != 0
-    }
+    private static var isSet: Bool { cprocess_is_child_subreaper() > 0 }
 
     private static func set(_ on: Bool) {
-        _ = prctl(setOption, on ? 1 : 0)
+        _ = cprocess_set_child_subreaper(on ? 1 : 0)
     }
     #else
     private static var isSet: Bool { false }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
@@ -19,8 +20,10 @@ import Darwin
 /// it started (`HookDescendants`: `setsid` children, double forks), then SIGKILL to whatever is
 /// left once the hook has exited or `stopGrace` has passed. When the hook exits by itself, what
 /// it left running is stopped the same way.
-package struct PreRemovalHook: Sendable {
+package struct PreRemovalHook: PreRemovalStep {
     package let path: String
+    /// What the hook's environment starts from (the account's variables are added).
+    package let baseEnvironment: [String: String]
     package let timeout: Duration
     /// How long a stopped hook has to exit after SIGTERM before its group gets SIGKILL.
     package let stopGrace: Duration
@@ -29,8 +32,12 @@ package struct PreRemovalHook: Sendable {
     /// How long a hook may run before it is stopped and the removal kept for a later run.
     package static let defaultTimeout = Duration.seconds(30)
 
-    package init(path: String, timeout: Duration = Self.defaultTimeout, stopGrace: Duration = Self.defaultStopGrace) {
+    package init(
+        path: String, baseEnvironment: [String: String] = [:], timeout: Duration = Self.defaultTimeout,
+        stopGrace: Duration = Self.defaultStopGrace
+    ) {
         self.path = path
+        self.baseEnvironment = baseEnvironment
         self.timeout = timeout
         self.stopGrace = stopGrace
     }
@@ -59,7 +66,7 @@ package struct PreRemovalHook: Sendable {
 
     /// The hook did not finish because gitbay-sync was asked to stop: it was stopped with
     /// everything it started, or it was not started at all.
-    package struct Interrupted: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Interrupted: PreRemovalInterruption, Sendable, Equatable, CustomStringConvertible {
         package let path: String
         package let started: Bool
 
@@ -79,7 +86,7 @@ package struct PreRemovalHook: Sendable {
     /// file, so that a stop reaches everything it started and nothing it left running can hold
     /// gitbay-sync up. While it runs, a stop request from `shutdown` stops the hook (a second
     /// one skips the rest of the grace), and a signal that ends the process stops it first.
-    package func run(for account: AccountRecord, baseEnvironment: [String: String], shutdown: ShutdownSignal) async throws {
+    package func run(for account: AccountRecord, shutdown: ShutdownSignal) async throws {
         guard isInstalled else { return }
         guard shutdown.phase == .running, !Task.isCancelled else { throw Interrupted(path: path, started: false) }
         if let problem = trustProblem { throw Refused(path: path, problem: problem) }

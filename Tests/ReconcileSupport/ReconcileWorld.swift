@@ -11,39 +11,39 @@ import Testing
 
 /// A private state database driven through `Reconciler` and `AccountRemoval` directly, against
 /// fake servers on 127.0.0.1: what the commands do, without the command line.
-final class ReconcileWorld: Sendable {
-    static let token = "c0ffee00aaaabbbbccccddddeeeeffff"
-    static let rotated = "77aa88bb99cc00dd11ee22ff33445566"
+package final class ReconcileWorld: Sendable {
+    package static let token = "c0ffee00aaaabbbbccccddddeeeeffff"
+    package static let rotated = "77aa88bb99cc00dd11ee22ff33445566"
 
     /// Short timeouts and no waits between attempts.
-    static let client = ClientConfiguration(
+    package static let client = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
         retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
         http: CurlTransport.shared
     )
 
-    let folder: TemporaryDirectory
-    let store: StateStore
+    package let folder: TemporaryDirectory
+    package let store: StateStore
 
-    init() async throws {
+    package init() async throws {
         folder = try TemporaryDirectory()
         store = try await StateStore.open(StateLocation(databasePath: folder.databasePath))
     }
 
     /// Signs `user` in on `server` with a fresh full-scope token (no reconcile, unlike `login`).
     @discardableResult
-    func signIn(_ server: FakeGitbayServer, _ user: String, apiToken: String? = nil) async throws -> AccountRecord {
+    package func signIn(_ server: FakeGitbayServer, _ user: String, apiToken: String? = nil) async throws -> AccountRecord {
         try await store.signIn(
             instance: InstanceURL(parsing: server.baseURL), username: user, apiToken: Secret(apiToken ?? server.mintToken(for: user))
         )
     }
 
     /// Sets the device token (and label), as `device set-token` does.
-    func setToken(_ token: String = ReconcileWorld.token, label: String? = "laptop") async throws {
+    package func setToken(_ token: String = ReconcileWorld.token, label: String? = "laptop") async throws {
         _ = try await store.setDeviceToken(Secret(token), label: label)
     }
 
-    func reconciler(
+    package func reconciler(
         honourBackoff: Bool = true, client: ClientConfiguration = ReconcileWorld.client, now: @escaping @Sendable () -> Date = { Date() }
     ) -> Reconciler {
         Reconciler(store: store, options: .init(honourBackoff: honourBackoff, client: client, now: now), logger: .disabled)
@@ -51,7 +51,7 @@ final class ReconcileWorld: Sendable {
 
     /// One run, as `run` makes it: every account (or `only` these), honouring backoffs; the
     /// outcomes by account name.
-    func run(
+    package func run(
         only: [AccountRecord]? = nil, honourBackoff: Bool = true, client: ClientConfiguration = ReconcileWorld.client,
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> [String: AccountOutcome] {
@@ -61,25 +61,22 @@ final class ReconcileWorld: Sendable {
     }
 
     /// Changes what an account wants and reconciles its instance, as `pause` and `resume` do.
-    func change(_ account: AccountRecord, to state: AccountState) async throws -> [String: AccountOutcome] {
+    package func change(_ account: AccountRecord, to state: AccountState) async throws -> [String: AccountOutcome] {
         try await store.setState(state, ofAccount: account.id)
         return try await run(only: try await store.accounts().filter { $0.instance == account.instance }, honourBackoff: false)
     }
 
-    /// The removal `remove-account` makes, with the hook at `hookPath` (none by default).
-    func removal(
-        hookPath: String? = nil, hookTimeout: Duration = .seconds(5), stopGrace: Duration = PreRemovalHook.defaultStopGrace,
-        shutdown: ShutdownSignal = ShutdownSignal(), now: @escaping @Sendable () -> Date = { Date() }
+    /// The removal `remove-account` makes, with `step` between the deregistration and the
+    /// deletion (none by default).
+    package func removal(
+        step: any PreRemovalStep = NoPreRemovalStep(), shutdown: ShutdownSignal = ShutdownSignal(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) -> AccountRemoval {
-        AccountRemoval(
-            reconciler: reconciler(honourBackoff: false, now: now),
-            hook: PreRemovalHook(path: hookPath ?? folder.path + "/no-hook", timeout: hookTimeout, stopGrace: stopGrace),
-            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], shutdown: shutdown
-        )
+        AccountRemoval(reconciler: reconciler(honourBackoff: false, now: now), step: step, shutdown: shutdown)
     }
 
     /// Writes an executable pre-remove hook with this shell body; returns its path.
-    func installHook(_ body: String) throws -> String {
+    package func installHook(_ body: String) throws -> String {
         let path = folder.path + "/pre-remove"
         try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)
@@ -87,7 +84,7 @@ final class ReconcileWorld: Sendable {
     }
 
     /// Signs alice in on `server` (with `apiToken`), sets the device token and registers her.
-    func registeredAlice(on server: FakeGitbayServer, apiToken: String? = nil) async throws -> AccountRecord {
+    package func registeredAlice(on server: FakeGitbayServer, apiToken: String? = nil) async throws -> AccountRecord {
         let alice = try await signIn(server, "alice", apiToken: apiToken)
         try await setToken()
         _ = try await run()
@@ -96,7 +93,7 @@ final class ReconcileWorld: Sendable {
     }
 
     /// Marks the account `removing` and finishes the removal, as `remove-account` does.
-    func remove(_ account: AccountRecord, force: Bool = false, removal: AccountRemoval? = nil) async throws -> AccountRemoval.Result {
+    package func remove(_ account: AccountRecord, force: Bool = false, removal: AccountRemoval? = nil) async throws -> AccountRemoval.Result {
         try await store.setState(.removing, ofAccount: account.id)
         let removing = try #require(try await store.account(id: account.id))
         return try await (removal ?? self.removal()).finish(removing, force: force)
