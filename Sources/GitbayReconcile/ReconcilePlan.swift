@@ -59,6 +59,8 @@ package enum PlannedAction: Sendable, Equatable {
         case gone = "gone from the server"
         case replaced = "id now names another row"
         case handedOver = "held by another account of the instance"
+        /// This install removed the row from the server.
+        case removed = "removed from the server"
     }
 
     /// True for the steps that send a write to the server.

@@ -81,19 +81,22 @@ package struct Reconciler: Sendable {
     }
 
     /// One account's outcome, and the times still to record when nothing else changed.
-    struct Reconciled: Sendable {
-        var outcome: AccountOutcome
-        var steady: Steady?
+    package struct Reconciled: Sendable, Equatable {
+        package var outcome: AccountOutcome
+        package var steady: Steady?
+
+        package init(outcome: AccountOutcome, steady: Steady? = nil) {
+            self.outcome = outcome
+            self.steady = steady
+        }
     }
 
-    /// The verdict of a pass where nothing changed, and the desire it was planned for. A class,
-    /// so that the async frames that carry a `Reconciled` (one task's stack per account in
-    /// flight) hold a reference rather than the records.
-    final class Steady: Sendable {
-        let verdict: SteadyVerdict
-        let snapshot: DesireSnapshot
+    /// The verdict of a pass where nothing changed, and the desire it was planned for.
+    package struct Steady: Sendable, Equatable {
+        package let verdict: SteadyVerdict
+        package let snapshot: DesireSnapshot
 
-        init(verdict: SteadyVerdict, snapshot: DesireSnapshot) {
+        package init(verdict: SteadyVerdict, snapshot: DesireSnapshot) {
             self.verdict = verdict
             self.snapshot = snapshot
         }
@@ -128,87 +131,20 @@ package struct Reconciler: Sendable {
         }
     }
 
-    /// How many times an account is planned again in one run when what it should have keeps
+    /// How many times an account is planned in one run when what it should have keeps
     /// changing under the run.
-    static let passes = 3
+    static let passes = AccountPass.maximumPasses
 
-    /// What the run read of an account before its first request: its first pass plans from it.
-    struct AccountStart {
-        let status: AccountStatusRecord
-        let records: [RegistrationRecord]
-        let apiToken: Secret?
-    }
-
-    /// Reconciles one account, planning again (with the device and desire read afresh) when a
-    /// change made during the pass supersedes it.
+    /// Reconciles one account: its pass (`AccountPass`) planned from what the run read, carried
+    /// out by a `PassDriver` over the account's own client.
     private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> Reconciled {
-        let passes = AccountPasses(account, desire, facts: facts)
-        for _ in 1...Self.passes {
-            let snapshot = passes.snapshot
-            let pass = await reconcileOne(passes, snapshot: snapshot)
-            if let result = passes.result(of: pass, planned: snapshot) { return result }
-            logger.info("account.superseded", ["account.name": passes.account.name])
-            if let ended = passes.planAgain(from: await readAfresh(passes.account.id)) { return ended }
-        }
-        return passes.stillChanging()
-    }
-
-    /// The account, what it should have and the device, read afresh; nil when the account is
-    /// gone. Not inlined: the frame it needs is needed only between passes.
-    @inline(never)
-    private func readAfresh(_ id: Int64) async -> Result<AccountPasses.Fresh?, any Error> {
-        do {
-            guard let account = try await store.account(id: id), let snapshot = try await store.desireSnapshot(ofAccount: id) else {
-                return .success(nil)
-            }
-            return .success((account, snapshot, try await store.device()))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// One pass over the account. Not inlined, so that the frame `reconcileInPasses` keeps while
-    /// a request is in flight holds only what it carries from pass to pass.
-    @inline(never)
-    private func reconcileOne(_ passes: AccountPasses, snapshot: DesireSnapshot) async -> AccountReconciler.Pass {
-        var token = Result<Secret?, any Error>.success(passes.start?.apiToken)
-        if passes.start == nil {
-            do { token = .success(try await store.apiToken(ofAccount: passes.account.id)) } catch { token = .failure(error) }
-        }
-        switch makeReconciler(passes, snapshot: snapshot, token: token) {
-        case .success(let reconciler): return await reconciler.reconcile()
-        case .failure(let notStarted): return .done(notStarted.outcome)
-        }
-    }
-
-    /// A pass that could not start: the account's outcome.
-    struct NotStarted: Error {
-        let outcome: AccountOutcome
-    }
-
-    /// The account's reconciler for one pass, with its own client; the account's outcome when
-    /// no client can be made for it. Not async, so that what it builds stays out of the frame
-    /// of the account's task.
-    @inline(never)
-    private func makeReconciler(
-        _ passes: AccountPasses, snapshot: DesireSnapshot, token: Result<Secret?, any Error>
-    ) -> Result<AccountReconciler, NotStarted> {
-        let (account, desire, device, start) = (passes.account, passes.desire, passes.device, passes.start)
-        let client: GitbayClient
-        do {
-            client = try GitbayClient.forAccount(account, token: token.get(), configuration: options.client, logger: logger)
-        } catch {
-            let (condition, _) = FailurePolicy.classify(error, failures: 1)
-            return .failure(
-                NotStarted(outcome: AccountOutcome(account: account.name, action: .failed, condition: condition, error: String(describing: error))))
-        }
-        return .success(
-            AccountReconciler(
-                store: store, account: account, device: device, decision: AccountDecision(desire: desire, account: account, device: device),
-                client: client, logger: logger.with(["account.name": account.name]), now: options.now,
-                backoffCeiling: options.backoffCeiling, snapshot: snapshot, start: start.map { ($0.status, $0.records) },
-                lease: AccountLease(store: store, accountID: account.id, holder: options.leaseHolder, now: options.now),
-                sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns)
-            ))
+        let pass = AccountPass(
+            account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
+            records: facts.registrations[account.id] ?? [],
+            settings: AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now))
+        let driver = PassDriver(
+            store: store, options: options, logger: logger,
+            sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns))
+        return await driver.run(pass, token: facts.apiTokens[account.id])
     }
 }

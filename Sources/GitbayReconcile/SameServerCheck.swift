@@ -79,6 +79,24 @@ struct SameServerCheck: Sendable {
         return nil
     }
 
+    /// After `account`'s add answered `id`: when a witness listed that id just before, this
+    /// account's list and the witness's are read again, for the proof of one server. A witness
+    /// the check cannot settle may have lost its row to the add: its verdict is forgotten.
+    func check(_ account: AccountRecord, client: GitbayClient, added id: Int, witnesses: [Witness]) async {
+        let candidates = witnesses.filter { $0.rows.contains { $0.id == id } }
+        guard !candidates.isEmpty else { return }
+        guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else {
+            await forgetVerdicts(of: candidates)
+            return
+        }
+        _ = await prove(account, added: id, listed: rows, witnesses: candidates)
+    }
+
+    /// Forgets the witnesses' verdicts (`StateStore.forgetVerdict`), as far as the store lets.
+    func forgetVerdicts(of witnesses: [Witness]) async {
+        for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+    }
+
     /// Requests the witnesses' clients made.
     static func requests(of witnesses: [Witness]) async -> Int {
         var count = 0

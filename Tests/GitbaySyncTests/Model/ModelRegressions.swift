@@ -117,5 +117,12 @@ enum ModelRegressions {
                 .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: false)),
                 .setToken("https://push.example.org/up/a9CkEU", label: nil),
             ]),
+        ModelSchedule(
+            name: "two names of one v1.32.0 server, its adds answered without the row's id", returnsDeviceID: [false, true],
+            steps: [
+                .setToken("DEVT8G", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 4, crash: nil),
+            ]),
     ]
 }

@@ -1,0 +1,91 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+extension AccountPass {
+    /// How many times an account is planned in one run when what it should have keeps changing.
+    package static let maximumPasses = 3
+
+    /// A failure: recorded with its condition and wait (and the list tag forgotten), except a
+    /// stop on purpose, which is not the account's failure. A list confirming writes that
+    /// fails only leaves no tag to remember.
+    mutating func failed(_ error: any Error) -> Step {
+        switch phase {
+        case .confirming, .acting(_, _, .confirmed):
+            remember(nil, basis: nil)
+            return succeeded()
+        case .readingAfresh:
+            return ended(.failed, condition: .error, error: String(describing: error))
+        case .saving:
+            outcome.action = .failed
+            outcome.error = String(describing: error)
+            return end(with: Reconciler.Reconciled(outcome: finalOutcome))
+        default:
+            break
+        }
+        outcome.action = .failed
+        outcome.error = String(describing: error)
+        guard !Self.isCancellation(error) else {
+            // Stopped on purpose: nothing more is recorded.
+            outcome.condition = status.condition
+            return end(with: Reconciler.Reconciled(outcome: finalOutcome))
+        }
+        status.failures += 1
+        let (condition, wait) = FailurePolicy.classify(error, failures: status.failures, ceiling: settings.backoffCeiling)
+        status.condition = condition
+        status.lastError = String(describing: error)
+        status.nextRetryAt = wait.map { FailurePolicy.nextAttempt(after: startedAt, waiting: $0) }
+        status.nextRetryReason = wait == nil ? nil : FailurePolicy.retryReason(error)
+        remember(nil, basis: nil)
+        outcome.condition = condition
+        outcome.nextRetryAt = status.nextRetryAt
+        outcome.nextRetryReason = status.nextRetryReason
+        leaseNeeded = true
+        phase = .saving
+        return .save(status, ifStill: snapshot)
+    }
+
+    /// A pass that could not start (no client for the account: no API token stored): its
+    /// outcome, nothing recorded.
+    mutating func notStarted(_ error: any Error) -> Step {
+        let (condition, _) = FailurePolicy.classify(error, failures: 1)
+        outcome.action = .failed
+        outcome.condition = condition
+        outcome.error = String(describing: error)
+        return end(with: Reconciler.Reconciled(outcome: finalOutcome))
+    }
+
+    /// Plans the next pass from the account as read afresh; the end when it is signed out,
+    /// not to be reconciled any more, or kept changing through every pass.
+    mutating func planAgain(from fresh: Fresh?) -> Step {
+        guard let fresh, let desire = fresh.snapshot.desire else {
+            return ended(.skipped, condition: .pending, reason: "signed out, or its token refused, during the run")
+        }
+        passes += 1
+        guard passes <= Self.maximumPasses else {
+            return ended(
+                .skipped, condition: .pending,
+                reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line")
+        }
+        (account, device, snapshot) = (fresh.account, fresh.device, fresh.snapshot)
+        decision = AccountDecision(desire: desire, account: fresh.account, device: fresh.device)
+        (records, read, status, hadRecords) = (fresh.records, fresh.status, fresh.status, !fresh.records.isEmpty)
+        (heldID, listedRows, actions, tagRule, verdict, leaseNeeded) = (nil, [:], [], .keepRemembered, nil, false)
+        outcome = AccountOutcome(account: fresh.account.name, action: .unchanged, condition: .pending)
+        return begin()
+    }
+
+    /// Ends with an outcome of its own.
+    private mutating func ended(_ action: AccountOutcome.Action, condition: AccountCondition, reason: String? = nil, error: String? = nil) -> Step {
+        outcome = AccountOutcome(account: account.name, action: action, condition: condition, error: error, reason: reason)
+        return end(with: Reconciler.Reconciled(outcome: finalOutcome))
+    }
+
+    /// True for a stop on purpose: a cancelled task or request.
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? GitbayError, case .transport(.cancelled) = error.kind { return true }
+        return false
+    }
+}

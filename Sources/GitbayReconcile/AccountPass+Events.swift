@@ -1,0 +1,170 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+extension AccountPass {
+    /// The step that follows `event`.
+    package mutating func handle(_ event: Event) -> Step {
+        if case .failed(let error) = event { return failed(error) }
+        switch (phase, event) {
+        case (.listing, .listed(let rows, let etag)):
+            return planned(.list(rows, etag: etag))
+        case (.listing, .notModified):
+            return planned(.notModified)
+        case (.listing, .noClient(let error)):
+            return notStarted(error)
+        case (.leasing, .lease(let taking)):
+            return leased(taking)
+        case (.acting, _):
+            return acted(event)
+        case (.finding(let again, let pending), .listed(let rows, _)):
+            return found(in: rows, again: again, pending: pending)
+        case (.confirming, .listed(let rows, let etag)):
+            return confirmed(rows, etag: etag)
+        case (.confirming, .notModified):
+            // A 304 to an unconditional list is not an answer; no tag is remembered.
+            remember(nil, basis: nil)
+            return succeeded()
+        case (.saving, .saved(let saved)):
+            return saved ? end(with: Reconciler.Reconciled(outcome: finalOutcome)) : superseded()
+        case (.givingBack(let then), .leaseGivenBack):
+            switch then {
+            case .finish(let result):
+                phase = .done
+                return .finish(result)
+            case .planAgain:
+                phase = .readingAfresh
+                return .readAfresh
+            }
+        case (.readingAfresh, .fresh(let fresh)):
+            return planAgain(from: fresh)
+        default:
+            preconditionFailure("event \(event) does not fit phase \(phase)")
+        }
+    }
+
+    /// The plan for the list's answer: no action needs nothing more than the verdict; any
+    /// action needs the lease first.
+    private mutating func planned(_ answer: DeviceList) -> Step {
+        if case .list(let rows, _) = answer {
+            listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let plan = decision.plan(records: records, answer: answer)
+        (actions, heldID, tagRule) = (plan.actions, plan.heldID, plan.tag)
+        guard !actions.isEmpty else { return afterActions() }
+        leaseNeeded = true
+        phase = .leasing
+        return .takeLease(planningFrom: records)
+    }
+
+    private mutating func leased(_ taking: LeaseTaking) -> Step {
+        switch taking {
+        case .taken:
+            leaseTaken = true
+        case .alreadyHeld:
+            break
+        case .heldElsewhere(let lease):
+            let entry = RunSchedule.Entry.skip(account, read, .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
+            var left = entry.skippedOutcome ?? AccountOutcome(account: account.name, action: .skipped, condition: read.condition)
+            left.writes = writes
+            return end(with: Reconciler.Reconciled(outcome: left))
+        case .recordsChanged, .gone:
+            return superseded()
+        }
+        phase = .acting(current: nil, pending: actions.map(Operation.init), then: .verdict)
+        return nextOperation()
+    }
+
+    /// The verdict once the actions went through, and the tag it leaves to remember.
+    mutating func afterActions() -> Step {
+        let verdict = decision.verdict(actions: actions, hadRecords: hadRecords, heldID: heldID)
+        self.verdict = verdict
+        outcome.deviceID = heldID
+        outcome.action = verdict.action
+        outcome.condition = verdict.condition
+        outcome.shadowedBy = verdict.shadowedBy
+        switch tagRule {
+        case .keepRemembered:
+            break
+        case .remember(let tag, let basis):
+            remember(tag, basis: basis)
+        case .rebase(let tag):
+            // Forgotten or adopted records change what the tag vouches for.
+            remember(tag, basis: decision.tagBasis(records: records))
+        case .forget:
+            remember(nil, basis: nil)
+        case .confirmAfterWrites:
+            // The list seen before the writes no longer describes the server: only a fresh
+            // list that needs no more writes may vouch.
+            phase = .confirming
+            return .list(ifNoneMatch: nil)
+        }
+        return succeeded()
+    }
+
+    /// The list after writes: its tag is remembered when it needs no more writes, once the
+    /// records it completes (a new row's `added`) are written.
+    private mutating func confirmed(_ rows: [ServerDevice], etag: String?) -> Step {
+        let plan = decision.plan(records: records, answer: .list(rows, etag: etag))
+        guard !plan.actions.contains(where: \.isWrite) else {
+            remember(nil, basis: nil)
+            return succeeded()
+        }
+        listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        phase = .acting(current: nil, pending: plan.actions.map(Operation.init), then: .confirmed(tag: etag))
+        return nextOperation()
+    }
+
+    mutating func remember(_ tag: String?, basis: String?) {
+        status.listETag = tag
+        status.etagBasis = tag == nil ? nil : basis
+    }
+
+    /// A pass whose actions all went through: its verdict, recorded with the run's others when
+    /// nothing changed (no lease was needed), else saved now.
+    mutating func succeeded() -> Step {
+        if let verdict {
+            status.condition = verdict.condition
+            status.detail = verdict.detail
+        }
+        status.lastSuccessAt = startedAt
+        (status.lastError, status.nextRetryAt, status.nextRetryReason, status.failures) = (nil, nil, nil, 0)
+        guard leaseNeeded else {
+            let steady = Reconciler.Steady(verdict: SteadyVerdict(accountID: account.id, read: read, status: status), snapshot: snapshot)
+            return end(with: Reconciler.Reconciled(outcome: finalOutcome, steady: steady))
+        }
+        phase = .saving
+        return .save(status, ifStill: snapshot)
+    }
+
+    /// The outcome as it stands, with every write this account's passes made.
+    var finalOutcome: AccountOutcome {
+        var outcome = outcome
+        outcome.writes = writes
+        return outcome
+    }
+
+    /// Ends with `result`, giving the lease back first if this pass took it.
+    mutating func end(with result: Reconciler.Reconciled) -> Step {
+        guard leaseTaken else {
+            phase = .done
+            return .finish(result)
+        }
+        leaseTaken = false
+        phase = .givingBack(then: .finish(result))
+        return .giveBackLease
+    }
+
+    /// What the pass planned for is no longer wanted: nothing more is written for it; the
+    /// account is read afresh and planned again.
+    mutating func superseded() -> Step {
+        guard leaseTaken else {
+            phase = .readingAfresh
+            return .readAfresh
+        }
+        leaseTaken = false
+        phase = .givingBack(then: .planAgain)
+        return .giveBackLease
+    }
+}
