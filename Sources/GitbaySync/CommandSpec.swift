@@ -15,8 +15,9 @@ struct CommandSpec: Sendable {
         let help: String
     }
 
-    let words: [String]
-    /// Other first words that name the same command (`logout` for `remove-account`).
+    var words: [String]
+    /// Other words for the command's last word that name the same command: `logout` for
+    /// `remove-account`, `rm` for `devices remove`.
     var aliases: [String] = []
     let arguments: [Argument]
     let options: [Option]
@@ -25,13 +26,16 @@ struct CommandSpec: Sendable {
 
     var name: String { words.joined(separator: " ") }
 
+    /// The words of each alias: `["devices", "rm"]`.
+    var aliasWords: [[String]] { aliases.map { words.dropLast() + [$0] } }
+
     /// This command as named by one of its aliases, so that usage lines and messages use the
-    /// word that was typed; the others, its own name first, become its aliases.
+    /// word that was typed; the others, its own last word first, become its aliases.
     func named(_ alias: String) -> CommandSpec {
-        CommandSpec(
-            words: [alias], aliases: [words[0]] + aliases.filter { $0 != alias }, arguments: arguments, options: options,
-            summary: summary, discussion: discussion
-        )
+        var spec = self
+        spec.words = words.dropLast() + [alias]
+        spec.aliases = [words[words.count - 1]] + aliases.filter { $0 != alias }
+        return spec
     }
 
     /// The usage line under another of its names.

@@ -16,8 +16,8 @@ enum HelpText {
         let width = CommandRegistry.specs.map(\.name.count).max() ?? 0
         for spec in CommandRegistry.specs {
             lines.append("  " + pad(spec.name, width) + "  " + spec.summary)
-            for alias in spec.aliases {
-                lines.append("  " + pad(alias, width) + "  The same as `\(spec.name)`.")
+            for alias in spec.aliasWords {
+                lines.append("  " + pad(alias.joined(separator: " "), width) + "  The same as `\(spec.name)`.")
             }
         }
         lines += ["", "Options for every command:"]

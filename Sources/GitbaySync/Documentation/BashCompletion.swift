@@ -109,9 +109,10 @@ enum BashCompletion {
                 # Sets key to the command the words name and used to how many words name it.
                 key= used=0
                 case "$1" in
-            \#(model.aliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
+            \#(model.oneWordAliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
                 esac
                 case "$1 $2" in
+            \#(model.twoWordAliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=2; return ;;" }.joined(separator: "\n"))
                     \#(alternatives(model.twoWordCommands.map(q)))) key="$1 $2"; used=2; return ;;
                 esac
                 case "$1" in

@@ -71,6 +71,7 @@ struct CommandLineParserErrorTests {
         Case(["pause"], "'pause' needs <account>: An account as `gitbay-sync accounts` names it: user@host or user@host:port.", ["pause"]),
         Case(
             ["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),
+        Case(["devices", "rm", "a@h"], "'devices rm' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "rm"]),
         Case(["login", "https://a.example", "https://b.example"], "unexpected argument 'https://b.example' for 'login'", ["login"]),
         Case(["status", "now"], "unexpected argument 'now' for 'status'", ["status"]),
         Case(["devices", "a@h", "b@h"], "unexpected argument 'b@h' for 'devices'", ["devices"]),

@@ -76,6 +76,10 @@ struct CommandLineParserTests {
         Case(arguments: ["completions", "zsh"], command: .command(CompletionsCommand(shell: .zsh))),
         Case(arguments: ["completions", "fish"], command: .command(CompletionsCommand(shell: .fish))),
         Case(arguments: ["man"], command: .command(ManCommand())),
+        Case(
+            arguments: ["devices", "rm", "alice@gitbay.org", "12"],
+            command: .command(DevicesRemoveCommand(account: "alice@gitbay.org", id: 12, yes: false))),
+        Case(arguments: ["devices", "rm", "--yes", "a@h", "7"], command: .command(DevicesRemoveCommand(account: "a@h", id: 7, yes: true))),
     ]
 
     static let globalCases: [Case] = [
@@ -175,7 +179,8 @@ struct CommandLineParserTests {
     @Test(
         "help and version go to stdout with exit 0 and create no database",
         arguments: [
-            ["--help"], ["help"], ["run", "--help"], ["help", "devices", "remove"], ["device", "--help"], ["--version"],
+            ["--help"], ["help"], ["run", "--help"], ["help", "devices", "remove"], ["devices", "rm", "-h"], ["device", "--help"],
+            ["--version"],
         ])
     func helpOnStdout(_ arguments: [String]) async throws {
         let cli = try CLIHarness()

@@ -10,17 +10,24 @@ struct CommandRegistryTests {
     func wordsAreUnique() {
         let names = CommandRegistry.specs.map(\.name)
         #expect(Set(names).count == names.count, "\(names)")
-        let aliases = CommandRegistry.specs.flatMap(\.aliases)
+        let aliases = CommandRegistry.specs.flatMap(\.aliasWords).map { $0.joined(separator: " ") }
         #expect(Set(aliases).count == aliases.count)
-        #expect(Set(aliases).isDisjoint(with: CommandRegistry.specs.map { $0.words[0] }))
+        #expect(Set(aliases).isDisjoint(with: names))
+        let firstWordAliases = CommandRegistry.specs.flatMap(\.aliasWords).filter { $0.count == 1 }.map { $0[0] }
+        #expect(Set(firstWordAliases).isDisjoint(with: CommandRegistry.specs.map { $0.words[0] }))
     }
 
-    @Test("every command finds itself by its words, and the help lists them in registry order")
+    @Test("every command finds itself by its words and by each alias's, and the help lists them in registry order")
     func foundByWords() throws {
         for command in CommandRegistry.all {
             let match = try CommandRegistry.find(command.spec.words)
             #expect(ObjectIdentifier(match.command) == ObjectIdentifier(command), "\(command.spec.name)")
             #expect(match.rest.isEmpty)
+            for alias in command.spec.aliasWords {
+                let aliased = try CommandRegistry.find(alias + ["x"])
+                #expect(ObjectIdentifier(aliased.command) == ObjectIdentifier(command), "\(alias)")
+                #expect(aliased.spec.words == alias && aliased.rest == ["x"])
+            }
         }
         let help = HelpText.program()
         let positions = CommandRegistry.specs.compactMap { help.range(of: "  \($0.name)  ")?.lowerBound }

@@ -72,11 +72,12 @@ struct BashCompletionTests {
         let completer = try Completer()
         let groups = Array(Set(CommandRegistry.specs.filter { $0.words.count == 2 }.map { $0.words[0] })).sorted()
         let answers = try await completer.complete(["gitbay-sync ", "gitbay-sync help "] + groups.map { "gitbay-sync \($0) " })
-        let firstWords = Set(CommandRegistry.specs.flatMap { [$0.words[0]] + $0.aliases } + ["help"])
+        let firstWords = Set(CommandRegistry.specs.flatMap { [$0.words] + $0.aliasWords }.map { $0[0] } + ["help"])
         #expect(Set(answers[0]) == firstWords)
         #expect(Set(answers[1]) == firstWords)
         for (group, answer) in zip(groups, answers.dropFirst(2)) {
-            let seconds = Set(CommandRegistry.specs.filter { $0.words.count == 2 && $0.words[0] == group }.map { $0.words[1] })
+            let seconds = Set(
+                CommandRegistry.specs.flatMap { [$0.words] + $0.aliasWords }.filter { $0.count == 2 && $0[0] == group }.map { $0[1] })
             #expect(seconds.isSubset(of: Set(answer)), "\(group): \(answer)")
         }
     }
