@@ -46,7 +46,7 @@ enum CommandRegistry {
         }
         let family = all.filter { $0.spec.words[0] == first }
         guard !family.isEmpty else {
-            throw UsageError("unknown command '\(first)'" + NearMiss.hint(for: first, among: commandNames))
+            throw UsageError("unknown command '\(first)'" + CommandSuggestion.hint(forCommand: first))
         }
         if words.count > 1, let sub = family.first(where: { $0.spec.words.count == 2 && $0.spec.words[1] == words[1] }) {
             return Match(command: sub, spec: sub.spec, rest: Array(words.dropFirst(2)))

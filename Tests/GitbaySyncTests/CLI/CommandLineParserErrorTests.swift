@@ -34,6 +34,15 @@ struct CommandLineParserErrorTests {
         Case(["stauts"], "unknown command 'stauts'. Did you mean 'status'?"),
         Case(["acounts", "--json"], "unknown command 'acounts'. Did you mean 'accounts'?"),
         Case(["frobnicate"], "unknown command 'frobnicate'"),
+        // A command's words and aliases come before anything else: the words after it are arguments.
+        Case(["remove", "carol"], "unknown command 'remove'. Did you mean 'remove-account'?"),
+        Case(["account"], "unknown command 'account'. Did you mean 'accounts'?"),
+        Case(["dev", "show"], "unknown command 'dev'. Did you mean 'device' or 'devices'?"),
+        Case(["install", "--every", "1h"], "unknown command 'install'. Did you mean 'service install'?"),
+        Case(["rm", "alice@gitbay.org", "42"], "unknown command 'rm'. Did you mean 'devices rm'?"),
+        Case(["set-tokn"], "unknown command 'set-tokn'. Did you mean 'device set-token'?"),
+        Case(["show"], "unknown command 'show'. Did you mean 'device show', 'push show' or 'service show'?"),
+        Case(["help", "remove"], "unknown command 'remove'. Did you mean 'remove-account'?"),
         Case(["help", "frobnicate"], "unknown command 'frobnicate'"),
         Case(["device", "sett"], "unknown subcommand 'sett' for 'device'; one of: set-token, show, clear", ["device"]),
         Case(["device", "shwo"], "unknown subcommand 'shwo' for 'device'; one of: set-token, show, clear. Did you mean 'show'?", ["device"]),
@@ -156,5 +165,9 @@ struct CommandLineParserErrorTests {
         #expect(NearMiss.suggestion(for: "stauts", among: CommandRegistry.commandNames) == "status")
         #expect(NearMiss.suggestion(for: "remove-acount", among: CommandRegistry.commandNames) == "remove-account")
         #expect(NearMiss.suggestion(for: "xyzzy", among: CommandRegistry.commandNames) == nil)
+        #expect(CommandSuggestion.candidates(forCommand: "xyzzy") == [])
+        // Every command a word begins, up to three, in the help's order.
+        #expect(CommandSuggestion.candidates(forCommand: "re") == ["remove-account", "resume", "resolve"])
+        #expect(CommandSuggestion.candidates(forCommand: "pu") == ["push"])
     }
 }
