@@ -57,7 +57,10 @@ struct CommandSpec: Sendable {
 
 extension CommandSpec.Argument {
     /// The account a command acts on.
-    static let account = Self(name: "account", optional: false, help: "An account as `gitbay-sync accounts` names it: user@host or user@host:port.")
+    static let account = Self(
+        name: "account", optional: false,
+        help: "An account as `gitbay-sync accounts` names it: user@host or user@host:port, or the user name alone when no other account has it."
+    )
     /// The one account a listing is narrowed to.
     static let onlyAccount = Self(name: "account", optional: true, help: "Only this account.")
 }

@@ -77,7 +77,7 @@ struct CommandLineParserErrorTests {
         Case(["--concurrency", "3"], "option '--concurrency' needs a command before it"),
         // Arguments.
         Case(["login"], "'login' needs <instance-url>: The instance, e.g. https://gitbay.org (plain http only for loopback).", ["login"]),
-        Case(["pause"], "'pause' needs <account>: An account as `gitbay-sync accounts` names it: user@host or user@host:port.", ["pause"]),
+        Case(["pause"], "'pause' needs <account>: \(CommandSpec.Argument.account.help)", ["pause"]),
         Case(
             ["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),
         Case(["devices", "rm", "a@h"], "'devices rm' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "rm"]),
