@@ -25,6 +25,7 @@ enum CommandRegistry {
         ServiceShowCommand.self,
         CompletionsCommand.self,
         ManCommand.self,
+        VersionCommand.self,
     ]
 
     /// The description of every command, in registry order.

@@ -76,6 +76,8 @@ struct CommandLineParserTests {
         Case(arguments: ["completions", "zsh"], command: .command(CompletionsCommand(shell: .zsh))),
         Case(arguments: ["completions", "fish"], command: .command(CompletionsCommand(shell: .fish))),
         Case(arguments: ["man"], command: .command(ManCommand())),
+        Case(arguments: ["version"], command: .command(VersionCommand())),
+        Case(arguments: ["version", "--json"], command: .command(VersionCommand()), global: .init(json: true)),
         Case(
             arguments: ["devices", "rm", "alice@gitbay.org", "12"],
             command: .command(DevicesRemoveCommand(account: "alice@gitbay.org", id: 12, yes: false))),
@@ -180,7 +182,7 @@ struct CommandLineParserTests {
         "help and version go to stdout with exit 0 and create no database",
         arguments: [
             ["--help"], ["help"], ["run", "--help"], ["help", "devices", "remove"], ["devices", "rm", "-h"], ["device", "--help"],
-            ["--version"],
+            ["--version"], ["version"], ["version", "--help"],
         ])
     func helpOnStdout(_ arguments: [String]) async throws {
         let cli = try CLIHarness()
@@ -191,11 +193,15 @@ struct CommandLineParserTests {
         #expect(!FileManager.default.fileExists(atPath: cli.databasePath))
     }
 
-    @Test("--version prints the version, as JSON with --json")
-    func version() async throws {
+    @Test("--version and the version command print the version, as JSON with --json", arguments: [["--version"], ["version"]])
+    func version(_ asked: [String]) async throws {
         let cli = try CLIHarness()
-        #expect(await cli.run(["--version"]).out == "gitbay-sync \(HelpText.version)")
-        let json = await cli.run(["--version", "--json"])
-        #expect(try json.json()["version"] as? String == HelpText.version)
+        let text = await cli.run(asked)
+        #expect(text.code == 0 && text.err.isEmpty)
+        #expect(text.out == "gitbay-sync \(HelpText.version)")
+        let json = await cli.run(asked + ["--json"])
+        #expect(json.code == 0 && json.err.isEmpty)
+        #expect(json.out == "{\"version\":\"\(HelpText.version)\"}")
+        #expect(!FileManager.default.fileExists(atPath: cli.databasePath))
     }
 }

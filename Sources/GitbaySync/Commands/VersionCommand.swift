@@ -1,0 +1,11 @@
+/// `version`, the same as `--version`.
+struct VersionCommand: PlainCommand {
+    static let spec = CommandSpec(
+        words: ["version"], arguments: [], options: [], summary: "Show the version.",
+        discussion: "The same as `gitbay-sync --version`: `gitbay-sync \(HelpText.version)`, or {\"version\":\"\(HelpText.version)\"} with --json."
+    )
+
+    func run(_ runner: CommandRunner) async throws -> ExitCode {
+        try await runner.execute(.version)
+    }
+}
