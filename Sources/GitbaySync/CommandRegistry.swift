@@ -1,5 +1,5 @@
-/// Every command, in the order the help lists them. Adding a command is a file under
-/// Commands/ and a line here.
+/// Every command, in the order the help lists them: by group (`CommandGroup`'s order), then as
+/// listed here. Adding a command is a file under Commands/ and a line here.
 enum CommandRegistry {
     static let all: [any CommandDefinition.Type] = [
         LoginCommand.self,
@@ -12,17 +12,17 @@ enum CommandRegistry {
         DeviceShowCommand.self,
         DeviceClearCommand.self,
         RunCommand.self,
+        ServiceInstallCommand.self,
+        ServiceUninstallCommand.self,
+        ServiceShowCommand.self,
         StatusCommand.self,
         DoctorCommand.self,
         DevicesCommand.self,
         DevicesRemoveCommand.self,
+        ResolveCommand.self,
         PushOnCommand.self,
         PushOffCommand.self,
         PushShowCommand.self,
-        ResolveCommand.self,
-        ServiceInstallCommand.self,
-        ServiceUninstallCommand.self,
-        ServiceShowCommand.self,
         CompletionsCommand.self,
         ManCommand.self,
         VersionCommand.self,

@@ -1,5 +1,5 @@
-/// The description of one command: its words, arguments, options and help. The parser, the
-/// help and the usage lines read it; so can anything else that describes the commands.
+/// The description of one command: its words, group, arguments, options and help. The parser,
+/// the help, the usage lines, the man page and the completions read it.
 struct CommandSpec: Sendable {
     struct Argument: Sendable, Equatable {
         let name: String
@@ -19,6 +19,8 @@ struct CommandSpec: Sendable {
     /// Other words for the command's last word that name the same command: `logout` for
     /// `remove-account`, `rm` for `devices remove`.
     var aliases: [String] = []
+    /// Where the help lists it.
+    let group: CommandGroup
     let arguments: [Argument]
     let options: [Option]
     let summary: String

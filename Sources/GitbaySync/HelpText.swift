@@ -10,14 +10,17 @@ enum HelpText {
             "gitbay-sync \(version): keeps this device's gitbay push registration true for every signed-in account.",
             "",
             "Usage: gitbay-sync <command> [options]",
-            "",
-            "Commands:",
         ]
         let width = CommandRegistry.specs.map(\.name.count).max() ?? 0
-        for spec in CommandRegistry.specs {
-            lines.append("  " + pad(spec.name, width) + "  " + spec.summary)
-            for alias in spec.aliasWords {
-                lines.append("  " + pad(alias.joined(separator: " "), width) + "  The same as `\(spec.name)`.")
+        for group in CommandGroup.allCases {
+            let specs = CommandRegistry.specs.filter { $0.group == group }
+            guard !specs.isEmpty else { continue }
+            lines += ["", "\(group.title):"]
+            for spec in specs {
+                lines.append("  " + pad(spec.name, width) + "  " + spec.summary)
+                for alias in spec.aliasWords {
+                    lines.append("  " + pad(alias.joined(separator: " "), width) + "  The same as `\(spec.name)`.")
+                }
             }
         }
         lines += ["", "Options for every command:"]

@@ -7,7 +7,7 @@ import GitbaySupport
 /// `accounts`.
 struct AccountsCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["accounts"], arguments: [], options: [], summary: "List the signed-in accounts.",
+        words: ["accounts"], group: .accounts, arguments: [], options: [], summary: "List the signed-in accounts.",
         discussion: "Every account with its state, its condition and this device's row on its server."
     )
 

@@ -5,7 +5,7 @@ struct CompletionsCommand: CommandDefinition {
     )
 
     static let spec = CommandSpec(
-        words: ["completions"], arguments: [shellArgument], options: [],
+        words: ["completions"], group: .shellAndReference, arguments: [shellArgument], options: [],
         summary: "Print the shell completion script for bash, zsh or fish.",
         discussion: """
             Prints a script that completes the commands, their options, the global options and the

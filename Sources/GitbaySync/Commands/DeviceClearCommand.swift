@@ -8,7 +8,8 @@ struct DeviceClearCommand: PlainCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["device", "clear"], arguments: [], options: [], summary: "Deregister this device everywhere and forget its token.",
+        words: ["device", "clear"], group: .thisDevice, arguments: [], options: [],
+        summary: "Deregister this device everywhere and forget its token.",
         discussion: "Removes this device's rows on every account, then forgets the token."
     )
 

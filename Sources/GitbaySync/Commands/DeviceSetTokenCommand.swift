@@ -8,7 +8,7 @@ struct DeviceSetTokenCommand: CommandDefinition {
     static let label = CommandSpec.Option(name: "--label", valueName: "LABEL", help: "The device's name on the servers (default: the host name).")
 
     static let spec = CommandSpec(
-        words: ["device", "set-token"], arguments: [], options: [label],
+        words: ["device", "set-token"], group: .thisDevice, arguments: [], options: [label],
         summary: "Set this device's push token (read on stdin).",
         discussion: """
             Reads the push token on stdin: up to \(InputLimit.deviceToken.maximumBytes) bytes, no spaces. A different token than the

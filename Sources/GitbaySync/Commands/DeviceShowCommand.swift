@@ -6,7 +6,7 @@ import GitbaySupport
 /// `device show`.
 struct DeviceShowCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["device", "show"], arguments: [], options: [], summary: "Show this device: label, install marker, token prefix.",
+        words: ["device", "show"], group: .thisDevice, arguments: [], options: [], summary: "Show this device: label, install marker, token prefix.",
         discussion: "Only the first 8 bytes of the token are ever shown."
     )
 

@@ -9,7 +9,7 @@ struct DevicesCommand: ListingCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["devices"], arguments: [.onlyAccount], options: [],
+        words: ["devices"], group: .lookingAround, arguments: [.onlyAccount], options: [],
         summary: "List the devices registered on each account's server.",
         discussion: "Marks this device's row and rows of this install's old tokens. To remove a row: `gitbay-sync devices remove <account> <id>`."
     )

@@ -12,7 +12,7 @@ struct DevicesRemoveCommand: CommandDefinition {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["devices", "remove"], aliases: ["rm"], arguments: [.account, id], options: [yes],
+        words: ["devices", "remove"], aliases: ["rm"], group: .lookingAround, arguments: [.account, id], options: [yes],
         summary: "Remove one device row from an account's server.",
         discussion: """
             For an old phone, say. Removing this device's own row lasts until the next run unless the

@@ -13,7 +13,7 @@ import Darwin
 /// `doctor`.
 struct DoctorCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
+        words: ["doctor"], group: .lookingAround, arguments: [], options: [], summary: "Check the database, the device token and every account.",
         discussion: """
             Checks the state database (integrity, schema, permissions, runs in progress), the device token, and
             for each account: the instance answers, the token is valid, push is on for the account and

@@ -12,7 +12,7 @@ struct LoginCommand: CommandDefinition {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["login"], arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
+        words: ["login"], group: .accounts, arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
         discussion: """
             Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
             most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as

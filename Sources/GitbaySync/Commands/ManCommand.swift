@@ -1,7 +1,7 @@
 /// `man`.
 struct ManCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["man"], arguments: [], options: [], summary: "Print the manual page gitbay-sync(1) in roff.",
+        words: ["man"], group: .shellAndReference, arguments: [], options: [], summary: "Print the manual page gitbay-sync(1) in roff.",
         discussion: """
             The same commands, options and exit codes as --help, as a manual page. `make install`
             installs it; to read it without installing: gitbay-sync man | man -l -

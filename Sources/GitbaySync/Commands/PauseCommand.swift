@@ -9,7 +9,8 @@ struct PauseCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["pause"], arguments: [.account], options: [], summary: "Stop pushes to this device for an account, keeping it signed in.",
+        words: ["pause"], group: .accounts, arguments: [.account], options: [],
+        summary: "Stop pushes to this device for an account, keeping it signed in.",
         discussion: """
             Deregisters this device for the account at once, and keeps it that way until `resume`.
             If the server cannot be reached, the account is paused all the same, the command exits 1,

@@ -9,7 +9,7 @@ struct PreferCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["prefer"], arguments: [.account], options: [],
+        words: ["prefer"], group: .accounts, arguments: [.account], options: [],
         summary: "Choose which account of an instance holds this device's token.",
         discussion: """
             A gitbay server gives a device token to one account of an instance at a time. With two

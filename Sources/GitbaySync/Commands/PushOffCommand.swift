@@ -3,7 +3,8 @@ struct PushOffCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["push", "off"], arguments: [.account], options: [], summary: "Turn the account's push notifications off (server-side).",
+        words: ["push", "off"], group: .pushSwitch, arguments: [.account], options: [],
+        summary: "Turn the account's push notifications off (server-side).",
         discussion: "Sets `notifications settings push off`: the rows stay, the server sends nothing."
     )
 

@@ -3,7 +3,8 @@ struct PushOnCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["push", "on"], arguments: [.account], options: [], summary: "Turn the account's push notifications on (server-side).",
+        words: ["push", "on"], group: .pushSwitch, arguments: [.account], options: [],
+        summary: "Turn the account's push notifications on (server-side).",
         discussion: "Sets `notifications settings push on` for the account."
     )
 

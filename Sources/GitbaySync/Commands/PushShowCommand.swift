@@ -6,7 +6,7 @@ struct PushShowCommand: ListingCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["push", "show"], arguments: [.onlyAccount], options: [],
+        words: ["push", "show"], group: .pushSwitch, arguments: [.onlyAccount], options: [],
         summary: "Show the push switch of each account (or one).",
         discussion: "Reads `notifications settings show` for each account."
     )

@@ -12,7 +12,7 @@ struct RemoveAccountCommand: CommandDefinition {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["remove-account"], aliases: ["logout"], arguments: [.account], options: [force],
+        words: ["remove-account"], aliases: ["logout"], group: .accounts, arguments: [.account], options: [force],
         summary: "Sign out: deregister this device, then delete the token.",
         discussion: """
             Runs the pre-removal hook: deregisters every row this device holds for the account,

@@ -5,7 +5,7 @@ import PushResolve
 /// `resolve`.
 struct ResolveCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["resolve"], arguments: [], options: [],
+        words: ["resolve"], group: .lookingAround, arguments: [], options: [],
         summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
         discussion: """
             Matches the payload's instance and user to a signed-in account and prints the web URL

@@ -9,7 +9,7 @@ struct ResumeCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["resume"], arguments: [.account], options: [], summary: "Undo `pause`: register this device for the account again.",
+        words: ["resume"], group: .accounts, arguments: [.account], options: [], summary: "Undo `pause`: register this device for the account again.",
         discussion: """
             Registers this device for the account again at once (or leaves it shadowed, when another
             account of the instance holds the device token). If the server cannot be reached, the

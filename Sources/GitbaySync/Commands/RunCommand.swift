@@ -23,7 +23,7 @@ struct RunCommand: CommandDefinition {
     static let deadlineSeconds = ClientConfiguration.defaultDeadline.components.seconds
 
     static let spec = CommandSpec(
-        words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
+        words: ["run"], group: .running, arguments: [], options: [.every, concurrency, now, unattended],
         summary: "Reconcile every account with its server once (or every DURATION).",
         discussion: """
             Lists this device's rows on each account's server and adds or removes rows until the

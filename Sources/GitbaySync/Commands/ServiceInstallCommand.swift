@@ -7,7 +7,7 @@ struct ServiceInstallCommand: CommandDefinition {
         name: "--force", valueName: nil, help: "Replace unit files of the same name that `service install` did not write.")
 
     static let spec = CommandSpec(
-        words: ["service", "install"], arguments: [], options: [.every, force],
+        words: ["service", "install"], group: .running, arguments: [], options: [.every, force],
         summary: "Install the login service and periodic timer (systemd user units or a launchd agent).",
         discussion: """
             Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,

@@ -4,7 +4,7 @@ import GitbaySupport
 /// `service show [--every DURATION]`.
 struct ServiceShowCommand: CommandDefinition {
     static let spec = CommandSpec(
-        words: ["service", "show"], arguments: [], options: [.every], summary: "Print the units `service install` would write.",
+        words: ["service", "show"], group: .running, arguments: [], options: [.every], summary: "Print the units `service install` would write.",
         discussion: "Writes nothing."
     )
 

@@ -6,7 +6,7 @@ import GitbaySupport
 /// `status`.
 struct StatusCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["status"], arguments: [], options: [],
+        words: ["status"], group: .lookingAround, arguments: [], options: [],
         summary: "Show each account's condition and this device.",
         discussion: "Per account: condition, server device id, last success, last error and next retry."
     )

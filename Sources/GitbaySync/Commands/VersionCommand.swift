@@ -1,7 +1,7 @@
 /// `version`, the same as `--version`.
 struct VersionCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["version"], arguments: [], options: [], summary: "Show the version.",
+        words: ["version"], group: .shellAndReference, arguments: [], options: [], summary: "Show the version.",
         discussion: "The same as `gitbay-sync --version`: `gitbay-sync \(HelpText.version)`, or {\"version\":\"\(HelpText.version)\"} with --json."
     )
 

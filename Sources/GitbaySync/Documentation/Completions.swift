@@ -26,10 +26,11 @@ enum Completions {
 
 /// What the completion scripts need to know, arranged for writing them.
 struct CompletionModel {
-    /// A word the shell may offer, with what it means.
+    /// A word the shell may offer, with what it means and the group the help lists it in.
     struct Word {
         let word: String
         let about: String
+        var group: CommandGroup = .shellAndReference
     }
 
     /// What a command's argument at `index` can be.
@@ -71,12 +72,12 @@ struct CompletionModel {
             }
             let plain = family.first { $0.words.count == 1 }
             let about = plain?.summary ?? "Commands: \(family.map { $0.words[1] }.joined(separator: ", "))."
-            firstWords.append(Word(word: spec.words[0], about: about))
+            firstWords.append(Word(word: spec.words[0], about: about, group: spec.group))
             if !seconds.isEmpty { subcommands.append((spec.words[0], seconds)) }
         }
         aliases = commands.flatMap { spec in spec.aliasWords.map { ($0.joined(separator: " "), spec.name) } }
         for spec in commands where spec.words.count == 1 {
-            firstWords += spec.aliases.map { Word(word: $0, about: "The same as `\(spec.name)`.") }
+            firstWords += spec.aliases.map { Word(word: $0, about: "The same as `\(spec.name)`.", group: spec.group) }
         }
         firstWords.append(Word(word: "help", about: "Show help for gitbay-sync or a command."))
         self.firstWords = firstWords

@@ -20,7 +20,7 @@ enum ManPage {
         ]
         lines += ManPageText.description.flatMap(Roff.prose)
         lines.append(".SH COMMANDS")
-        lines += commands.flatMap(command)
+        lines += grouped(commands) { [".SS \(Roff.quoted($0.title))"] + $1.flatMap(command) }
         lines.append(".SH GLOBAL OPTIONS")
         lines += globalOptions.flatMap(option)
         lines.append(".SH EXIT STATUS")
@@ -39,12 +39,20 @@ enum ManPage {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One command: its usage (and its aliases'), summary, discussion, arguments and options.
+    /// `commands` by group, in the groups' order, each group's lines made by `lines`.
+    static func grouped(_ commands: [CommandSpec], _ lines: (CommandGroup, [CommandSpec]) -> [String]) -> [String] {
+        CommandGroup.allCases.flatMap { group in
+            let members = commands.filter { $0.group == group }
+            return members.isEmpty ? [] : lines(group, members)
+        }
+    }
+
+    /// One command: its usage (and its aliases'), then indented below it its summary,
+    /// discussion, arguments and options.
     static func command(_ spec: CommandSpec) -> [String] {
-        var lines = [".SS \(Roff.quoted(spec.name))", ".nf", usage(spec)]
+        var lines = [".PP", ".nf", usage(spec)]
         lines += spec.aliases.map { usage(spec.named($0)) }
-        lines.append(".fi")
-        lines += [".PP", Roff.line(spec.summary)]
+        lines += [".fi", ".RS 4", Roff.line(spec.summary)]
         lines += Roff.prose(spec.discussion)
         if !spec.arguments.isEmpty {
             lines += [".PP", "Arguments:"]
@@ -56,7 +64,7 @@ enum ManPage {
             lines += [".PP", "Options:"]
             lines += spec.options.flatMap(option)
         }
-        return lines
+        return lines + [".RE"]
     }
 
     /// The usage line of a command, with the command in bold and the placeholders in italics;

@@ -41,7 +41,7 @@ struct CommandLineParserErrorTests {
         Case(["install", "--every", "1h"], "unknown command 'install'. Did you mean 'service install'?"),
         Case(["rm", "alice@gitbay.org", "42"], "unknown command 'rm'. Did you mean 'devices rm'?"),
         Case(["set-tokn"], "unknown command 'set-tokn'. Did you mean 'device set-token'?"),
-        Case(["show"], "unknown command 'show'. Did you mean 'device show', 'push show' or 'service show'?"),
+        Case(["show"], "unknown command 'show'. Did you mean 'device show', 'service show' or 'push show'?"),
         Case(["help", "remove"], "unknown command 'remove'. Did you mean 'remove-account'?"),
         Case(["help", "frobnicate"], "unknown command 'frobnicate'"),
         Case(["device", "sett"], "unknown subcommand 'sett' for 'device'; one of: set-token, show, clear", ["device"]),

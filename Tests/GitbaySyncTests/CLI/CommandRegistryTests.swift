@@ -35,6 +35,23 @@ struct CommandRegistryTests {
         #expect(positions == positions.sorted())
     }
 
+    @Test("the registry lists the commands by group, and the help each group under its heading with its commands alone")
+    func groups() throws {
+        let order = CommandRegistry.specs.map { spec in CommandGroup.allCases.firstIndex(of: spec.group)! }
+        #expect(order == order.sorted(), "\(CommandRegistry.specs.map(\.name))")
+        #expect(Set(CommandRegistry.specs.map(\.group)) == Set(CommandGroup.allCases), "a group without a command")
+        let blocks = HelpText.program().components(separatedBy: "\n\n")
+        let headings = blocks.compactMap { $0.split(separator: "\n").first.map(String.init) }.filter { $0.hasSuffix(":") }
+        #expect(Array(headings.prefix(CommandGroup.allCases.count)) == CommandGroup.allCases.map { "\($0.title):" })
+        for group in CommandGroup.allCases {
+            let block = try #require(blocks.first { $0.hasPrefix("\(group.title):\n") })
+            let listed = block.split(separator: "\n").dropFirst().compactMap { line in
+                CommandRegistry.specs.first { line.hasPrefix("  \($0.name)  ") }?.name
+            }
+            #expect(listed == CommandRegistry.specs.filter { $0.group == group }.map(\.name), "\(group)")
+        }
+    }
+
     @Test("no command takes an option with a global option's name, nor one option twice")
     func optionNames() {
         let global = Set(GlobalOptions.specs.map(\.name))
@@ -58,7 +75,7 @@ struct CommandRegistryTests {
 
     /// A command's input, checked against a spec of its own.
     static let spec = CommandSpec(
-        words: ["probe"], arguments: [.account, .init(name: "extra", optional: true, help: "More.")],
+        words: ["probe"], group: .lookingAround, arguments: [.account, .init(name: "extra", optional: true, help: "More.")],
         options: [.every, .init(name: "--yes", valueName: nil, help: "Yes.")], summary: "A probe.", discussion: ""
     )
 

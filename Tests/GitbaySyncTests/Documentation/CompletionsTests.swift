@@ -29,7 +29,7 @@ struct CompletionsTests {
             let offered =
                 switch shell {
                 case .bash: lines.contains { $0.contains("reply=(login ") && Self.words($0).contains(word) }
-                case .zsh: lines.contains { $0.contains("described=('login:") && $0.contains("'\(word):") }
+                case .zsh: lines.contains { $0.contains("_describe -t") && $0.hasPrefix("        described=('") && $0.contains("'\(word):") }
                 case .fish: script.contains("-n __gitbay_sync_needs_command -a '\(word)' -d ")
                 }
             #expect(offered, "\(shell): \(word)")
@@ -47,6 +47,17 @@ struct CompletionsTests {
                 case .fish: script.contains("-n '__gitbay_sync_needs_subcommand \(first)' -a '\(second)' -d ")
                 }
             #expect(offered, "\(shell): \(words)")
+        }
+    }
+
+    @Test("zsh offers the first words in the help's groups, each under its group's name")
+    func zshGroups() {
+        let lines = Self.lines(.zsh).filter { $0.contains("_describe -t") && $0.hasPrefix("        described=(") }
+        #expect(lines.count == CommandGroup.allCases.count)
+        for (group, line) in zip(CommandGroup.allCases, lines) {
+            #expect(line.hasSuffix("; _describe -t '\(group.tag)-commands' \(ShellQuote.posix(group.title)) described"), "\(line)")
+            let words = CommandRegistry.specs.filter { $0.group == group }.flatMap { [$0.words] + $0.aliasWords }.map { $0[0] }
+            for word in words { #expect(line.contains("'\(word):"), "\(group): \(word)") }
         }
     }
 
