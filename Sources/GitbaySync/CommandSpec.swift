@@ -1,5 +1,5 @@
-/// The description of one command: its words, group, arguments, options and help. The parser,
-/// the help, the usage lines, the man page and the completions read it.
+/// The description of one command: its words, group, arguments, options, help and examples.
+/// The parser, the help, the usage lines, the man page and the completions read it.
 struct CommandSpec: Sendable {
     struct Argument: Sendable, Equatable {
         let name: String
@@ -25,6 +25,8 @@ struct CommandSpec: Sendable {
     let options: [Option]
     let summary: String
     let discussion: String
+    /// Command lines that show it at work, each with what it does.
+    var examples: [Example] = []
 
     var name: String { words.joined(separator: " ") }
 

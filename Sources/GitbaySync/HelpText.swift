@@ -4,6 +4,8 @@ import GitbaySupport
 /// The text of `--help`, made from the command registry.
 enum HelpText {
     static let version = "0.1.0"
+    /// The date of this version, as the manual page gives it; it changes with `version`.
+    static let versionDate = "2026-12-01"
 
     static func program() -> String {
         var lines = [
@@ -32,7 +34,7 @@ enum HelpText {
             "75 busy (another gitbay-sync has the account or the database; try again), 77 token refused,",
             "78 unit file not written by gitbay-sync.",
             "",
-            "See 'gitbay-sync <command> --help' for a command's details.",
+            "See 'gitbay-sync <command> --help' for a command's details and examples.",
         ]
         return lines.joined(separator: "\n")
     }
@@ -53,7 +55,18 @@ enum HelpText {
         }
         lines += ["", "Options for every command:"]
         lines += optionLines(GlobalOptions.specs)
+        if !spec.examples.isEmpty {
+            lines += ["", "Examples:"] + exampleLines(spec.examples)
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// Each example as a comment and the line to type, a blank line between them: pasted
+    /// into a shell whole, the comments are comments.
+    static func exampleLines(_ examples: [CommandSpec.Example]) -> [String] {
+        examples.enumerated().flatMap { index, example in
+            (index == 0 ? [] : [""]) + ["  # " + example.comment, "  " + example.line]
+        }
     }
 
     /// The help of a command group such as `device`: its usage and its commands.

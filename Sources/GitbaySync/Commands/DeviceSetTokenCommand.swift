@@ -14,7 +14,11 @@ struct DeviceSetTokenCommand: CommandDefinition {
             Reads the push token on stdin: up to \(InputLimit.deviceToken.maximumBytes) bytes, no spaces. A different token than the
             current one is a rotation: the next run adds the new token, then removes the rows made
             with the old one.
-            """
+            """,
+        examples: [
+            .init("Set the push token the app handed over", ["device", "set-token"], before: "printf %s \"$DEVICE_TOKEN\" |"),
+            .init("The same from a file, named on the servers as work-mac", ["device", "set-token", "--label", "work-mac"], after: "< token.txt"),
+        ]
     )
 
     let label: String?

@@ -7,7 +7,11 @@ import GitbaySupport
 struct DeviceShowCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["device", "show"], group: .thisDevice, arguments: [], options: [], summary: "Show this device: label, install marker, token prefix.",
-        discussion: "Only the first 8 bytes of the token are ever shown."
+        discussion: "Only the first 8 bytes of the token are ever shown.",
+        examples: [
+            .init("Show the label, the install marker and the first bytes of the token", ["device", "show"]),
+            .init("The same as JSON", ["device", "show", "--json"]),
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

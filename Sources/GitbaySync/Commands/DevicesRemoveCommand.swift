@@ -17,7 +17,11 @@ struct DevicesRemoveCommand: CommandDefinition {
         discussion: """
             For an old phone, say. Removing this device's own row lasts until the next run unless the
             account is paused. `devices rm` is another name for this command.
-            """
+            """,
+        examples: [
+            .init("Remove an old phone's row (its id from `gitbay-sync devices`), asking first", ["devices", "remove", "alice@gitbay.org", "42"]),
+            .init("The same in a script, where nothing can ask", ["devices", "rm", "--yes", "alice@gitbay.org", "42"]),
+        ]
     )
 
     let account: String

@@ -23,7 +23,11 @@ struct DoctorCommand: PlainCommand {
             given at most \(AccountProbe.requestTimeout.components.seconds) seconds, an account's probes \(AccountProbe.deadline.components.seconds) seconds in all, so an instance that
             does not answer holds doctor no longer than that. Prints each check with OK or FAIL and
             the fix; exits 1 when any check fails.
-            """
+            """,
+        examples: [
+            .init("Check everything, with the fix for what fails", ["doctor"]),
+            .init("The checks as JSON, for monitoring", ["doctor", "--json"]),
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

@@ -19,7 +19,14 @@ struct LoginCommand: CommandDefinition {
             user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
             instance. When a device token is set, the new account is registered at once. A failed
             sign-in stores nothing.
-            """
+            """,
+        examples: [
+            .init("Sign in on gitbay.org; the API token is asked for without echo", ["login", "https://gitbay.org"]),
+            .init(
+                "Sign in with a token a script holds, read on standard input", ["login", "https://gitbay.example.com"],
+                before: "printf %s \"$GITBAY_TOKEN\" |"),
+            .init("Sign in on a test instance on this machine (plain http is for loopback only)", ["login", "http://127.0.0.1:3000"]),
+        ]
     )
 
     let instance: String

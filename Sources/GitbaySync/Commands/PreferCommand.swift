@@ -16,7 +16,10 @@ struct PreferCommand: AccountCommand {
             accounts on one instance, the earliest signed in holds it unless you prefer another.
             The token moves at once; a paused account (or one whose API token was refused) cannot
             hold it, and takes it once resumed (or signed in again).
-            """
+            """,
+        examples: [
+            .init("Two accounts on gitbay.org: let bob's hold this device's token", ["prefer", "bob@gitbay.org"])
+        ]
     )
 
     let account: String

@@ -8,7 +8,10 @@ struct PushShowCommand: ListingCommand {
     static let spec = CommandSpec(
         words: ["push", "show"], group: .pushSwitch, arguments: [.onlyAccount], options: [],
         summary: "Show the push switch of each account (or one).",
-        discussion: "Reads `notifications settings show` for each account."
+        discussion: "Reads `notifications settings show` for each account.",
+        examples: [
+            .init("Whether each account's server sends pushes at all", ["push", "show"])
+        ]
     )
 
     let account: String?

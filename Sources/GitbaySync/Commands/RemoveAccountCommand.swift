@@ -27,7 +27,14 @@ struct RemoveAccountCommand: CommandDefinition {
             moved to another session with setsid runs on), and so is what it left running when
             it exits.
             `logout` is another name for this command.
-            """
+            """,
+        examples: [
+            .init("Sign out of an account: this device stops getting its pushes", ["remove-account", "alice@gitbay.org"]),
+            .init("The same, by its other name", ["logout", "alice@gitbay.org"]),
+            .init(
+                "Sign out now although its server cannot be reached; says which rows are left",
+                ["remove-account", "--force", "bob@gitbay.example.com"]),
+        ]
     )
 
     let account: String

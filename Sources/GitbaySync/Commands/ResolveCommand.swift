@@ -10,7 +10,10 @@ struct ResolveCommand: PlainCommand {
         discussion: """
             Matches the payload's instance and user to a signed-in account and prints the web URL
             to open. The payload is read on stdin, at most \(InputLimit.pushPayload.maximumBytes) bytes (what APNs delivers).
-            """
+            """,
+        examples: [
+            .init("Which account a push that arrived is for, and the page to open", ["resolve"], after: "< payload.json")
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

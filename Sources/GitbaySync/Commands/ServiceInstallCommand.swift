@@ -19,7 +19,11 @@ struct ServiceInstallCommand: CommandDefinition {
             Nothing is written into a unit folder that another user owns or that group or others
             can write, nor is a missing one created inside another user's folder (exit 78).
             Prints the command that enables them.
-            """
+            """,
+        examples: [
+            .init("Run at login and every 15 minutes", ["service", "install"]),
+            .init("Run at login and every hour", ["service", "install", "--every", "1h"]),
+        ]
     )
 
     /// The timer's period; nil for the default.

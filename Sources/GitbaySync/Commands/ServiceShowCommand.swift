@@ -5,7 +5,10 @@ import GitbaySupport
 struct ServiceShowCommand: CommandDefinition {
     static let spec = CommandSpec(
         words: ["service", "show"], group: .running, arguments: [], options: [.every], summary: "Print the units `service install` would write.",
-        discussion: "Writes nothing."
+        discussion: "Writes nothing.",
+        examples: [
+            .init("See the units before installing them", ["service", "show", "--every", "30m"])
+        ]
     )
 
     /// The timer's period; nil for the default.

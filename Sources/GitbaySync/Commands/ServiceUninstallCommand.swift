@@ -10,7 +10,10 @@ struct ServiceUninstallCommand: CommandDefinition {
         words: ["service", "uninstall"], group: .running, arguments: [], options: [force],
         summary: "Remove the units `service install` wrote.",
         discussion:
-            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 78, nothing removed) unless --force."
+            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 78, nothing removed) unless --force.",
+        examples: [
+            .init("Stop running at login and on the timer", ["service", "uninstall"])
+        ]
     )
 
     let force: Bool

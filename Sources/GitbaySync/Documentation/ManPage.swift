@@ -2,12 +2,15 @@
 /// the parser accepts.
 enum ManPage {
     /// The page's sections, in order.
-    static let sections = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "SEE ALSO"]
+    static let sections = [
+        "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "EXAMPLES", "SEE ALSO",
+    ]
 
-    static func render(commands: [CommandSpec], globalOptions: [CommandSpec.Option], version: String) -> String {
+    /// The page for `commands`, listed by group; `date` is the version's, as `.TH` gives it.
+    static func render(commands: [CommandSpec], globalOptions: [CommandSpec.Option], version: String, date: String) -> String {
         var lines = [
             ".\\\" gitbay-sync(1), as printed by gitbay-sync man",
-            ".TH GITBAY\\-SYNC 1 \"\" \(Roff.quoted("gitbay-sync \(version)")) \"User Commands\"",
+            ".TH GITBAY\\-SYNC 1 \(Roff.quoted(date)) \(Roff.quoted("gitbay-sync \(version)")) \"User Commands\"",
             ".SH NAME",
             "gitbay\\-sync \\- keep this device's gitbay push registration true for every signed\\-in account",
             ".SH SYNOPSIS",
@@ -29,6 +32,8 @@ enum ManPage {
         lines += ManPageText.files.flatMap { [".TP", Roff.bold($0.path), Roff.line($0.about)] }
         lines.append(".SH ENVIRONMENT")
         lines += ManPageText.environment.flatMap { [".TP", Roff.bold($0.name), Roff.line($0.about)] }
+        lines.append(".SH EXAMPLES")
+        lines += grouped(commands.filter { !$0.examples.isEmpty }) { [".SS \(Roff.quoted($0.title))"] + $1.flatMap(examples) }
         lines += [
             ".SH SEE ALSO",
             ".BR systemctl (1),",
@@ -65,6 +70,13 @@ enum ManPage {
             lines += spec.options.flatMap(option)
         }
         return lines + [".RE"]
+    }
+
+    /// A command's examples: each comment and line to type, as `--help` shows them.
+    static func examples(_ spec: CommandSpec) -> [String] {
+        spec.examples.flatMap { example in
+            [".PP", ".RS 4", ".nf", Roff.line("# " + example.comment), Roff.line(example.line), ".fi", ".RE"]
+        }
     }
 
     /// The usage line of a command, with the command in bold and the placeholders in italics;

@@ -44,7 +44,10 @@ struct DocumentationCommandTests {
         let result = await cli.run(["man"])
         #expect(result.code == 0)
         #expect(result.err == "")
-        #expect(result.out + "\n" == ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version))
+        #expect(
+            result.out + "\n"
+                == ManPage.render(
+                    commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version, date: HelpText.versionDate))
         #expect(result.out.contains("\\fBgitbay\\-sync completions\\fR <\\fIshell\\fR>"))
         #expect(result.out.contains("\\fBgitbay\\-sync man\\fR\n"))
     }
