@@ -33,7 +33,7 @@ struct CommandRunner {
     func execute(_ request: Invocation.Request) async throws -> ExitCode {
         switch request {
         case .help(let topic):
-            context.console.out(HelpText.topic(topic))
+            context.console.out(HelpText.topic(topic, width: context.width(of: 1)))
             return .success
         case .version:
             context.console.out(

@@ -47,7 +47,11 @@ struct CommandSpec: Sendable {
         named(word).usage
     }
 
-    var usage: String {
+    var usage: String { usageParts.joined(separator: " ") }
+
+    /// The usage line in the pieces it may be wrapped between: the program and command words,
+    /// then each option and argument whole (`[--every DURATION]`).
+    var usageParts: [String] {
         var parts = ["gitbay-sync"] + words
         for option in options {
             parts.append(option.valueName.map { "[\(option.name) \($0)]" } ?? "[\(option.name)]")
@@ -55,7 +59,7 @@ struct CommandSpec: Sendable {
         for argument in arguments {
             parts.append(argument.optional ? "[<\(argument.name)>]" : "<\(argument.name)>")
         }
-        return parts.joined(separator: " ")
+        return parts
     }
 }
 

@@ -132,13 +132,17 @@ struct CommandLineParserErrorTests {
             #expect(result.out.isEmpty)
         }
         let lines = result.err.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        try #require(lines.count == 3, "\(result.err)")
         #expect(lines[0] == "Error: \(test.message)")
         if let words = test.words {
-            let usage = try #require(HelpText.usage(words))
-            #expect(lines[1] == "Usage: \(usage)")
-            #expect(lines[2] == "See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
+            // The usage line wrapped to 80 columns, as without COLUMNS or a terminal.
+            let usage = try #require(HelpText.usageLines(words, width: 80))
+            try #require(lines.count == 2 + usage.count, "\(result.err)")
+            #expect(Array(lines[1...usage.count]) == usage)
+            #expect(usage.joined(separator: " ").split(separator: " ").joined(separator: " ") == "Usage: \(try #require(HelpText.usage(words)))")
+            #expect(usage.allSatisfy { $0.count <= 80 }, "\(usage)")
+            #expect(lines[usage.count + 1] == "See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
         } else {
+            try #require(lines.count == 3, "\(result.err)")
             #expect(lines[1] == "Usage: gitbay-sync <command> [options]")
             #expect(lines[2] == "See 'gitbay-sync --help'.")
         }

@@ -29,8 +29,10 @@ struct ExampleTests {
     @Test("every example is a shell line, and a shell reads its arguments back as they are")
     func shellLines() async throws {
         let folder = try TemporaryDirectory()
-        // `sh -n` reads every line and runs none.
-        let shown = Self.examples.map(\.line)
+        // `sh -n` reads every line, each as it is shown at 80 and at 40 columns, and runs none.
+        let shown = [80, 40].flatMap { width in
+            Self.examples.map { TextLayout.shellLine($0.line, width: width, indent: "").joined(separator: "\n") }
+        }
         try shown.joined(separator: "\n").write(toFile: folder.file("lines.sh"), atomically: true, encoding: .utf8)
         let sh = try BuiltBinary(executable: "/bin/sh", environment: ["PATH": "/usr/bin:/bin"], folder: folder)
         let syntax = try await sh.run(["-n", folder.file("lines.sh")])
@@ -59,7 +61,7 @@ struct ExampleTests {
     @Test("a command's help ends with its examples, each comment then its line", arguments: CommandRegistry.specs.map(\.name))
     func inHelp(_ name: String) throws {
         let spec = try #require(CommandRegistry.specs.first { $0.name == name })
-        let help = HelpText.command(spec)
+        let help = HelpText.command(spec, width: 10_000)
         let block = try #require(help.components(separatedBy: "\nExamples:\n").last)
         let expected = spec.examples.map { "  # \($0.comment)\n  \($0.line)" }.joined(separator: "\n\n")
         #expect(block == expected)
