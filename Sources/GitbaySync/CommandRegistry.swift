@@ -1,5 +1,5 @@
-/// Every command, in the order the help lists them. Adding a command is a file under
-/// Commands/ and a line here.
+/// Every command, in the order the help lists them: by group (`CommandGroup`'s order), then as
+/// listed here. Adding a command is a file under Commands/ and a line here.
 enum CommandRegistry {
     static let all: [any CommandDefinition.Type] = [
         LoginCommand.self,
@@ -12,19 +12,20 @@ enum CommandRegistry {
         DeviceShowCommand.self,
         DeviceClearCommand.self,
         RunCommand.self,
+        ServiceInstallCommand.self,
+        ServiceUninstallCommand.self,
+        ServiceShowCommand.self,
         StatusCommand.self,
         DoctorCommand.self,
         DevicesCommand.self,
         DevicesRemoveCommand.self,
+        ResolveCommand.self,
         PushOnCommand.self,
         PushOffCommand.self,
         PushShowCommand.self,
-        ResolveCommand.self,
-        ServiceInstallCommand.self,
-        ServiceUninstallCommand.self,
-        ServiceShowCommand.self,
         CompletionsCommand.self,
         ManCommand.self,
+        VersionCommand.self,
     ]
 
     /// The description of every command, in registry order.
@@ -41,15 +42,18 @@ enum CommandRegistry {
     /// Finds the command the leading words name.
     static func find(_ words: [String]) throws(UsageError) -> Match {
         guard let first = words.first else { throw UsageError("no command given") }
-        if let aliased = all.first(where: { $0.spec.aliases.contains(first) }) {
+        if let aliased = all.first(where: { $0.spec.words.count == 1 && $0.spec.aliases.contains(first) }) {
             return Match(command: aliased, spec: aliased.spec.named(first), rest: Array(words.dropFirst()))
         }
         let family = all.filter { $0.spec.words[0] == first }
         guard !family.isEmpty else {
-            throw UsageError("unknown command '\(first)'" + NearMiss.hint(for: first, among: commandNames))
+            throw UsageError("unknown command '\(first)'" + CommandSuggestion.hint(forCommand: first))
         }
         if words.count > 1, let sub = family.first(where: { $0.spec.words.count == 2 && $0.spec.words[1] == words[1] }) {
             return Match(command: sub, spec: sub.spec, rest: Array(words.dropFirst(2)))
+        }
+        if words.count > 1, let sub = family.first(where: { $0.spec.words.count == 2 && $0.spec.aliases.contains(words[1]) }) {
+            return Match(command: sub, spec: sub.spec.named(words[1]), rest: Array(words.dropFirst(2)))
         }
         if let plain = family.first(where: { $0.spec.words.count == 1 }) {
             return Match(command: plain, spec: plain.spec, rest: Array(words.dropFirst()))
@@ -58,17 +62,18 @@ enum CommandRegistry {
         guard words.count > 1 else {
             throw UsageError("'\(first)' needs a subcommand: \(subcommands.joined(separator: ", "))", command: [first])
         }
+        let named = family.flatMap { [$0.spec.words[1]] + $0.spec.aliases }
         throw UsageError(
             "unknown subcommand '\(words[1])' for '\(first)'; one of: \(subcommands.joined(separator: ", "))"
-                + NearMiss.hint(for: words[1], among: subcommands),
+                + NearMiss.hint(for: words[1], among: named),
             command: [first]
         )
     }
 
-    /// The first words of every command and their aliases, for "unknown command" suggestions.
+    /// The first words of every command and of their aliases, for "unknown command" suggestions.
     static var commandNames: [String] {
         var seen: [String] = []
-        for word in specs.flatMap({ [$0.words[0]] + $0.aliases }) where !seen.contains(word) { seen.append(word) }
+        for word in specs.flatMap({ [$0.words] + $0.aliasWords }).map({ $0[0] }) where !seen.contains(word) { seen.append(word) }
         return seen + ["help"]
     }
 

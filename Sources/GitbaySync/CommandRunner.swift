@@ -34,7 +34,7 @@ struct CommandRunner {
     func execute(_ request: Invocation.Request) async throws -> ExitCode {
         switch request {
         case .help(let topic):
-            context.console.out(HelpText.topic(topic))
+            context.console.out(HelpText.topic(topic, width: context.width(of: 1)))
             return .success
         case .version:
             context.console.out(
@@ -90,20 +90,10 @@ struct CommandRunner {
         return summary.isEmpty ? .success : .partialFailure
     }
 
+    /// The account `name` names, as `AccountName` reads it (exit 67 when there is none).
     func account(named name: String, in store: StateStore) async throws -> AccountRecord {
-        // The host part is case-insensitive; the user name is taken as given.
-        var normalised = name
-        if let at = name.lastIndex(of: "@") {
-            normalised = String(name[..<at]) + name[at...].lowercased()
-        }
-        if let account = try await store.account(named: normalised) { return account }
-        let names = try await store.accounts().map(\.name)
-        let known =
-            names.isEmpty
-            ? "no account is signed in; sign in with `gitbay-sync login <instance-url>`"
-            : "signed in: \(names.joined(separator: ", "))"
-        let hint = NearMiss.suggestion(for: name, among: names).map { " Did you mean '\($0)'?" } ?? ""
-        throw CommandFailure("no account '\(name)' (\(known)).\(hint)", exitCode: .noSuchAccount)
+        if let account = try await store.account(named: AccountName.normalised(name)) { return account }
+        return try AccountName.find(name, among: try await store.accounts())
     }
 
     /// A reconciler with this command's settings; nil takes the reconciler's own default.

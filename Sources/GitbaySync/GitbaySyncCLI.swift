@@ -33,6 +33,9 @@ package struct CLIContext: Sendable {
     /// This machine, as the install is bound to it (nil: none can be read); tests replace it
     /// to open a database as another machine would.
     package var machine: @Sendable () -> MachineIdentity? = { MachineIdentity.current() }
+    /// The width of the terminal a descriptor (1 or 2) writes to, nil when it is none; help
+    /// and usage lines wrap to it unless `COLUMNS` says otherwise. Tests replace it.
+    package var terminalColumns: @Sendable (Int32) -> Int? = { TerminalWidth.columns(of: $0) }
 
     package init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(http: CurlTransport.shared),
@@ -105,8 +108,8 @@ package enum GitbaySyncCLI {
         }
         err("Error: \(escaped: message)")
         if let usage = error as? UsageError {
-            if let words = usage.commandWords, let line = HelpText.usage(words) {
-                err("Usage: \(line)")
+            if let words = usage.commandWords, let lines = HelpText.usageLines(words, width: context.width(of: 2)) {
+                lines.forEach(err)
                 err("See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
             } else {
                 err("Usage: gitbay-sync <command> [options]")

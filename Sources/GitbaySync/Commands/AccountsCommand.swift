@@ -7,8 +7,12 @@ import GitbaySupport
 /// `accounts`.
 struct AccountsCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["accounts"], arguments: [], options: [], summary: "List the signed-in accounts.",
-        discussion: "Every account with its state, its condition and this device's row on its server."
+        words: ["accounts"], group: .accounts, arguments: [], options: [], summary: "List the signed-in accounts.",
+        discussion: "Every account with its state, its condition and this device's row on its server.",
+        examples: [
+            .init("List the signed-in accounts and their state", ["accounts"]),
+            .init("Only the account names, one a line", ["accounts", "--json"], after: "| jq -r '.accounts[].account'"),
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

@@ -5,16 +5,18 @@ struct CompletionsCommand: CommandDefinition {
     )
 
     static let spec = CommandSpec(
-        words: ["completions"], arguments: [shellArgument], options: [],
+        words: ["completions"], group: .shellAndReference, arguments: [shellArgument], options: [],
         summary: "Print the shell completion script for bash, zsh or fish.",
         discussion: """
             Prints a script that completes the commands, their options, the global options and the
             signed-in accounts (read with `gitbay-sync accounts --json` as you type). `make install`
-            puts each where its shell looks; by hand, for example:
-              gitbay-sync completions bash > ~/.local/share/bash-completion/completions/gitbay-sync
-              gitbay-sync completions zsh > ~/.zfunc/_gitbay-sync   (a folder on your fpath)
-              gitbay-sync completions fish > ~/.config/fish/completions/gitbay-sync.fish
-            """
+            puts each where its shell looks; the examples put them there by hand.
+            """,
+        examples: [
+            .init("Complete gitbay-sync in bash", ["completions", "bash"], after: "> ~/.local/share/bash-completion/completions/gitbay-sync"),
+            .init("In zsh (~/.zfunc being a folder on your fpath)", ["completions", "zsh"], after: "> ~/.zfunc/_gitbay-sync"),
+            .init("In fish", ["completions", "fish"], after: "> ~/.config/fish/completions/gitbay-sync.fish"),
+        ]
     )
 
     let shell: Shell

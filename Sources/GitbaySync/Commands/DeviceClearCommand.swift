@@ -8,8 +8,12 @@ struct DeviceClearCommand: PlainCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["device", "clear"], arguments: [], options: [], summary: "Deregister this device everywhere and forget its token.",
-        discussion: "Removes this device's rows on every account, then forgets the token."
+        words: ["device", "clear"], group: .thisDevice, arguments: [], options: [],
+        summary: "Deregister this device everywhere and forget its token.",
+        discussion: "Removes this device's rows on every account, then forgets the token.",
+        examples: [
+            .init("This device is retired: deregister it on every server and forget its token", ["device", "clear"])
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

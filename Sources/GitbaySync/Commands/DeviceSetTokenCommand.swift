@@ -8,13 +8,17 @@ struct DeviceSetTokenCommand: CommandDefinition {
     static let label = CommandSpec.Option(name: "--label", valueName: "LABEL", help: "The device's name on the servers (default: the host name).")
 
     static let spec = CommandSpec(
-        words: ["device", "set-token"], arguments: [], options: [label],
+        words: ["device", "set-token"], group: .thisDevice, arguments: [], options: [label],
         summary: "Set this device's push token (read on stdin).",
         discussion: """
             Reads the push token on stdin: up to \(InputLimit.deviceToken.maximumBytes) bytes, no spaces. A different token than the
             current one is a rotation: the next run adds the new token, then removes the rows made
             with the old one.
-            """
+            """,
+        examples: [
+            .init("Set the push token the app handed over", ["device", "set-token"], before: "printf %s \"$DEVICE_TOKEN\" |"),
+            .init("The same from a file, named on the servers as work-mac", ["device", "set-token", "--label", "work-mac"], after: "< token.txt"),
+        ]
     )
 
     let label: String?

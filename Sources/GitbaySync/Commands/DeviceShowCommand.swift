@@ -6,8 +6,12 @@ import GitbaySupport
 /// `device show`.
 struct DeviceShowCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["device", "show"], arguments: [], options: [], summary: "Show this device: label, install marker, token prefix.",
-        discussion: "Only the first 8 bytes of the token are ever shown."
+        words: ["device", "show"], group: .thisDevice, arguments: [], options: [], summary: "Show this device: label, install marker, token prefix.",
+        discussion: "Only the first 8 bytes of the token are ever shown.",
+        examples: [
+            .init("Show the label, the install marker and the first bytes of the token", ["device", "show"]),
+            .init("The same as JSON", ["device", "show", "--json"]),
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

@@ -9,9 +9,13 @@ struct DevicesCommand: ListingCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["devices"], arguments: [.onlyAccount], options: [],
+        words: ["devices"], group: .lookingAround, arguments: [.onlyAccount], options: [],
         summary: "List the devices registered on each account's server.",
-        discussion: "Marks this device's row and rows of this install's old tokens. To remove a row: `gitbay-sync devices remove <account> <id>`."
+        discussion: "Marks this device's row and rows of this install's old tokens. To remove a row: `gitbay-sync devices remove <account> <id>`.",
+        examples: [
+            .init("Every device on every account's server, this one marked", ["devices"]),
+            .init("One account's devices", ["devices", "alice@gitbay.org"]),
+        ]
     )
 
     let account: String?

@@ -4,7 +4,7 @@ import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
-/// `devices remove <account> <id> [--yes]`.
+/// `devices remove <account> <id> [--yes]`, also called `devices rm`.
 struct DevicesRemoveCommand: CommandDefinition {
     static let id = CommandSpec.Argument(name: "id", optional: false, help: "The server's device id, from `gitbay-sync devices`.")
     static let yes = CommandSpec.Option(name: "--yes", valueName: nil, help: "Do not ask for confirmation (required when not on a terminal).")
@@ -12,9 +12,16 @@ struct DevicesRemoveCommand: CommandDefinition {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["devices", "remove"], arguments: [.account, id], options: [yes],
+        words: ["devices", "remove"], aliases: ["rm"], group: .lookingAround, arguments: [.account, id], options: [yes],
         summary: "Remove one device row from an account's server.",
-        discussion: "For an old phone, say. Removing this device's own row lasts until the next run unless the account is paused."
+        discussion: """
+            For an old phone, say. Removing this device's own row lasts until the next run unless the
+            account is paused. `devices rm` is another name for this command.
+            """,
+        examples: [
+            .init("Remove an old phone's row (its id from `gitbay-sync devices`), asking first", ["devices", "remove", "alice@gitbay.org", "42"]),
+            .init("The same in a script, where nothing can ask", ["devices", "rm", "--yes", "alice@gitbay.org", "42"]),
+        ]
     )
 
     let account: String

@@ -14,7 +14,7 @@ import Darwin
 /// `doctor`.
 struct DoctorCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["doctor"], arguments: [], options: [], summary: "Check the database, the device token and every account.",
+        words: ["doctor"], group: .lookingAround, arguments: [], options: [], summary: "Check the database, the device token and every account.",
         discussion: """
             Checks the state database (integrity, schema, permissions, runs in progress), the device token, and
             for each account: the instance answers, the token is valid, push is on for the account and
@@ -24,7 +24,11 @@ struct DoctorCommand: PlainCommand {
             given at most \(AccountProbe.requestTimeout.components.seconds) seconds, an account's probes \(AccountProbe.deadline.components.seconds) seconds in all, so an instance that
             does not answer holds doctor no longer than that. Prints each check with OK or FAIL and
             the fix; exits 1 when any check fails.
-            """
+            """,
+        examples: [
+            .init("Check everything, with the fix for what fails", ["doctor"]),
+            .init("The checks as JSON, for monitoring", ["doctor", "--json"]),
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

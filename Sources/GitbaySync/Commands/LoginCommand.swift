@@ -12,14 +12,21 @@ struct LoginCommand: CommandDefinition {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["login"], arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
+        words: ["login"], group: .accounts, arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
         discussion: """
             Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
             most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as
             user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
             instance. When a device token is set, the new account is registered at once. A failed
             sign-in stores nothing.
-            """
+            """,
+        examples: [
+            .init("Sign in on gitbay.org; the API token is asked for without echo", ["login", "https://gitbay.org"]),
+            .init(
+                "Sign in with a token a script holds, read on standard input", ["login", "https://gitbay.example.com"],
+                before: "printf %s \"$GITBAY_TOKEN\" |"),
+            .init("Sign in on a test instance on this machine (plain http is for loopback only)", ["login", "http://127.0.0.1:3000"]),
+        ]
     )
 
     let instance: String

@@ -9,12 +9,17 @@ struct PauseCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["pause"], arguments: [.account], options: [], summary: "Stop pushes to this device for an account, keeping it signed in.",
+        words: ["pause"], group: .accounts, arguments: [.account], options: [],
+        summary: "Stop pushes to this device for an account, keeping it signed in.",
         discussion: """
             Deregisters this device for the account at once, and keeps it that way until `resume`.
             If the server cannot be reached, the account is paused all the same, the command exits 1,
             and `gitbay-sync run` deregisters the device once the server answers.
-            """
+            """,
+        examples: [
+            .init("No pushes from the work account until it is resumed", ["pause", "alice@gitbay.example.com"]),
+            .init("A user name alone names the account when no other account has it", ["pause", "alice"]),
+        ]
     )
 
     let account: String

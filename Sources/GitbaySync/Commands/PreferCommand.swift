@@ -9,14 +9,17 @@ struct PreferCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["prefer"], arguments: [.account], options: [],
+        words: ["prefer"], group: .accounts, arguments: [.account], options: [],
         summary: "Choose which account of an instance holds this device's token.",
         discussion: """
             A gitbay server gives a device token to one account of an instance at a time. With two
             accounts on one instance, the earliest signed in holds it unless you prefer another.
             The token moves at once; a paused account (or one whose API token was refused) cannot
             hold it, and takes it once resumed (or signed in again).
-            """
+            """,
+        examples: [
+            .init("Two accounts on gitbay.org: let bob's hold this device's token", ["prefer", "bob@gitbay.org"])
+        ]
     )
 
     let account: String

@@ -6,9 +6,12 @@ struct PushShowCommand: ListingCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["push", "show"], arguments: [.onlyAccount], options: [],
+        words: ["push", "show"], group: .pushSwitch, arguments: [.onlyAccount], options: [],
         summary: "Show the push switch of each account (or one).",
-        discussion: "Reads `notifications settings show` for each account."
+        discussion: "Reads `notifications settings show` for each account.",
+        examples: [
+            .init("Whether each account's server sends pushes at all", ["push", "show"])
+        ]
     )
 
     let account: String?

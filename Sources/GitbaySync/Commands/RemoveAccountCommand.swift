@@ -12,7 +12,7 @@ struct RemoveAccountCommand: CommandDefinition {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["remove-account"], aliases: ["logout"], arguments: [.account], options: [force],
+        words: ["remove-account"], aliases: ["logout"], group: .accounts, arguments: [.account], options: [force],
         summary: "Sign out: deregister this device, then delete the token.",
         discussion: """
             Runs the pre-removal hook: deregisters every row this device holds for the account,
@@ -27,7 +27,14 @@ struct RemoveAccountCommand: CommandDefinition {
             moved to another session with setsid runs on), and so is what it left running when
             it exits.
             `logout` is another name for this command.
-            """
+            """,
+        examples: [
+            .init("Sign out of an account: this device stops getting its pushes", ["remove-account", "alice@gitbay.org"]),
+            .init("The same, by its other name", ["logout", "alice@gitbay.org"]),
+            .init(
+                "Sign out now although its server cannot be reached; says which rows are left",
+                ["remove-account", "--force", "bob@gitbay.example.com"]),
+        ]
     )
 
     let account: String

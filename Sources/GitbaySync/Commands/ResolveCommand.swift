@@ -5,12 +5,15 @@ import PushResolve
 /// `resolve`.
 struct ResolveCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["resolve"], arguments: [], options: [],
+        words: ["resolve"], group: .lookingAround, arguments: [], options: [],
         summary: "Tell which account a push payload (on stdin) belongs to, and where it points.",
         discussion: """
             Matches the payload's instance and user to a signed-in account and prints the web URL
             to open. The payload is read on stdin, at most \(InputLimit.pushPayload.maximumBytes) bytes (what APNs delivers).
-            """
+            """,
+        examples: [
+            .init("Which account a push that arrived is for, and the page to open", ["resolve"], after: "< payload.json")
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

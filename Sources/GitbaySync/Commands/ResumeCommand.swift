@@ -9,12 +9,15 @@ struct ResumeCommand: AccountCommand {
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["resume"], arguments: [.account], options: [], summary: "Undo `pause`: register this device for the account again.",
+        words: ["resume"], group: .accounts, arguments: [.account], options: [], summary: "Undo `pause`: register this device for the account again.",
         discussion: """
             Registers this device for the account again at once (or leaves it shadowed, when another
             account of the instance holds the device token). If the server cannot be reached, the
             command exits 1 and `gitbay-sync run` registers the device once the server answers.
-            """
+            """,
+        examples: [
+            .init("Pushes from the work account again", ["resume", "alice@gitbay.example.com"])
+        ]
     )
 
     let account: String

@@ -24,7 +24,7 @@ struct RunCommand: CommandDefinition {
     static let deadlineSeconds = ClientConfiguration.defaultDeadline.components.seconds
 
     static let spec = CommandSpec(
-        words: ["run"], arguments: [], options: [.every, concurrency, now, unattended],
+        words: ["run"], group: .running, arguments: [], options: [.every, concurrency, now, unattended],
         summary: "Reconcile every account with its server once (or every DURATION).",
         discussion: """
             Lists this device's rows on each account's server and adds or removes rows until the
@@ -52,7 +52,13 @@ struct RunCommand: CommandDefinition {
             honoured up to an hour even when longer than DURATION). The first signal lets
             requests in flight finish and exits 0; a second cancels them. --json prints one JSON
             object per cycle (JSON Lines). --now cannot be combined with --every.
-            """
+            """,
+        examples: [
+            .init("Bring every account's server in line once", ["run"]),
+            .init("Also try the accounts waiting out a backoff, now", ["run", "--now"]),
+            .init("Keep at it every 15 minutes, under a supervisor of your own", ["run", "--every", "15m"]),
+            .init("Once, with one JSON object of every account's outcome", ["run", "--json"]),
+        ]
     )
 
     /// How a run goes: once, or every period until stopped.

@@ -7,7 +7,7 @@ struct ServiceInstallCommand: CommandDefinition {
         name: "--force", valueName: nil, help: "Replace unit files of the same name that `service install` did not write.")
 
     static let spec = CommandSpec(
-        words: ["service", "install"], arguments: [], options: [.every, force],
+        words: ["service", "install"], group: .running, arguments: [], options: [.every, force],
         summary: "Install the login service and periodic timer (systemd user units or a launchd agent).",
         discussion: """
             Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,
@@ -19,7 +19,11 @@ struct ServiceInstallCommand: CommandDefinition {
             Nothing is written into a unit folder that another user owns or that group or others
             can write, nor is a missing one created inside another user's folder (exit 78).
             Prints the command that enables them.
-            """
+            """,
+        examples: [
+            .init("Run at login and every 15 minutes", ["service", "install"]),
+            .init("Run at login and every hour", ["service", "install", "--every", "1h"]),
+        ]
     )
 
     /// The timer's period; nil for the default.

@@ -4,8 +4,11 @@ import GitbaySupport
 /// `service show [--every DURATION]`.
 struct ServiceShowCommand: CommandDefinition {
     static let spec = CommandSpec(
-        words: ["service", "show"], arguments: [], options: [.every], summary: "Print the units `service install` would write.",
-        discussion: "Writes nothing."
+        words: ["service", "show"], group: .running, arguments: [], options: [.every], summary: "Print the units `service install` would write.",
+        discussion: "Writes nothing.",
+        examples: [
+            .init("See the units before installing them", ["service", "show", "--every", "30m"])
+        ]
     )
 
     /// The timer's period; nil for the default.

@@ -7,10 +7,13 @@ struct ServiceUninstallCommand: CommandDefinition {
         name: "--force", valueName: nil, help: "Also remove unit files of those names that `service install` did not write.")
 
     static let spec = CommandSpec(
-        words: ["service", "uninstall"], arguments: [], options: [force],
+        words: ["service", "uninstall"], group: .running, arguments: [], options: [force],
         summary: "Remove the units `service install` wrote.",
         discussion:
-            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 78, nothing removed) unless --force."
+            "Removes the service and timer units (or the launchd agent) and the links `systemctl enable` made. A file of the same name that `service install` did not write is left alone (exit 78, nothing removed) unless --force.",
+        examples: [
+            .init("Stop running at login and on the timer", ["service", "uninstall"])
+        ]
     )
 
     let force: Bool

@@ -6,9 +6,13 @@ import GitbaySupport
 /// `status`.
 struct StatusCommand: PlainCommand {
     static let spec = CommandSpec(
-        words: ["status"], arguments: [], options: [],
+        words: ["status"], group: .lookingAround, arguments: [], options: [],
         summary: "Show each account's condition and this device.",
-        discussion: "Per account: condition, server device id, last success, last error and next retry."
+        discussion: "Per account: condition, server device id, last success, last error and next retry.",
+        examples: [
+            .init("Each account's condition, last success, last error and next attempt", ["status"]),
+            .init("The same as JSON, for a script", ["status", "--json"]),
+        ]
     )
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {

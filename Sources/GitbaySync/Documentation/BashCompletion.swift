@@ -1,5 +1,6 @@
-/// The bash completion script. It needs nothing but bash: the line is read from `COMP_LINE`,
-/// so account names with `:` and `@` complete whole whatever `COMP_WORDBREAKS` holds.
+/// The bash completion script. It needs nothing but bash (not bash-completion): the line is
+/// read from `COMP_LINE`, so account names with `:` and `@` are read whole whatever
+/// `COMP_WORDBREAKS` holds, and the candidates are cut to what readline replaces.
 enum BashCompletion {
     static func render(_ model: CompletionModel) -> String {
         lookups(model) + "\n\n" + readLine(model) + "\n" + answer(model) + "\n\n" + subcommands(model)
@@ -69,9 +70,20 @@ enum BashCompletion {
                     esac
                 fi
                 COMPREPLY=($(compgen -W "${reply[*]}" -- "$cur"))
-                # Bash replaces only the part of the word after its last break character (`:`, `=`).
-                local prefix="${cur%"${COMP_WORDS[COMP_CWORD]}"}"
-                [[ -n $prefix && $prefix != "$cur" ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
+                # Readline replaces only what follows the word's last COMP_WORDBREAKS character
+                # (`:`, `=`), or what starts at it for bash's `@` and `$`, so each candidate loses
+                # what comes before, as bash-completion's __ltrim_colon_completions does: after
+                # `alice@127.0.0.1:` it offers `39273`, after `alice@` `@127.0.0.1:39273`.
+                local prefix= i char
+                for ((i = ${#cur}; i > 0; i--)); do
+                    char="${cur:i-1:1}"
+                    if [[ $COMP_WORDBREAKS == *"$char"* && $char != [\"\'] ]]; then
+                        [[ $char == [@$] ]] && i=$((i - 1))
+                        prefix="${cur:0:i}"
+                        break
+                    fi
+                done
+                [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
                 return 0
             }
             """#
@@ -109,9 +121,10 @@ enum BashCompletion {
                 # Sets key to the command the words name and used to how many words name it.
                 key= used=0
                 case "$1" in
-            \#(model.aliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
+            \#(model.oneWordAliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=1; return ;;" }.joined(separator: "\n"))
                 esac
                 case "$1 $2" in
+            \#(model.twoWordAliases.map { "        \(q($0.alias))) key=\(q($0.command)); used=2; return ;;" }.joined(separator: "\n"))
                     \#(alternatives(model.twoWordCommands.map(q)))) key="$1 $2"; used=2; return ;;
                 esac
                 case "$1" in

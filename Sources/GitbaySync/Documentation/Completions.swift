@@ -26,10 +26,11 @@ enum Completions {
 
 /// What the completion scripts need to know, arranged for writing them.
 struct CompletionModel {
-    /// A word the shell may offer, with what it means.
+    /// A word the shell may offer, with what it means and the group the help lists it in.
     struct Word {
         let word: String
         let about: String
+        var group: CommandGroup = .shellAndReference
     }
 
     /// What a command's argument at `index` can be.
@@ -46,7 +47,7 @@ struct CompletionModel {
     let subcommands: [(first: String, words: [Word])]
     let twoWordCommands: [String]
     let oneWordCommands: [String]
-    /// Each alias and the command it names.
+    /// Each alias (its words, `logout` or `devices rm`) and the command it names.
     let aliases: [(alias: String, command: String)]
     let globalOptions: [CommandSpec.Option]
     /// The options of each command that has some.
@@ -65,14 +66,19 @@ struct CompletionModel {
         var subcommands: [(first: String, words: [Word])] = []
         for spec in commands where !firstWords.contains(where: { $0.word == spec.words[0] }) {
             let family = commands.filter { $0.words[0] == spec.words[0] }
-            let seconds = family.filter { $0.words.count == 2 }.map { Word(word: $0.words[1], about: $0.summary) }
+            let seconds = family.filter { $0.words.count == 2 }.flatMap { second in
+                [Word(word: second.words[1], about: second.summary)]
+                    + second.aliases.map { Word(word: $0, about: "The same as `\(second.name)`.") }
+            }
             let plain = family.first { $0.words.count == 1 }
-            let about = plain?.summary ?? "Commands: \(seconds.map(\.word).joined(separator: ", "))."
-            firstWords.append(Word(word: spec.words[0], about: about))
+            let about = plain?.summary ?? "Commands: \(family.map { $0.words[1] }.joined(separator: ", "))."
+            firstWords.append(Word(word: spec.words[0], about: about, group: spec.group))
             if !seconds.isEmpty { subcommands.append((spec.words[0], seconds)) }
         }
-        aliases = commands.flatMap { spec in spec.aliases.map { ($0, spec.name) } }
-        firstWords += aliases.map { Word(word: $0.alias, about: "The same as `\($0.command)`.") }
+        aliases = commands.flatMap { spec in spec.aliasWords.map { ($0.joined(separator: " "), spec.name) } }
+        for spec in commands where spec.words.count == 1 {
+            firstWords += spec.aliases.map { Word(word: $0, about: "The same as `\(spec.name)`.", group: spec.group) }
+        }
         firstWords.append(Word(word: "help", about: "Show help for gitbay-sync or a command."))
         self.firstWords = firstWords
         self.subcommands = subcommands
@@ -89,6 +95,11 @@ struct CompletionModel {
             }
         }
     }
+
+    /// The aliases that stand for a command's first word (`logout`).
+    var oneWordAliases: [(alias: String, command: String)] { aliases.filter { !$0.alias.contains(" ") } }
+    /// The aliases that stand for a command's second word (`devices rm`).
+    var twoWordAliases: [(alias: String, command: String)] { aliases.filter { $0.alias.contains(" ") } }
 
     /// Options followed by a value that is not a file.
     var otherValueOptions: [String] { valueOptions.filter { !fileOptions.contains($0) } }

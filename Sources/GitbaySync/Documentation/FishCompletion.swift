@@ -43,7 +43,10 @@ enum FishCompletion {
 
     private static func header(_ model: CompletionModel) -> String {
         let q = ShellQuote.fish
-        let aliasArms = model.aliases.map { "        case \(q($0.alias))\n            printf '%s\\n' \(q($0.command)) 1\n            return" }
+        let aliasArms = model.oneWordAliases.map { "        case \(q($0.alias))\n            printf '%s\\n' \(q($0.command)) 1\n            return" }
+        let secondAliasArms = model.twoWordAliases.map {
+            "        case \(q($0.alias))\n            printf '%s\\n' \(q($0.command)) 2\n            return"
+        }
         return """
             # fish completion for gitbay-sync, as printed by `gitbay-sync completions fish`.
 
@@ -71,6 +74,7 @@ enum FishCompletion {
             \(aliasArms.joined(separator: "\n"))
                 end
                 switch "$argv[1] $argv[2]"
+            \(secondAliasArms.joined(separator: "\n"))
                     case \(model.twoWordCommands.map(q).joined(separator: " "))
                         printf '%s\\n' "$argv[1] $argv[2]" 2
                         return

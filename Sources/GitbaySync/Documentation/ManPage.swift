@@ -2,12 +2,15 @@
 /// the parser accepts.
 enum ManPage {
     /// The page's sections, in order.
-    static let sections = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "SEE ALSO"]
+    static let sections = [
+        "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "EXAMPLES", "SEE ALSO",
+    ]
 
-    static func render(commands: [CommandSpec], globalOptions: [CommandSpec.Option], version: String) -> String {
+    /// The page for `commands`, listed by group; `date` is the version's, as `.TH` gives it.
+    static func render(commands: [CommandSpec], globalOptions: [CommandSpec.Option], version: String, date: String) -> String {
         var lines = [
             ".\\\" gitbay-sync(1), as printed by gitbay-sync man",
-            ".TH GITBAY\\-SYNC 1 \"\" \(Roff.quoted("gitbay-sync \(version)")) \"User Commands\"",
+            ".TH GITBAY\\-SYNC 1 \(Roff.quoted(date)) \(Roff.quoted("gitbay-sync \(version)")) \"User Commands\"",
             ".SH NAME",
             "gitbay\\-sync \\- keep this device's gitbay push registration true for every signed\\-in account",
             ".SH SYNOPSIS",
@@ -20,7 +23,7 @@ enum ManPage {
         ]
         lines += ManPageText.description.flatMap(Roff.prose)
         lines.append(".SH COMMANDS")
-        lines += commands.flatMap(command)
+        lines += grouped(commands) { [".SS \(Roff.quoted($0.title))"] + $1.flatMap(command) }
         lines.append(".SH GLOBAL OPTIONS")
         lines += globalOptions.flatMap(option)
         lines.append(".SH EXIT STATUS")
@@ -29,6 +32,8 @@ enum ManPage {
         lines += ManPageText.files.flatMap { [".TP", Roff.bold($0.path), Roff.line($0.about)] }
         lines.append(".SH ENVIRONMENT")
         lines += ManPageText.environment.flatMap { [".TP", Roff.bold($0.name), Roff.line($0.about)] }
+        lines.append(".SH EXAMPLES")
+        lines += grouped(commands.filter { !$0.examples.isEmpty }) { [".SS \(Roff.quoted($0.title))"] + $1.flatMap(examples) }
         lines += [
             ".SH SEE ALSO",
             ".BR systemctl (1),",
@@ -39,12 +44,20 @@ enum ManPage {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One command: its usage (and its aliases'), summary, discussion, arguments and options.
+    /// `commands` by group, in the groups' order, each group's lines made by `lines`.
+    static func grouped(_ commands: [CommandSpec], _ lines: (CommandGroup, [CommandSpec]) -> [String]) -> [String] {
+        CommandGroup.allCases.flatMap { group in
+            let members = commands.filter { $0.group == group }
+            return members.isEmpty ? [] : lines(group, members)
+        }
+    }
+
+    /// One command: its usage (and its aliases'), then indented below it its summary,
+    /// discussion, arguments and options.
     static func command(_ spec: CommandSpec) -> [String] {
-        var lines = [".SS \(Roff.quoted(spec.name))", ".nf", usage(spec)]
+        var lines = [".PP", ".nf", usage(spec)]
         lines += spec.aliases.map { usage(spec.named($0)) }
-        lines.append(".fi")
-        lines += [".PP", Roff.line(spec.summary)]
+        lines += [".fi", ".RS 4", Roff.line(spec.summary)]
         lines += Roff.prose(spec.discussion)
         if !spec.arguments.isEmpty {
             lines += [".PP", "Arguments:"]
@@ -56,7 +69,14 @@ enum ManPage {
             lines += [".PP", "Options:"]
             lines += spec.options.flatMap(option)
         }
-        return lines
+        return lines + [".RE"]
+    }
+
+    /// A command's examples: each comment and line to type, as `--help` shows them.
+    static func examples(_ spec: CommandSpec) -> [String] {
+        spec.examples.flatMap { example in
+            [".PP", ".RS 4", ".nf", Roff.line("# " + example.comment), Roff.line(example.line), ".fi", ".RE"]
+        }
     }
 
     /// The usage line of a command, with the command in bold and the placeholders in italics;

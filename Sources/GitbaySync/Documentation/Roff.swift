@@ -44,43 +44,9 @@ enum Roff {
     /// `text` in italics, the way a placeholder is set.
     static func italic(_ text: String) -> String { "\\fI" + escaped(text) + "\\fR" }
 
-    /// A piece of prose: a paragraph to fill, or indented example lines to keep as they are.
-    enum Block: Equatable {
-        case paragraph(String)
-        case example([String])
-    }
-
-    /// The blocks of `text`: lines between blank lines are joined into a paragraph; indented
-    /// lines are an example.
-    static func blocks(_ text: String) -> [Block] {
-        var blocks: [Block] = []
-        var paragraph: [String] = []
-        var example: [String] = []
-        func finish() {
-            if !paragraph.isEmpty { blocks.append(.paragraph(paragraph.joined(separator: " "))) }
-            if !example.isEmpty { blocks.append(.example(example)) }
-            paragraph = []
-            example = []
-        }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = String(line).trimmingWhitespace()
-            if trimmed.isEmpty {
-                finish()
-            } else if line.first == " " {
-                if !paragraph.isEmpty { finish() }
-                example.append(trimmed)
-            } else {
-                if !example.isEmpty { finish() }
-                paragraph.append(trimmed)
-            }
-        }
-        finish()
-        return blocks
-    }
-
     /// The requests and lines that set `text`'s blocks, each starting a paragraph.
     static func prose(_ text: String) -> [String] {
-        blocks(text).flatMap { block in
+        Prose.blocks(text).flatMap { block in
             switch block {
             case .paragraph(let text): [".PP", line(text)]
             case .example(let lines): [".PP", ".RS 4", ".nf"] + lines.map(line) + [".fi", ".RE"]

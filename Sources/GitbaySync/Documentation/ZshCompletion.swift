@@ -70,8 +70,7 @@ enum ZshCompletion {
                     esac
                     _describe -t options 'option' described
                 elif (( ${#positionals} == 0 )) || [[ ${#positionals} == 1 && ${positionals[1]} == help ]]; then
-                    described=(\#(described(model.firstWords)))
-                    _describe -t commands 'command' described
+            \#(commandGroups(model))
                 elif [[ ${positionals[1]} == help ]]; then
                     (( ${#positionals} == 2 )) && _gitbay_sync_subcommands "${positionals[2]}"
                 else
@@ -88,6 +87,16 @@ enum ZshCompletion {
     }
 
     private static func q(_ text: String) -> String { ShellQuote.posix(text) }
+
+    /// The first words offered in the help's groups: one `_describe` per group, each with its
+    /// own tag, so that zsh lists them under the group's name where `group-name` is set.
+    private static func commandGroups(_ model: CompletionModel) -> String {
+        CommandGroup.allCases.compactMap { group in
+            let words = model.firstWords.filter { $0.group == group }
+            guard !words.isEmpty else { return nil }
+            return "        described=(\(described(words))); _describe -t \(q(group.tag + "-commands")) \(q(group.title)) described"
+        }.joined(separator: "\n")
+    }
 
     private static func alternatives(_ patterns: [String]) -> String { BashCompletion.alternatives(patterns) }
 

@@ -51,7 +51,14 @@ struct BadInputTests {
             #expect(result.code == code.rawValue, "\(result.err)", sourceLocation: sourceLocation)
             #expect(result.out.isEmpty, "stdout: \(result.out)", sourceLocation: sourceLocation)
             let lines = result.err.split(separator: "\n").map(String.init)
-            #expect(lines.count == (usage ? 3 : 1), "stderr: \(result.err)", sourceLocation: sourceLocation)
+            // A usage error: the error, the usage line (wrapped to 80 columns: its continuations
+            // are indented) and where the help is.
+            let shape =
+                usage
+                ? lines.count >= 3 && lines[1].hasPrefix("Usage: ") && lines.dropFirst(2).dropLast().allSatisfy { $0.hasPrefix("    ") }
+                    && lines.last?.hasPrefix("See 'gitbay-sync ") == true
+                : lines.count == 1
+            #expect(shape, "stderr: \(result.err)", sourceLocation: sourceLocation)
             #expect(lines.first?.hasPrefix("Error: ") == true, sourceLocation: sourceLocation)
             for piece in says {
                 #expect(result.err.contains(piece), "\(result.err) does not say \(piece)", sourceLocation: sourceLocation)

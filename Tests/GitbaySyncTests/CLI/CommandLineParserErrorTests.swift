@@ -34,6 +34,15 @@ struct CommandLineParserErrorTests {
         Case(["stauts"], "unknown command 'stauts'. Did you mean 'status'?"),
         Case(["acounts", "--json"], "unknown command 'acounts'. Did you mean 'accounts'?"),
         Case(["frobnicate"], "unknown command 'frobnicate'"),
+        // A command's words and aliases come before anything else: the words after it are arguments.
+        Case(["remove", "carol"], "unknown command 'remove'. Did you mean 'remove-account'?"),
+        Case(["account"], "unknown command 'account'. Did you mean 'accounts'?"),
+        Case(["dev", "show"], "unknown command 'dev'. Did you mean 'device' or 'devices'?"),
+        Case(["install", "--every", "1h"], "unknown command 'install'. Did you mean 'service install'?"),
+        Case(["rm", "alice@gitbay.org", "42"], "unknown command 'rm'. Did you mean 'devices rm'?"),
+        Case(["set-tokn"], "unknown command 'set-tokn'. Did you mean 'device set-token'?"),
+        Case(["show"], "unknown command 'show'. Did you mean 'device show', 'service show' or 'push show'?"),
+        Case(["help", "remove"], "unknown command 'remove'. Did you mean 'remove-account'?"),
         Case(["help", "frobnicate"], "unknown command 'frobnicate'"),
         Case(["device", "sett"], "unknown subcommand 'sett' for 'device'; one of: set-token, show, clear", ["device"]),
         Case(["device", "shwo"], "unknown subcommand 'shwo' for 'device'; one of: set-token, show, clear. Did you mean 'show'?", ["device"]),
@@ -68,9 +77,10 @@ struct CommandLineParserErrorTests {
         Case(["--concurrency", "3"], "option '--concurrency' needs a command before it"),
         // Arguments.
         Case(["login"], "'login' needs <instance-url>: The instance, e.g. https://gitbay.org (plain http only for loopback).", ["login"]),
-        Case(["pause"], "'pause' needs <account>: An account as `gitbay-sync accounts` names it: user@host or user@host:port.", ["pause"]),
+        Case(["pause"], "'pause' needs <account>: \(CommandSpec.Argument.account.help)", ["pause"]),
         Case(
             ["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),
+        Case(["devices", "rm", "a@h"], "'devices rm' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "rm"]),
         Case(["login", "https://a.example", "https://b.example"], "unexpected argument 'https://b.example' for 'login'", ["login"]),
         Case(["status", "now"], "unexpected argument 'now' for 'status'", ["status"]),
         Case(["devices", "a@h", "b@h"], "unexpected argument 'b@h' for 'devices'", ["devices"]),
@@ -122,13 +132,17 @@ struct CommandLineParserErrorTests {
             #expect(result.out.isEmpty)
         }
         let lines = result.err.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        try #require(lines.count == 3, "\(result.err)")
         #expect(lines[0] == "Error: \(test.message)")
         if let words = test.words {
-            let usage = try #require(HelpText.usage(words))
-            #expect(lines[1] == "Usage: \(usage)")
-            #expect(lines[2] == "See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
+            // The usage line wrapped to 80 columns, as without COLUMNS or a terminal.
+            let usage = try #require(HelpText.usageLines(words, width: 80))
+            try #require(lines.count == 2 + usage.count, "\(result.err)")
+            #expect(Array(lines[1...usage.count]) == usage)
+            #expect(usage.joined(separator: " ").split(separator: " ").joined(separator: " ") == "Usage: \(try #require(HelpText.usage(words)))")
+            #expect(usage.allSatisfy { $0.count <= 80 }, "\(usage)")
+            #expect(lines[usage.count + 1] == "See 'gitbay-sync \(words.joined(separator: " ")) --help'.")
         } else {
+            try #require(lines.count == 3, "\(result.err)")
             #expect(lines[1] == "Usage: gitbay-sync <command> [options]")
             #expect(lines[2] == "See 'gitbay-sync --help'.")
         }
@@ -155,5 +169,9 @@ struct CommandLineParserErrorTests {
         #expect(NearMiss.suggestion(for: "stauts", among: CommandRegistry.commandNames) == "status")
         #expect(NearMiss.suggestion(for: "remove-acount", among: CommandRegistry.commandNames) == "remove-account")
         #expect(NearMiss.suggestion(for: "xyzzy", among: CommandRegistry.commandNames) == nil)
+        #expect(CommandSuggestion.candidates(forCommand: "xyzzy") == [])
+        // Every command a word begins, up to three, in the help's order.
+        #expect(CommandSuggestion.candidates(forCommand: "re") == ["remove-account", "resume", "resolve"])
+        #expect(CommandSuggestion.candidates(forCommand: "pu") == ["push"])
     }
 }

@@ -10,22 +10,46 @@ struct CommandRegistryTests {
     func wordsAreUnique() {
         let names = CommandRegistry.specs.map(\.name)
         #expect(Set(names).count == names.count, "\(names)")
-        let aliases = CommandRegistry.specs.flatMap(\.aliases)
+        let aliases = CommandRegistry.specs.flatMap(\.aliasWords).map { $0.joined(separator: " ") }
         #expect(Set(aliases).count == aliases.count)
-        #expect(Set(aliases).isDisjoint(with: CommandRegistry.specs.map { $0.words[0] }))
+        #expect(Set(aliases).isDisjoint(with: names))
+        let firstWordAliases = CommandRegistry.specs.flatMap(\.aliasWords).filter { $0.count == 1 }.map { $0[0] }
+        #expect(Set(firstWordAliases).isDisjoint(with: CommandRegistry.specs.map { $0.words[0] }))
     }
 
-    @Test("every command finds itself by its words, and the help lists them in registry order")
+    @Test("every command finds itself by its words and by each alias's, and the help lists them in registry order")
     func foundByWords() throws {
         for command in CommandRegistry.all {
             let match = try CommandRegistry.find(command.spec.words)
             #expect(ObjectIdentifier(match.command) == ObjectIdentifier(command), "\(command.spec.name)")
             #expect(match.rest.isEmpty)
+            for alias in command.spec.aliasWords {
+                let aliased = try CommandRegistry.find(alias + ["x"])
+                #expect(ObjectIdentifier(aliased.command) == ObjectIdentifier(command), "\(alias)")
+                #expect(aliased.spec.words == alias && aliased.rest == ["x"])
+            }
         }
         let help = HelpText.program()
         let positions = CommandRegistry.specs.compactMap { help.range(of: "  \($0.name)  ")?.lowerBound }
         #expect(positions.count == CommandRegistry.specs.count)
         #expect(positions == positions.sorted())
+    }
+
+    @Test("the registry lists the commands by group, and the help each group under its heading with its commands alone")
+    func groups() throws {
+        let order = CommandRegistry.specs.map { spec in CommandGroup.allCases.firstIndex(of: spec.group)! }
+        #expect(order == order.sorted(), "\(CommandRegistry.specs.map(\.name))")
+        #expect(Set(CommandRegistry.specs.map(\.group)) == Set(CommandGroup.allCases), "a group without a command")
+        let blocks = HelpText.program().components(separatedBy: "\n\n")
+        let headings = blocks.compactMap { $0.split(separator: "\n").first.map(String.init) }.filter { $0.hasSuffix(":") }
+        #expect(Array(headings.prefix(CommandGroup.allCases.count)) == CommandGroup.allCases.map { "\($0.title):" })
+        for group in CommandGroup.allCases {
+            let block = try #require(blocks.first { $0.hasPrefix("\(group.title):\n") })
+            let listed = block.split(separator: "\n").dropFirst().compactMap { line in
+                CommandRegistry.specs.first { line.hasPrefix("  \($0.name)  ") }?.name
+            }
+            #expect(listed == CommandRegistry.specs.filter { $0.group == group }.map(\.name), "\(group)")
+        }
     }
 
     @Test("no command takes an option with a global option's name, nor one option twice")
@@ -51,7 +75,7 @@ struct CommandRegistryTests {
 
     /// A command's input, checked against a spec of its own.
     static let spec = CommandSpec(
-        words: ["probe"], arguments: [.account, .init(name: "extra", optional: true, help: "More.")],
+        words: ["probe"], group: .lookingAround, arguments: [.account, .init(name: "extra", optional: true, help: "More.")],
         options: [.every, .init(name: "--yes", valueName: nil, help: "Yes.")], summary: "A probe.", discussion: ""
     )
 

@@ -145,6 +145,15 @@ struct DevicesCommandTests {
         #expect(scene.server.devices(of: "alice").map(\.id) == [scene.ownID, scene.leftoverID])
     }
 
+    @Test("devices rm is devices remove: the row goes, the rest stays")
+    func removeByShortName() async throws {
+        let scene = try await Self.scene()
+        let result = await scene.cli.run(["devices", "rm", scene.account, String(scene.phoneID), "--yes"])
+        #expect(result.code == 0, "\(result.err)")
+        #expect(result.out == "Removed device \(scene.phoneID) \"old phone\" (aa11bb22…) from \(scene.account).")
+        #expect(scene.server.devices(of: "alice").map(\.id) == [scene.ownID, scene.leftoverID])
+    }
+
     @Test("an id not on the account's list is already gone: exit 0, no write, another user's row untouched")
     func removeAbsent() async throws {
         let scene = try await Self.scene()

@@ -72,11 +72,12 @@ struct BashCompletionTests {
         let completer = try Completer()
         let groups = Array(Set(CommandRegistry.specs.filter { $0.words.count == 2 }.map { $0.words[0] })).sorted()
         let answers = try await completer.complete(["gitbay-sync ", "gitbay-sync help "] + groups.map { "gitbay-sync \($0) " })
-        let firstWords = Set(CommandRegistry.specs.flatMap { [$0.words[0]] + $0.aliases } + ["help"])
+        let firstWords = Set(CommandRegistry.specs.flatMap { [$0.words] + $0.aliasWords }.map { $0[0] } + ["help"])
         #expect(Set(answers[0]) == firstWords)
         #expect(Set(answers[1]) == firstWords)
         for (group, answer) in zip(groups, answers.dropFirst(2)) {
-            let seconds = Set(CommandRegistry.specs.filter { $0.words.count == 2 && $0.words[0] == group }.map { $0.words[1] })
+            let seconds = Set(
+                CommandRegistry.specs.flatMap { [$0.words] + $0.aliasWords }.filter { $0.count == 2 && $0[0] == group }.map { $0[1] })
             #expect(seconds.isSubset(of: Set(answer)), "\(group): \(answer)")
         }
     }
@@ -97,15 +98,16 @@ struct BashCompletionTests {
         let completer = try Completer()
         let answers = try await completer.complete([
             "gitbay-sync pause ", "gitbay-sync --db /tmp/x.db push on b", "gitbay-sync logout alice@127.0.0.1:\t:",
-            "gitbay-sync completions ", "gitbay-sync pause alice@127.0.0.1:8080 ",
+            "gitbay-sync completions ", "gitbay-sync pause alice@127.0.0.1:8080 ", "gitbay-sync pause alice@127.0.0.1:80\t80",
         ])
         #expect(answers[0] == ["alice@127.0.0.1:8080", "bob@gitbay.org"])
         #expect(answers[1] == ["bob@gitbay.org"])
-        // Bash replaces only what follows the colon.
-        #expect(answers[2] == [":8080"])
+        // Readline replaces only what follows the colon: the candidate is what goes there.
+        #expect(answers[2] == ["8080"])
         #expect(answers[3] == ["bash", "zsh", "fish"])
         #expect(answers[4] == [])
-        #expect(completer.calls == ["accounts --json", "--db /tmp/x.db accounts --json", "accounts --json"])
+        #expect(answers[5] == ["8080"])
+        #expect(completer.calls == ["accounts --json", "--db /tmp/x.db accounts --json", "accounts --json", "accounts --json"])
     }
 
     @Test("completes files after --db and nothing after an option's value placeholder")

@@ -15,7 +15,9 @@ struct CompletionsTests {
     /// The first words a user can type: every command's, every alias, and `help`.
     static var firstWords: [String] {
         var words: [String] = []
-        for word in CommandRegistry.specs.flatMap({ [$0.words[0]] + $0.aliases }) + ["help"] where !words.contains(word) { words.append(word) }
+        for word in CommandRegistry.specs.flatMap({ [$0.words] + $0.aliasWords }).map({ $0[0] }) + ["help"] where !words.contains(word) {
+            words.append(word)
+        }
         return words
     }
 
@@ -27,7 +29,7 @@ struct CompletionsTests {
             let offered =
                 switch shell {
                 case .bash: lines.contains { $0.contains("reply=(login ") && Self.words($0).contains(word) }
-                case .zsh: lines.contains { $0.contains("described=('login:") && $0.contains("'\(word):") }
+                case .zsh: lines.contains { $0.contains("_describe -t") && $0.hasPrefix("        described=('") && $0.contains("'\(word):") }
                 case .fish: script.contains("-n __gitbay_sync_needs_command -a '\(word)' -d ")
                 }
             #expect(offered, "\(shell): \(word)")
@@ -35,15 +37,27 @@ struct CompletionsTests {
         for spec in CommandRegistry.specs {
             // Each script resolves the command's words to the command.
             #expect(script.contains("'\(spec.name)'"), "\(shell): \(spec.name)")
-            guard spec.words.count == 2 else { continue }
-            let (first, second) = (spec.words[0], spec.words[1])
+        }
+        for words in CommandRegistry.specs.flatMap({ [$0.words] + $0.aliasWords }) where words.count == 2 {
+            let (first, second) = (words[0], words[1])
             let offered =
                 switch shell {
                 case .bash: lines.contains { $0.hasPrefix("        '\(first)') reply+=(") && Self.words($0).contains(second) }
                 case .zsh: lines.contains { $0.hasPrefix("        '\(first)') described=(") && $0.contains("'\(second):") }
                 case .fish: script.contains("-n '__gitbay_sync_needs_subcommand \(first)' -a '\(second)' -d ")
                 }
-            #expect(offered, "\(shell): \(spec.name)")
+            #expect(offered, "\(shell): \(words)")
+        }
+    }
+
+    @Test("zsh offers the first words in the help's groups, each under its group's name")
+    func zshGroups() {
+        let lines = Self.lines(.zsh).filter { $0.contains("_describe -t") && $0.hasPrefix("        described=(") }
+        #expect(lines.count == CommandGroup.allCases.count)
+        for (group, line) in zip(CommandGroup.allCases, lines) {
+            #expect(line.hasSuffix("; _describe -t '\(group.tag)-commands' \(ShellQuote.posix(group.title)) described"), "\(line)")
+            let words = CommandRegistry.specs.filter { $0.group == group }.flatMap { [$0.words] + $0.aliasWords }.map { $0[0] }
+            for word in words { #expect(line.contains("'\(word):"), "\(group): \(word)") }
         }
     }
 

@@ -44,9 +44,12 @@ struct DocumentationCommandTests {
         let result = await cli.run(["man"])
         #expect(result.code == 0)
         #expect(result.err == "")
-        #expect(result.out + "\n" == ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version))
-        #expect(result.out.contains(".SS \"completions\""))
-        #expect(result.out.contains(".SS \"man\""))
+        #expect(
+            result.out + "\n"
+                == ManPage.render(
+                    commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version, date: HelpText.versionDate))
+        #expect(result.out.contains("\\fBgitbay\\-sync completions\\fR <\\fIshell\\fR>"))
+        #expect(result.out.contains("\\fBgitbay\\-sync man\\fR\n"))
     }
 
     @Test("both have help, and are listed in the program's", arguments: [["completions", "--help"], ["man", "-h"], ["help", "completions"]])

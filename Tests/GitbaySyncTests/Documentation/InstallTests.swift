@@ -49,7 +49,10 @@ struct InstallTests {
         #expect(try Self.mode(stage + "/usr/bin/gitbay-sync") == 0o755)
         for file in Self.installed.dropFirst() { #expect(try Self.mode(stage + "/" + file) == 0o644, "\(file)") }
         let page = try String(contentsOfFile: stage + "/usr/share/man/man1/gitbay-sync.1", encoding: .utf8)
-        #expect(page == ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version))
+        #expect(
+            page
+                == ManPage.render(
+                    commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version, date: HelpText.versionDate))
         let scripts: [(String, Shell)] = [
             ("usr/share/bash-completion/completions/gitbay-sync", .bash), ("usr/share/zsh/site-functions/_gitbay-sync", .zsh),
             ("usr/share/fish/vendor_completions.d/gitbay-sync.fish", .fish),

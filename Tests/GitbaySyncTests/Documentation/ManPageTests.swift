@@ -6,7 +6,8 @@ import Testing
 
 @Suite("The manual page")
 struct ManPageTests {
-    static let page = ManPage.render(commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version)
+    static let page = ManPage.render(
+        commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version, date: HelpText.versionDate)
 
     /// The page as a reader sees its words: font changes and guards gone, escapes undone.
     static func plain(_ roff: String) -> String {
@@ -28,16 +29,55 @@ struct ManPageTests {
     @Test("has the sections of a manual page, in order")
     func sections() {
         let headings = Self.page.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { String($0.dropFirst(4)) }
-        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "SEE ALSO"])
+        #expect(
+            headings == [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT", "EXAMPLES", "SEE ALSO",
+            ])
         #expect(Self.page.hasPrefix(".\\\""))
-        #expect(Self.page.contains(".TH GITBAY\\-SYNC 1 \"\" \"gitbay\\-sync \(HelpText.version)\""))
+    }
+
+    @Test("the title line carries the version's date and the version")
+    func titleLine() throws {
+        let title = try #require(Self.page.split(separator: "\n").first { $0.hasPrefix(".TH ") })
+        #expect(
+            title
+                == ".TH GITBAY\\-SYNC 1 \"\(HelpText.versionDate.replacingOccurrences(of: "-", with: "\\-"))\" \"gitbay\\-sync \(HelpText.version)\" \"User Commands\""
+        )
+        // A date as man pages give it: 2026-12-01.
+        let parts = HelpText.versionDate.split(separator: "-")
+        #expect(parts.count == 3 && parts.map(\.count) == [4, 2, 2] && parts.allSatisfy { $0.allSatisfy(\.isNumber) }, "\(HelpText.versionDate)")
+    }
+
+    @Test("lists the commands by group, each under its group's heading, in the help's order")
+    func groups() {
+        let lines = Self.section("COMMANDS")
+        let headings = lines.filter { $0.hasPrefix(".SS ") }
+        #expect(headings == CommandGroup.allCases.map { ".SS \"\($0.title)\"" })
+        for spec in CommandRegistry.specs {
+            let usage = lines.firstIndex(of: ManPage.usage(spec))
+            let heading = lines.firstIndex(of: ".SS \"\(spec.group.title)\"")
+            let next = CommandGroup.allCases.drop { $0 != spec.group }.dropFirst().first.flatMap { lines.firstIndex(of: ".SS \"\($0.title)\"") }
+            #expect(usage != nil && heading != nil && usage! > heading! && usage! < (next ?? lines.count), "\(spec.name)")
+        }
+    }
+
+    @Test("gives every command's examples in EXAMPLES, by group, each with what it does")
+    func examples() {
+        let lines = Self.section("EXAMPLES").map(Self.plain)
+        #expect(lines.filter { $0.hasPrefix(".SS ") } == CommandGroup.allCases.map { ".SS \"\($0.title)\"" })
+        for spec in CommandRegistry.specs {
+            #expect(!spec.examples.isEmpty, "\(spec.name)")
+            for example in spec.examples {
+                let line = lines.firstIndex(of: example.line)
+                #expect(line.map { lines[$0 - 1] == "# " + example.comment.filter { $0 != "`" } } == true, "\(example.line)")
+            }
+        }
     }
 
     @Test("gives every command its usage line, each alias's, its summary and its arguments")
     func commands() {
         let commands = Self.plain(Self.section("COMMANDS").joined(separator: "\n"))
         for spec in CommandRegistry.specs {
-            #expect(Self.section("COMMANDS").contains(".SS \"\(spec.name.replacingOccurrences(of: "-", with: "\\-"))\""), "\(spec.name)")
             #expect(commands.contains(spec.usage), "\(spec.name)")
             for alias in spec.aliases { #expect(commands.contains(spec.usage(as: alias)), "\(alias)") }
             #expect(commands.contains(spec.summary.filter { $0 != "`" }), "\(spec.name)")
@@ -86,10 +126,10 @@ struct ManPageTests {
     @Test("escapes what roff would act on")
     func escaping() {
         let spec = CommandSpec(
-            words: ["odd-one"], arguments: [], options: [.init(name: "--x-y", valueName: "V", help: "'quoted\\path ±")],
+            words: ["odd-one"], group: .accounts, arguments: [], options: [.init(name: "--x-y", valueName: "V", help: "'quoted\\path ±")],
             summary: ".starts with a dot", discussion: "first line\n'second line\n\n  .example `code`"
         )
-        let lines = ManPage.render(commands: [spec], globalOptions: [], version: "9").split(separator: "\n").map(String.init)
+        let lines = ManPage.render(commands: [spec], globalOptions: [], version: "9", date: "2000-01-01").split(separator: "\n").map(String.init)
         #expect(lines.contains("\\&.starts with a dot"))
         #expect(lines.contains("first line 'second line"))
         #expect(lines.contains("\\&.example \\fBcode\\fR"))

@@ -58,15 +58,17 @@ struct ZshFishCompletionTests {
 
     static let lines = [
         "gitbay-sync ", "gitbay-sync help service ", "gitbay-sync devices ", "gitbay-sync device set-token --", "gitbay-sync run --",
-        "gitbay-sync logout ", "gitbay-sync completions ", "gitbay-sync pause alice@127.0.0.1:8080 ",
+        "gitbay-sync logout ", "gitbay-sync completions ", "gitbay-sync pause alice@127.0.0.1:8080 ", "gitbay-sync devices rm ",
+        "gitbay-sync devices rm --",
     ]
 
     /// What each of `lines` should offer.
     static let expected: [Set<String>] = [
-        Set(CommandRegistry.specs.flatMap { [$0.words[0]] + $0.aliases } + ["help"]), ["install", "uninstall", "show"],
-        ["remove", "alice@127.0.0.1:8080", "bob@gitbay.org"], Set(GlobalOptions.specs.map(\.name) + ["--label"]),
+        Set(CommandRegistry.specs.flatMap { [$0.words] + $0.aliasWords }.map { $0[0] } + ["help"]), ["install", "uninstall", "show"],
+        ["remove", "rm", "alice@127.0.0.1:8080", "bob@gitbay.org"], Set(GlobalOptions.specs.map(\.name) + ["--label"]),
         Set(GlobalOptions.specs.map(\.name) + ["--every", "--concurrency", "--now", "--unattended"]),
-        ["alice@127.0.0.1:8080", "bob@gitbay.org"], ["bash", "zsh", "fish"], [],
+        ["alice@127.0.0.1:8080", "bob@gitbay.org"], ["bash", "zsh", "fish"], [], ["alice@127.0.0.1:8080", "bob@gitbay.org"],
+        Set(GlobalOptions.specs.map(\.name) + ["--yes"]),
     ]
 
     @Test("zsh offers the commands, options and accounts")

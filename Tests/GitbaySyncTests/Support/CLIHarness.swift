@@ -71,6 +71,8 @@ final class CLIHarness: Sendable {
             environment: environment.merging(extraEnvironment) { $1 }, console: console, client: client,
             hookTimeout: hookTimeout
         )
+        // Help and usage lines as wide as an 80-column screen, whatever terminal runs the tests.
+        context.terminalColumns = { _ in nil }
         adjust(&context)
         let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
         return CLIResult(code: code, out: out.text, err: err.text, questions: questions.all)
