@@ -18,18 +18,20 @@ extension CommandRunner {
     ) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        guard account.state != .removing else {
-            throw CommandFailure(Self.beingSignedOut(account), exitCode: .noSuchAccount)
-        }
-        try await store.setState(state, ofAccount: account.id)
-        let siblings = try await store.accounts(onServerOf: account.instance).map(\.id)
-        let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        let outcomes = try await engine(store).setState(state, of: account)
         let own = outcomes.first { $0.account == account.name }
         show(
             ReconciledOutput(
                 fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
             ))
         return report(outcomes)
+    }
+
+    /// What a use case's refusal says, and its exit code.
+    static func failure(_ refusal: SyncEngine.Refusal) -> CommandFailure {
+        switch refusal {
+        case .beingSignedOut(let account): CommandFailure(beingSignedOut(account), exitCode: .noSuchAccount)
+        }
     }
 
     /// Why a command for a signed-in account refuses one being signed out, and the ways on.

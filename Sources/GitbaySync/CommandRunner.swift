@@ -101,23 +101,38 @@ struct CommandRunner {
         _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }
     ) -> Reconciler {
+        Reconciler(
+            store: store, options: options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore),
+            logger: logger)
+    }
+
+    /// How this command reconciles: the client's configuration, the clock, the lease holder,
+    /// and what its options say.
+    private func options(concurrency: Int?, honourBackoff: Bool, ceiling: Duration?, mayStartMore: @escaping @Sendable () -> Bool)
+        -> Reconciler.Options
+    {
         var options = Reconciler.Options(
             honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
         )
         if let concurrency { options.concurrency = concurrency }
         if let ceiling { options.backoffCeiling = ceiling }
-        return Reconciler(store: store, options: options, logger: logger)
+        return options
     }
 
-    func removal(_ store: StateStore) -> AccountRemoval {
-        AccountRemoval(
-            reconciler: reconciler(store),
-            step: PreRemovalHook(
+    /// The use cases over `store`, with this command's options, the user's pre-remove hook and
+    /// the process's stop requests.
+    func engine(
+        _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
+        mayStartMore: @escaping @Sendable () -> Bool = { true }
+    ) -> SyncEngine {
+        SyncEngine(
+            store: store, options: options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore),
+            logger: logger,
+            removalStep: PreRemovalHook(
                 path: PreRemovalHook.path(environment: context.environment), baseEnvironment: context.environment,
                 timeout: context.hookTimeout, stopGrace: context.hookStopGrace
             ),
-            shutdown: context.shutdown
-        )
+            shutdown: context.shutdown)
     }
 
     /// Reads a secret from stdin, or asks for it without echo on a terminal, refusing more

@@ -138,6 +138,7 @@ package enum GitbaySyncCLI {
             switch error {
             case let usage as UsageError: (.usage, usage.message)
             case let failure as CommandFailure: (failure.exitCode, failure.message)
+            case let refusal as SyncEngine.Refusal: (CommandRunner.failure(refusal).exitCode, CommandRunner.failure(refusal).message)
             case let store as StoreError:
                 switch store {
                 case .noDatabase: (.noDatabase, store.description)

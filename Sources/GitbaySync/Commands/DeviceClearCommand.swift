@@ -25,8 +25,7 @@ extension CommandRunner {
     /// `device clear`: forget the token, then deregister this device everywhere.
     fileprivate func clearDevice() async throws -> ExitCode {
         let store = try await openStore()
-        try await store.clearDeviceToken(now: context.now())
-        let outcomes = try await reconciler(store).reconcile()
+        let outcomes = try await engine(store).clearDeviceToken()
         show(ReconciledOutput(fields: [("device", try await store.device().json)], outcomes: outcomes, text: [Self.clearedText(outcomes)]))
         return report(outcomes)
     }

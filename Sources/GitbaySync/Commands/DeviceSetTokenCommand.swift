@@ -61,10 +61,9 @@ extension CommandRunner {
             throw CommandFailure("the device token is \(text.utf8.count) bytes; gitbay servers take at most \(limit)", exitCode: .dataError)
         }
         let store = try await openStore()
-        let before = try await store.device()
-        let device = try await store.setDeviceToken(Secret(text), label: label?.trimmingWhitespace(), now: context.now())
-        let rotated = before.token != nil && before.generation != device.generation
-        let what = before.generation == device.generation ? "unchanged" : (rotated ? "rotated" : "set")
+        let change = try await engine(store).setDeviceToken(Secret(text), label: label?.trimmingWhitespace())
+        let (device, rotated) = (change.device, change.rotated)
+        let what = change.unchanged ? "unchanged" : (rotated ? "rotated" : "set")
         let prefix = device.token.map { $0.prefix() } ?? ""
         show(
             ReportedOutput(

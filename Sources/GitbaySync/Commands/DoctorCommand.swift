@@ -234,19 +234,3 @@ extension CommandRunner {
         return results.flatMap { $0 }
     }
 }
-
-/// What `doctor` prints: every check, then how many failed.
-struct DoctorOutput: CommandOutput {
-    let checks: [DoctorCheck]
-
-    var json: JSONValue { .object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]) }
-
-    var text: [String] {
-        let failed = checks.filter { !$0.ok }.count
-        let warnings = checks.filter { $0.level == .warning }.count
-        let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
-        return checks.flatMap(\.lines) + [
-            failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."
-        ]
-    }
-}

@@ -60,77 +60,20 @@ extension CommandRunner {
         // A database already there is opened (and so checked) before any server is called; a
         // missing one is created only once the token is proven, so a refused login leaves none.
         let existing = location.databaseExists ? try await openStore() : nil
-        try await Self.refuseSignedInTwice(existing, instance: instance, username: nil, apiToken: apiToken)
-        let client = GitbayClient(
-            instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
-        let username = try await verifiedUsername(client, instance: instance)
-        try await Self.refuseSignedInTwice(existing, instance: instance, username: username, apiToken: apiToken)
-        let store = if let existing { existing } else { try await openStore() }
-        let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: context.now())
-        let device = try await store.device()
-        var outcomes: [AccountOutcome] = []
-        if device.token != nil {
-            let siblings = try await store.accounts(onServerOf: instance).map(\.id)
-            outcomes = try await reconciler(store).reconcile(only: Set(siblings))
-        }
-        var text = ["Signed in as \(escaped: account.name)."]
-        if device.token == nil {
-            text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
-        }
-        show(
-            ReconciledOutput(
-                fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
-                outcomes: outcomes, text: text
-            ))
-        return outcomes.isEmpty ? .success : report(outcomes)
-    }
-
-    /// Refuses a sign-in of an account already signed in under another name: the same API
-    /// token, or (once `username` is known) the same user on a server proven to be this one.
-    /// The same name signing in again (a new token) is a sign-in like any other.
-    private static func refuseSignedInTwice(_ store: StateStore?, instance: InstanceURL, username: String?, apiToken: Secret) async throws {
-        guard let store else { return }
-        let name = username.map { AccountRecord.name(username: $0, instance: instance) }
-        var twin = try await store.account(holdingAPIToken: apiToken).flatMap { $0.instance == instance ? nil : $0 }
-        if twin == nil, let username {
-            twin = try await store.accounts(onServerOf: instance).first { $0.username == username && $0.name != name }
-        }
-        guard let twin else { return }
-        throw CommandFailure(
-            "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
-            exitCode: .dataError)
-    }
-
-    /// The user the token signs in as, once `whoami` names a usable user and a write refused
-    /// before it runs shows the token may write.
-    private func verifiedUsername(_ client: GitbayClient, instance: InstanceURL) async throws -> String {
-        let whoami: WhoAmI
         do {
-            whoami = try await client.whoami()
-        } catch {
-            throw loginFailure(error, instance: instance)
+            if let twin = try await SyncEngine.signedInTwice(in: existing, instance: instance, username: nil, apiToken: apiToken) {
+                throw SyncEngine.SignInFailure.alreadySignedIn(as: twin)
+            }
+            let client = GitbayClient(
+                instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
+            let username = try await SyncEngine.verifiedUsername(client)
+            let store = if let existing { existing } else { try await openStore() }
+            let signedIn = try await engine(store).signIn(instance: instance, username: username, apiToken: apiToken)
+            show(Self.signedInOutput(signedIn, instance: instance))
+            return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes)
+        } catch let failure as SyncEngine.SignInFailure {
+            throw Self.loginFailure(failure, instance: instance)
         }
-        // The user name becomes the account's name, which commands take and print: it has
-        // to be one line that prints as it is.
-        guard Self.isUsableUsername(whoami.username) else {
-            throw CommandFailure(
-                "\(instance) answered `whoami` with \"\(whoami.username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
-                exitCode: .dataError
-            )
-        }
-        do {
-            // `whoami` cannot tell a read-only token; a write refused before it runs can.
-            try await client.checkWriteScope()
-        } catch {
-            throw loginFailure(error, instance: instance)
-        }
-        return whoami.username
-    }
-
-    /// A user name that can name an account: not empty, and nothing in it that text output
-    /// would write escaped.
-    static func isUsableUsername(_ username: String) -> Bool {
-        !username.isEmpty && !username.unicodeScalars.contains(where: TerminalText.needsEscaping)
     }
 
     /// Refuses an API token that cannot be one, before any request carries it: a header
@@ -153,24 +96,45 @@ extension CommandRunner {
         guard text.utf8.count <= limit.maximumBytes else { throw limit.tooLong(bytes: text.utf8.count) }
     }
 
-    private func loginFailure(_ error: Error, instance: InstanceURL) -> Error {
-        guard let error = error as? GitbayError else { return error }
-        switch error.kind {
-        case .authFailed:
-            return CommandFailure(
-                "\(instance) refused the API token (invalid, expired or revoked); nothing was stored. Mint a new one with `token create --name gitbay-sync --scope full`.",
-                exitCode: .denied)
+    /// What `login` prints.
+    private static func signedInOutput(_ signedIn: SyncEngine.SignedIn, instance: InstanceURL) -> ReconciledOutput {
+        let account = signedIn.account
+        var text = ["Signed in as \(escaped: account.name)."]
+        if !signedIn.deviceTokenSet {
+            text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
+        }
+        return ReconciledOutput(
+            fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
+            outcomes: signedIn.outcomes, text: text)
+    }
+
+    /// What a sign-in that stored nothing says, and its exit code.
+    private static func loginFailure(_ failure: SyncEngine.SignInFailure, instance: InstanceURL) -> CommandFailure {
+        let mint = "Mint a new one with `token create --name gitbay-sync --scope full`."
+        switch failure {
+        case .tokenRefused:
+            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. \(mint)", exitCode: .denied)
         case .readOnlyToken:
             return CommandFailure(
                 "the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.",
                 exitCode: .denied)
-        case .notJSON:
+        case .notGitbay:
             return CommandFailure(
                 "\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.",
                 exitCode: .unavailable)
-        default:
+        case .unusableUsername(let username):
+            return CommandFailure(
+                "\(instance) answered `whoami` with \"\(username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
+                exitCode: .dataError)
+        case .alreadySignedIn(let twin):
+            return CommandFailure(
+                "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
+                exitCode: .dataError)
+        case .failed(let error as GitbayError):
             return CommandFailure(
                 "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
+        case .failed(let error):
+            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: .unavailable)
         }
     }
 }

@@ -34,12 +34,7 @@ extension CommandRunner {
     fileprivate func prefer(_ name: String) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        guard account.state != .removing else {
-            throw CommandFailure(Self.beingSignedOut(account), exitCode: .noSuchAccount)
-        }
-        try await store.prefer(accountID: account.id, on: account.instance)
-        let siblings = try await store.accounts(onServerOf: account.instance).map(\.id)
-        let outcomes = try await reconciler(store).reconcile(only: Set(siblings))
+        let outcomes = try await engine(store).prefer(account)
         show(ReconciledOutput(fields: [("account", .string(account.name))], outcomes: outcomes, text: [preferredText(account, outcomes)]))
         return report(outcomes)
     }

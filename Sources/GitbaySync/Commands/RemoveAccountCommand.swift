@@ -62,19 +62,13 @@ extension CommandRunner {
     fileprivate func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        try await store.setState(.removing, ofAccount: account.id)
-        let removing = try await store.account(id: account.id) ?? account
-        let result = try await removal(store).finish(removing, force: force)
+        // Another account of the instance may now hold the device token: it is handed over now
+        // rather than at the next run.
+        let removed = try await engine(store).removeAccount(account, force: force)
+        let (result, outcomes) = (removed.result, removed.handedOver)
         let verdict = RemovalVerdict(result, account: account)
         let (left, failure) = (verdict.left, verdict.failure)
         let shown = TerminalText.escaped(account.name)
-        // Another account of the instance may now hold the device token: hand it over now
-        // rather than at the next run.
-        var outcomes: [AccountOutcome] = []
-        if verdict.handOver {
-            let siblings = try await store.accounts(onServerOf: account.instance).filter { $0.state == .active }.map(\.id)
-            if !siblings.isEmpty { outcomes = try await reconciler(store).reconcile(only: Set(siblings)) }
-        }
         show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes))
         if !left.isEmpty {
             context.console.err(
@@ -130,14 +124,12 @@ struct RemovalOutput: CommandOutput {
 }
 
 /// What a removal's result means for `remove-account`: what to say, the JSON `result`, the rows
-/// left on the server, the error that ends the command, and whether another account of the
-/// instance may take the device token over now.
+/// left on the server, and the error that ends the command.
 struct RemovalVerdict {
     var said: String?
     var word = "kept"
     var left: [Int] = []
     var failure: CommandFailure?
-    var handOver = false
 
     init(_ result: AccountRemoval.Result, account: AccountRecord) {
         let shown = TerminalText.escaped(account.name)
@@ -145,15 +137,13 @@ struct RemovalVerdict {
             "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
         switch result {
         case .removed(_, let wiped):
-            (said, word, handOver) = (
-                "Removed \(shown): this device is deregistered and the API token is deleted\(Self.lingering(wiped)).", "removed", true
-            )
+            (said, word) = ("Removed \(shown): this device is deregistered and the API token is deleted\(Self.lingering(wiped)).", "removed")
         case .forced(let outcome, let rows, let deregistered, let wiped):
             let why = CommandRunner.sentence(outcome.error ?? "the removal did not complete")
             let what = deregistered ? "this device is deregistered, but the pre-remove hook did not pass" : "this device could not be deregistered"
-            (said, word, left, handOver) = (
+            (said, word, left) = (
                 "Removed \(shown) by force: the API token is deleted\(Self.lingering(wiped)), although \(what): \(TerminalText.escaped(why)).",
-                "forced", rows, deregistered
+                "forced", rows
             )
         case .signedInAgain:
             failure = CommandFailure(
@@ -181,7 +171,6 @@ struct RemovalVerdict {
                 : CommandFailure(
                     "\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.",
                     exitCode: .unavailable)
-            handOver = deregistered
         }
     }
 

@@ -1,0 +1,72 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+extension SyncEngine {
+    /// One account's part in a run: what its reconcile did, and, for an account being signed
+    /// out whose deregistration went through, how its removal ended.
+    package struct RunEntry: Sendable, Equatable {
+        package var outcome: AccountOutcome
+        /// The account, when it was being signed out as the run started.
+        package var removing: AccountRecord?
+        package var removal: AccountRemoval.Result?
+    }
+
+    /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
+    /// once), then finishes the removals whose deregistration went through.
+    package func run() async throws -> [RunEntry] {
+        // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
+        let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let outcomes = try await reconciler.reconcile()
+        let removal = removal
+        var entries: [RunEntry] = []
+        for var outcome in outcomes {
+            guard let account = removing[outcome.account] else {
+                entries.append(RunEntry(outcome: outcome))
+                continue
+            }
+            if outcome.condition == .authFailed, outcome.skipReason == nil {
+                // Refused now: no later run sends the token again.
+                outcome.skipReason = .removalTokenRefused
+            }
+            guard !outcome.isFailure, outcome.action != .skipped else {
+                entries.append(RunEntry(outcome: outcome, removing: account))
+                continue
+            }
+            let result = try await removal.complete(account, after: outcome, force: false)
+            entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
+        }
+        return entries
+    }
+
+    /// How signing an account out went: the removal's end, and the instance's other accounts
+    /// reconciled when the device was deregistered (one may take the device token over).
+    package struct Removed: Sendable, Equatable {
+        package let result: AccountRemoval.Result
+        package let handedOver: [AccountOutcome]
+    }
+
+    /// Signs an account out: deregisters this device through its own client, runs the removal
+    /// step, and only then deletes its token and records (`AccountRemoval`). `force` deletes
+    /// the token even when the deregistration or the step failed.
+    package func removeAccount(_ account: AccountRecord, force: Bool) async throws -> Removed {
+        try await store.setState(.removing, ofAccount: account.id, now: options.now())
+        let removing = try await store.account(id: account.id) ?? account
+        let result = try await removal.finish(removing, force: force)
+        guard result.deregistered else { return Removed(result: result, handedOver: []) }
+        return Removed(result: result, handedOver: try await reconcileServer(of: account.instance, activeOnly: true))
+    }
+}
+
+extension AccountRemoval.Result {
+    /// Whether this device's rows for the account are gone from the server, so that another
+    /// account of the instance may take the device token over.
+    package var deregistered: Bool {
+        switch self {
+        case .removed: true
+        case .forced(_, _, let deregistered, _), .kept(_, _, let deregistered): deregistered
+        case .busy, .interrupted, .signedInAgain: false
+        }
+    }
+}

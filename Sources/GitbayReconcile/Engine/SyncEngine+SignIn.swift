@@ -1,0 +1,91 @@
+import FoundationEssentials
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+extension SyncEngine {
+    /// Why a sign-in stored nothing.
+    package enum SignInFailure: Error, Sendable {
+        /// The server refused the API token (invalid, expired or revoked).
+        case tokenRefused
+        /// The token may only read; registering a device needs a full-scope token.
+        case readOnlyToken
+        /// The address does not answer as a gitbay API.
+        case notGitbay
+        /// `whoami` named a user that cannot name an account (empty, or text that prints escaped).
+        case unusableUsername(String)
+        /// The account is signed in already under another name of the same server.
+        case alreadySignedIn(as: AccountRecord)
+        /// Anything else the server or the connection answered.
+        case failed(any Error)
+    }
+
+    /// A sign-in: the account stored, and its server's accounts reconciled when a device token
+    /// is set (empty otherwise).
+    package struct SignedIn: Sendable, Equatable {
+        package let account: AccountRecord
+        package let outcomes: [AccountOutcome]
+        package let deviceTokenSet: Bool
+    }
+
+    /// The user an API token signs in as, once `whoami` names a usable user and a write refused
+    /// before it runs shows the token may write. Needs no store: a refused sign-in makes none.
+    package static func verifiedUsername(_ client: GitbayClient) async throws(SignInFailure) -> String {
+        let whoami: WhoAmI
+        do {
+            whoami = try await client.whoami()
+        } catch {
+            throw failure(error)
+        }
+        // The user name becomes the account's name, which is shown and typed: one line that
+        // prints as it is.
+        guard isUsableUsername(whoami.username) else { throw .unusableUsername(whoami.username) }
+        do {
+            // `whoami` cannot tell a read-only token; a write refused before it runs can.
+            try await client.checkWriteScope()
+        } catch {
+            throw failure(error)
+        }
+        return whoami.username
+    }
+
+    /// A user name that can name an account: not empty, and nothing in it that text output
+    /// would write escaped.
+    package static func isUsableUsername(_ username: String) -> Bool {
+        !username.isEmpty && !username.unicodeScalars.contains(where: TerminalText.needsEscaping)
+    }
+
+    /// The account already signed in under another name of the server `instance` names: the
+    /// same API token, or (once `username` is known) the same user on a server proven to be
+    /// this one. The same name signing in again (a new token) is a sign-in like any other.
+    package static func signedInTwice(in store: StateStore?, instance: InstanceURL, username: String?, apiToken: Secret) async throws
+        -> AccountRecord?
+    {
+        guard let store else { return nil }
+        let name = username.map { AccountRecord.name(username: $0, instance: instance) }
+        if let twin = try await store.account(holdingAPIToken: apiToken), twin.instance != instance { return twin }
+        guard let username else { return nil }
+        return try await store.accounts(onServerOf: instance).first { $0.username == username && $0.name != name }
+    }
+
+    /// Signs in with an API token checked by `verifiedUsername`: stores the account (a new
+    /// token for one already signed in) and, when a device token is set, reconciles its server.
+    package func signIn(instance: InstanceURL, username: String, apiToken: Secret) async throws -> SignedIn {
+        if let twin = try await Self.signedInTwice(in: store, instance: instance, username: username, apiToken: apiToken) {
+            throw SignInFailure.alreadySignedIn(as: twin)
+        }
+        let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: options.now())
+        guard try await store.device().token != nil else { return SignedIn(account: account, outcomes: [], deviceTokenSet: false) }
+        return SignedIn(account: account, outcomes: try await reconcileServer(of: instance), deviceTokenSet: true)
+    }
+
+    private static func failure(_ error: any Error) -> SignInFailure {
+        guard let error = error as? GitbayError else { return .failed(error) }
+        switch error.kind {
+        case .authFailed: return .tokenRefused
+        case .readOnlyToken: return .readOnlyToken
+        case .notJSON: return .notGitbay
+        default: return .failed(error)
+        }
+    }
+}
