@@ -71,6 +71,10 @@ let package = Package(
         .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
         .testTarget(
             name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport"]),
+        // The same exchanges over both transports, against the fake server on 127.0.0.1.
+        .testTarget(
+            name: "GitbayURLSessionTests",
+            dependencies: ["GitbayURLSession", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport"]),
         .testTarget(name: "GitbayKeyringTests", dependencies: ["GitbayKeyring", "GitbaySupport", "TestSupport"]),
         .testTarget(name: "PushResolveTests", dependencies: ["PushResolve", "GitbaySupport", "TestSupport"]),
         .testTarget(
