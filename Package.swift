@@ -7,7 +7,8 @@ import PackageDescription
 //   GitbaySupport                      text, time, secrets, logging, signals
 //   ├── GitbayState   (SQLite)         the local record: accounts, rows, leases, migrations
 //   ├── GitbayAPI                      one account's client for one gitbay instance, over a transport
-//   │   └── GitbayCurl (libcurl)       the agent's transport
+//   │   ├── GitbayCurl (libcurl)       the agent's transport
+//   │   └── GitbayURLSession           an app's transport on Apple's platforms (not linked into gitbay-sync)
 //   ├── GitbayKeyring (libsecret)      tokens in the OS keyring: Secret Service, Keychain
 //   └── PushResolve                    which account a push payload is for
 //   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
@@ -18,7 +19,8 @@ import PackageDescription
 // on nothing of the product, so it cannot agree with the client by sharing its code.
 let package = Package(
     name: "gitbay-sync",
-    platforms: [.macOS(.v15)],
+    // iOS 18, like macOS 15, is where Synchronization's Mutex begins.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "gitbay-sync", targets: ["gitbay-sync"]),
         .executable(name: "gitbay-fake-server", targets: ["gitbay-fake-server"]),
@@ -44,6 +46,7 @@ let package = Package(
         .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),
         .target(name: "GitbayAPI", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayCurl", dependencies: ["GitbaySupport", "GitbayAPI", "CCurl"]),
+        .target(name: "GitbayURLSession", dependencies: ["GitbaySupport", "GitbayAPI"]),
         .target(name: "GitbayKeyring", dependencies: ["GitbaySupport", "CSecret"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
@@ -68,6 +71,10 @@ let package = Package(
         .testTarget(name: "GitbayStateTests", dependencies: ["GitbayState", "GitbaySupport", "TestSupport"]),
         .testTarget(
             name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport"]),
+        // The same exchanges over both transports, against the fake server on 127.0.0.1.
+        .testTarget(
+            name: "GitbayURLSessionTests",
+            dependencies: ["GitbayURLSession", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport"]),
         .testTarget(name: "GitbayKeyringTests", dependencies: ["GitbayKeyring", "GitbaySupport", "TestSupport"]),
         .testTarget(name: "PushResolveTests", dependencies: ["PushResolve", "GitbaySupport", "TestSupport"]),
         .testTarget(

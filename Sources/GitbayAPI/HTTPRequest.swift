@@ -15,4 +15,19 @@ package struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
     }
+
+    /// Refuses a header field whose name or value could break the request apart (a line break,
+    /// a control character, a colon in the name), before a byte is sent.
+    package func checkHeaders() throws(TransportError) {
+        if headers.contains(where: { !Self.isSafeHeader(name: $0.name, value: $0.value) }) {
+            throw .invalidRequest(reason: "a header field contains a line break or control character")
+        }
+    }
+
+    /// A header is sent only when neither its name nor its value could break the request apart.
+    static func isSafeHeader(name: String, value: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
+            && value.utf8.allSatisfy { $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }
+    }
 }

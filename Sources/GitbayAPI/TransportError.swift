@@ -20,7 +20,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
         case deadline
     }
 
-    /// No connection: the name did not resolve or the connection was refused. `detail` is curl's message.
+    /// No connection: the name did not resolve or the connection was refused. `detail` is the
+    /// transport's message (curl's, or URLSession's).
     case connectFailed(ConnectFailure, detail: String)
     /// A timeout ran out; `limit` is the timeout that applied.
     case timedOut(TimeoutPhase, limit: Duration)
@@ -43,7 +44,8 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     /// libcurl could not be opened (not installed, or not where `GITBAY_SYNC_LIBCURL` says);
     /// nothing was sent. `detail` is the loader's message.
     case libcurlUnavailable(path: String, detail: String)
-    /// Any other curl failure: its code and message.
+    /// Any other failure of the transport: its code and message (a curl code, or a URLSession
+    /// `URLError` code, whose message says so).
     case other(code: Int, message: String)
 
     /// What to do when libcurl cannot be opened (`libcurlUnavailable`).
@@ -90,7 +92,7 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
         case .libcurlUnavailable(let path, let detail):
             "libcurl could not be opened from \(path) (\(detail)); \(Self.libcurlFix)"
         case .other(let code, let message):
-            "curl error \(code): \(message)"
+            "the transfer failed (error \(code)): \(message)"
         }
     }
 }

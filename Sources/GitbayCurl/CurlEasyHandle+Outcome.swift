@@ -11,7 +11,7 @@ extension CurlEasyHandle {
         if (300..<400).contains(status) && status != 304 {
             var location: UnsafeMutablePointer<CChar>?
             _ = ccurl_getinfo_string(curl, handle, CURLINFO_REDIRECT_URL, &location)
-            return .failure(.redirect(status: status, target: location.map { Self.withoutCredentialsOrQuery(String(cString: $0)) }))
+            return .failure(.redirect(status: status, target: location.map { HTTPDestination.withoutCredentialsOrQuery(String(cString: $0)) }))
         }
         return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
     }
@@ -47,7 +47,7 @@ extension CurlEasyHandle {
             CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             return .tlsFailed(detail: detail)
         default:
-            return .other(code: Int(code.rawValue), message: detail)
+            return .other(code: Int(code.rawValue), message: "curl: \(detail)")
         }
     }
 }

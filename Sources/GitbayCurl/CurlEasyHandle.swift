@@ -46,9 +46,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// the request cannot be sent.
     func prepare(_ request: HTTPRequest, transfer: CurlTransfer, configuration: TransportConfiguration) -> TransportError? {
         if transfer.isCancelled { return .cancelled }
-        for (name, value) in request.headers where !Self.isSafeHeader(name: name, value: value) {
-            return .invalidRequest(reason: "a header field contains a line break or control character")
-        }
+        do { try request.checkHeaders() } catch { return error }
 
         // Reset drops the previous request's options; connections live in the event loop's pool.
         curl.pointee.easy_reset(handle)
@@ -61,7 +59,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         setCallbacks(&setup, context: Unmanaged.passUnretained(transfer).toOpaque())
         setMethodAndBody(&setup, request: request)
         if let failure = setup.failure {
-            return .other(code: Int(failure.rawValue), message: "could not configure the request: \(Self.message(for: failure))")
+            return .other(code: Int(failure.rawValue), message: "curl could not configure the request: \(Self.message(for: failure))")
         }
         return nil
     }
@@ -113,7 +111,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         if !Self.proxyInEnvironment {
             // No proxy variable is set: saying so spares curl reading them for every request.
             setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
-        } else if CurlTransport.isLoopback(url) {
+        } else if HTTPDestination.isLoopback(url) {
             // A proxy would be handed a loopback instance's token in clear (plain http), and
             // asked to fetch its own 127.0.0.1: no proxy for this host, whatever the variables
             // (no_proxy included) say. An empty proxy turns every one of them off.
@@ -202,28 +200,6 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     static func message(for code: CURLcode) -> String {
         CurlLibrary.api.pointee.easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)"
-    }
-
-    /// A header is sent only when neither its name nor its value could break the request apart.
-    private static func isSafeHeader(name: String, value: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
-            && value.utf8.allSatisfy { $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }
-    }
-
-    /// The URL without user info, query or fragment: enough to name a redirect target without
-    /// repeating anything secret it might carry.
-    static func withoutCredentialsOrQuery(_ url: String) -> String {
-        var text = Substring(url)
-        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
-        if let schemeEnd = text.firstRange(of: "://") {
-            let rest = text[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                text = text[..<schemeEnd.upperBound] + rest[rest.index(after: at)...]
-            }
-        }
-        return String(text)
     }
 }
 

@@ -37,7 +37,7 @@ package final class CurlTransport: HTTPTransport {
 
     /// Sends one request and returns the first answer (any status except a redirect).
     package func send(_ request: HTTPRequest, limits configuration: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
-        try Self.checkDestination(request.url)
+        try HTTPDestination.check(request.url)
         let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes, keeping: configuration.responseHeaders)
         let pool = pool
         let loop = try pool.loop
@@ -60,34 +60,5 @@ package final class CurlTransport: HTTPTransport {
             loop.noticeCancellation()
         }
         return try result.get()
-    }
-
-    /// Refuses anything but `https` and plain `http` to a loopback host, before a byte is sent.
-    static func checkDestination(_ url: String) throws(TransportError) {
-        if url.utf8.starts(with: "https://".utf8) { return }
-        guard let (scheme, authority) = schemeAndAuthority(url) else {
-            throw .insecureURL(scheme: "none", host: "")
-        }
-        if scheme == "https" { return }
-        // InstanceURL holds the loopback rule; parsing only the authority reuses it.
-        if scheme == "http", (try? InstanceURL(parsing: "http://" + authority)) != nil { return }
-        let host = (try? InstanceURL(parsing: "https://" + authority))?.host ?? String(authority)
-        throw .insecureURL(scheme: scheme, host: host)
-    }
-
-    /// Whether the URL names a loopback host (`127.0.0.0/8`, `::1`, `localhost`), by the rule
-    /// `InstanceURL` holds.
-    static func isLoopback(_ url: String) -> Bool {
-        guard let (_, authority) = schemeAndAuthority(url) else { return false }
-        return (try? InstanceURL(parsing: "https://" + authority))?.isLoopback ?? false
-    }
-
-    /// The lower-cased scheme and the authority without user info; nil without `scheme://`.
-    private static func schemeAndAuthority(_ url: String) -> (scheme: String, authority: Substring)? {
-        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
-        let rest = url[url.index(colon, offsetBy: 3)...]
-        var authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        return (url[..<colon].lowercased(), authority)
     }
 }

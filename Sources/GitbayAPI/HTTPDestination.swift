@@ -1,0 +1,56 @@
+import GitbaySupport
+
+/// The rules every transport applies to the URLs it is handed and the URLs it names, written
+/// once so that libcurl and URLSession cannot disagree on them.
+package enum HTTPDestination {
+    /// Refuses anything but `https` and plain `http` to a loopback host, before a byte is sent.
+    package static func check(_ url: String) throws(TransportError) {
+        if url.utf8.starts(with: "https://".utf8) { return }
+        guard let (scheme, authority) = schemeAndAuthority(url) else {
+            throw .insecureURL(scheme: "none", host: "")
+        }
+        if scheme == "https" { return }
+        // InstanceURL holds the loopback rule; parsing only the authority reuses it.
+        if scheme == "http", (try? InstanceURL(parsing: "http://" + authority)) != nil { return }
+        let host = (try? InstanceURL(parsing: "https://" + authority))?.host ?? String(authority)
+        throw .insecureURL(scheme: scheme, host: host)
+    }
+
+    /// Whether the URL names a loopback host (`127.0.0.0/8`, `::1`, `localhost`), by the rule
+    /// `InstanceURL` holds. A loopback host is never reached through a proxy.
+    package static func isLoopback(_ url: String) -> Bool {
+        loopbackHost(of: url) != nil
+    }
+
+    /// The URL's host, lower-cased and without brackets, when it is a loopback host; nil otherwise.
+    package static func loopbackHost(of url: String) -> String? {
+        guard let (_, authority) = schemeAndAuthority(url), let instance = try? InstanceURL(parsing: "https://" + authority) else {
+            return nil
+        }
+        return instance.isLoopback ? instance.host : nil
+    }
+
+    /// The URL without user info, query or fragment: enough to name a redirect target without
+    /// repeating anything secret it might carry.
+    package static func withoutCredentialsOrQuery(_ url: String) -> String {
+        var text = Substring(url)
+        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
+        if let schemeEnd = text.firstRange(of: "://") {
+            let rest = text[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                text = text[..<schemeEnd.upperBound] + rest[rest.index(after: at)...]
+            }
+        }
+        return String(text)
+    }
+
+    /// The lower-cased scheme and the authority without user info; nil without `scheme://`.
+    private static func schemeAndAuthority(_ url: String) -> (scheme: String, authority: Substring)? {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        let rest = url[url.index(colon, offsetBy: 3)...]
+        var authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return (url[..<colon].lowercased(), authority)
+    }
+}
