@@ -12,6 +12,7 @@ import PackageDescription
 //   ├── GitbayKeyring (libsecret)      tokens in the OS keyring: Secret Service, Keychain
 //   └── PushResolve                    which account a push payload is for
 //   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
+//   GitbaySyncKit                      the public API an app embeds: the use cases, URLSession
 //   GitbaySync                         the command line: commands, output, services
 //   gitbay-sync                        the executable
 //
@@ -23,6 +24,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "gitbay-sync", targets: ["gitbay-sync"]),
+        // The engine for an app to embed: its use cases, the store, the transport protocol.
+        .library(name: "GitbaySyncKit", targets: ["GitbaySyncKit"]),
         .executable(name: "gitbay-fake-server", targets: ["gitbay-fake-server"]),
     ],
     targets: [
@@ -47,6 +50,8 @@ let package = Package(
         .target(name: "GitbayAPI", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayCurl", dependencies: ["GitbaySupport", "GitbayAPI", "CCurl"]),
         .target(name: "GitbayURLSession", dependencies: ["GitbaySupport", "GitbayAPI"]),
+        .target(
+            name: "GitbaySyncKit", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayURLSession", "GitbayReconcile"]),
         .target(name: "GitbayKeyring", dependencies: ["GitbaySupport", "CSecret"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
@@ -72,6 +77,7 @@ let package = Package(
         .testTarget(
             name: "GitbayAPITests", dependencies: ["GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport"]),
         // The same exchanges over both transports, against the fake server on 127.0.0.1.
+        .testTarget(name: "GitbaySyncKitTests", dependencies: ["GitbaySyncKit", "GitbayFake", "TestSupport"]),
         .testTarget(
             name: "GitbayURLSessionTests",
             dependencies: ["GitbayURLSession", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport"]),

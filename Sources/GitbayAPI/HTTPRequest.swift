@@ -1,15 +1,15 @@
 /// One HTTP request as a client hands it to its `HTTPTransport`.
-package struct HTTPRequest: Sendable {
+public struct HTTPRequest: Sendable {
     /// `GET` or `POST` (any other token is sent as a custom method).
-    package var method: String
+    public var method: String
     /// The absolute URL; `https`, or plain `http` to a loopback host only.
-    package var url: String
+    public var url: String
     /// Header fields in the order they are sent. `Expect` and `User-Agent` are set by the transport.
-    package var headers: [(name: String, value: String)]
+    public var headers: [(name: String, value: String)]
     /// The request body; nil sends none.
-    package var body: [UInt8]?
+    public var body: [UInt8]?
 
-    package init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -18,7 +18,7 @@ package struct HTTPRequest: Sendable {
 
     /// Refuses a header field whose name or value could break the request apart (a line break,
     /// a control character, a colon in the name), before a byte is sent.
-    package func checkHeaders() throws(TransportError) {
+    public func checkHeaders() throws(TransportError) {
         if headers.contains(where: { !Self.isSafeHeader(name: $0.name, value: $0.value) }) {
             throw .invalidRequest(reason: "a header field contains a line break or control character")
         }

@@ -1,9 +1,9 @@
 import GitbaySupport
 
 /// Why an HTTP exchange produced no answer. Carries values only: never a header value or a body.
-package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why a connection could not be made.
-    package enum ConnectFailure: Sendable, Equatable {
+    public enum ConnectFailure: Sendable, Equatable {
         /// The host (or the proxy) name did not resolve.
         case hostNotFound
         /// The host answered but refused, or could not be reached.
@@ -11,7 +11,7 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Which limit ran out.
-    package enum TimeoutPhase: Sendable, Equatable {
+    public enum TimeoutPhase: Sendable, Equatable {
         /// Connecting (TCP and TLS) took longer than the connect timeout.
         case connect
         /// The whole request took longer than the request timeout.
@@ -49,11 +49,11 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
     case other(code: Int, message: String)
 
     /// What to do when libcurl cannot be opened (`libcurlUnavailable`).
-    package static let libcurlFix = "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
+    public static let libcurlFix = "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
 
     /// True when the same request may succeed if sent again: connection failures, timeouts and
     /// broken connections.
-    package var isRetryable: Bool {
+    public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
         case .tlsFailed, .responseTooLarge, .redirect, .cancelled, .insecureURL, .invalidRequest, .libcurlUnavailable, .other:
@@ -61,7 +61,7 @@ package enum TransportError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .connectFailed(.hostNotFound, let detail):
             "the host name did not resolve (\(detail))"

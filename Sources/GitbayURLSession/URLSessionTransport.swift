@@ -23,7 +23,7 @@ import FoundationNetworking
 /// has no separate effect: connecting counts against the request timeout, and a timeout is
 /// always `.timedOut(.request, …)`. URLSession trusts the system's certificate authorities
 /// only: an `https` request whose limits name a certificate file or folder is refused.
-package final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: HTTPTransport {
     /// For every host but loopback: the system's proxy settings.
     private let session: URLSession
     /// For loopback hosts: no proxy, ever.
@@ -34,7 +34,7 @@ package final class URLSessionTransport: HTTPTransport {
 
     /// A transport with its own sessions. `environment` matters only where URLSession is built
     /// on libcurl (Linux), which takes a proxy from it whatever a session is told.
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let events = SessionEvents()
         self.events = events
         self.environment = environment
@@ -49,7 +49,7 @@ package final class URLSessionTransport: HTTPTransport {
     }
 
     /// Sends one request and returns the first answer (any status except a redirect).
-    package func send(_ request: HTTPRequest, limits: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest, limits: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
         let loopback = try checkSendable(request, limits: limits)
         let task = (loopback ? loopbackSession : session).dataTask(with: try Self.urlRequest(for: request, limits: limits))
         let exchange = URLSessionExchange(task: task, limits: limits)

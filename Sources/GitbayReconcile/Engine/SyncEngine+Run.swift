@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension SyncEngine {
     /// One account's part in a run: what its reconcile did, and, for an account being signed
@@ -60,6 +65,15 @@ extension SyncEngine {
 }
 
 extension AccountRemoval.Result {
+    /// The account's outcome, as the removal left it.
+    package var outcome: AccountOutcome {
+        switch self {
+        case .removed(let outcome, _), .forced(let outcome, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
+            .kept(let outcome, _, _), .signedInAgain(let outcome):
+            outcome
+        }
+    }
+
     /// Whether this device's rows for the account are gone from the server, so that another
     /// account of the instance may take the device token over.
     package var deregistered: Bool {

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What an agent or an app does with push registrations, over one store: each use case changes
 /// what an account or the device wants, then reconciles what the change touches, and answers
