@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The gitbay JSON API for one account, for one run: typed commands over `POST /api/v1/cmd` and
 /// `GET /api/v1/read`, retried by the configured `RetryPolicy`.

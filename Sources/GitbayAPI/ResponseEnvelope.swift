@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The fields every gitbay answer carries around its data. Unknown fields are ignored.
 struct ResponseEnvelope: Decodable, Sendable, Equatable {

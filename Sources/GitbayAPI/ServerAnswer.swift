@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a gitbay HTTP response means before its `data` is decoded: a success, a `304`, or a
 /// failure classified into a `GitbayError.Kind`. A pure function of status, headers and body.

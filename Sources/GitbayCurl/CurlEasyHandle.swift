@@ -1,7 +1,12 @@
 internal import CCurl
-import FoundationEssentials
 import GitbayAPI
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

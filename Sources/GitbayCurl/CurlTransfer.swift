@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbaySupport
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The state of one transfer, shared with curl's callbacks through an `Unmanaged` pointer.
 ///

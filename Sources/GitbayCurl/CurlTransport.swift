@@ -1,8 +1,13 @@
 internal import CCurl
-import FoundationEssentials
 import GitbayAPI
 import GitbaySupport
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbayState
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a reconcile did for one account: the `run --json` object and the journal line.
 package struct AccountOutcome: Sendable, Equatable {

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension AccountPass {
     /// How many times an account is planned in one run when what it should have keeps changing.

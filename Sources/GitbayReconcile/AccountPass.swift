@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One account's reconcile in a run, as a value: an event in (an answer, a failure, what the
 /// store said), the next step out (a request, a store write, the end). Everything it decides

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Signs an account out: the pre-removal hook (deregister every row of ours through the
 /// account's own client, then the `PreRemovalStep`: the agent's user hook, an app's own), and

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbayState
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a run wants for an account, and the device facts it planned with. A run compares it
 /// before each write and before recording its verdict, so that a change made meanwhile (a new

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How a failed reconcile is recorded: the account's condition and when to try again.
 package enum FailurePolicy {

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Carries an `AccountPass` out: each step over the account's own client (its token, its
 /// instance) or the store, each answer or failure back as an event, until the pass finishes.

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Reconciles every account: decides each account's desire (`RunSchedule`) and runs the
 /// accounts concurrently, every instance at once and a few accounts of each at a time, each

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Which accounts a run reconciles, with what desire, and which it leaves alone and why: a
 /// pure function of the accounts, their last outcomes, the user's choices and the leases.

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Proves that two instance URLs name one server, from this install's own add. On a server a
 /// token's row belongs to one account at a time, and a row keeps its id and `added` when an

@@ -1,5 +1,10 @@
 internal import CSQLite
+
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One SQLite connection.
 ///

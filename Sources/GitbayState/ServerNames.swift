@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Two instance URLs found to name one server, and the row whose move proved it.
 package struct SameServerRecord: Sendable, Equatable {

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension StateStore {
     static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at"

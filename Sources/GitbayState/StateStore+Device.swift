@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension StateStore {
     /// This device, creating its row (host-name label, fresh install marker) on first use.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension StateStore {
     /// This device as stored, without creating its row (nil when there is none yet): for

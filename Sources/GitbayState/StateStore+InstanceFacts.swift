@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Everything the choice of an instance's token holder depends on, read in one transaction:
 /// the device, the instance's accounts, their last verdicts and the preferred account.

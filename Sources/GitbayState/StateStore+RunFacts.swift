@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Everything a run plans from, read before its first request in one read transaction with
 /// one query a table: not one read per account.

@@ -1,6 +1,11 @@
 internal import CSQLite
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The state database: accounts, their API tokens, the device, registrations and outcomes.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A small structured logger: constant messages with stable dotted metadata keys
 /// (`account.id`, `http.status`). Components receive one and never make their own; the command

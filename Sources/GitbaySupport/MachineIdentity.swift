@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(IOKit)
 // The platform UUID is read through IOKit, its value bridged from CoreFoundation.

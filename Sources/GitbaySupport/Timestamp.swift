@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Instants as stored in the database and printed in `--json`: ISO 8601 in UTC with
 /// milliseconds, e.g. `2026-09-20T14:03:07.123Z`.

@@ -1,8 +1,13 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Runs one call per account concurrently, each through the account's own client, bounded as a
 /// run is: every instance at once, `Reconciler.Options.bound(for:)` accounts of one instance

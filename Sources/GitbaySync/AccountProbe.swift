@@ -1,8 +1,13 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `doctor`'s checks of one account, through reads only: `whoami`, `notifications settings
 /// show` and `notifications device list`. Push being off on the instance shows only in a

@@ -1,9 +1,14 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayCurl
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Runs one parsed command line, and holds what every command uses: the options, the
 /// process's streams and settings, the logger and the shared steps.

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A JSON value whose objects keep their keys in the order given, so `--json` output has one
 /// stable, documented shape.

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbayReconcile
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The fields of a gitbay push payload that name its account and its destination.
 ///

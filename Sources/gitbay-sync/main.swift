@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbaySupport
 import GitbaySync
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

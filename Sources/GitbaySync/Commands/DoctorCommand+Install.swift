@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension CommandRunner {
     /// The names found to be one server, one passing check each: what `run` goes by.

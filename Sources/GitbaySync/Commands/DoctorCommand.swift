@@ -1,9 +1,14 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayCurl
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

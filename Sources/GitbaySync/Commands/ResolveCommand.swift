@@ -1,6 +1,11 @@
-import FoundationEssentials
 import GitbayState
 import PushResolve
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `resolve`.
 struct ResolveCommand: PlainCommand {

@@ -1,8 +1,13 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `resume <account>`.
 struct ResumeCommand: AccountCommand {

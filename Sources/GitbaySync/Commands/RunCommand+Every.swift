@@ -1,5 +1,10 @@
-import FoundationEssentials
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension CommandRunner {
     /// How much a sleep between cycles may differ from the period, either way.

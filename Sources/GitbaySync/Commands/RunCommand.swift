@@ -1,9 +1,14 @@
-import FoundationEssentials
 import GitbayAPI
 import GitbayCurl
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `run [--every DURATION] [--concurrency N] [--now] [--unattended]`.
 struct RunCommand: CommandDefinition {

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `status`.
 struct StatusCommand: PlainCommand {
