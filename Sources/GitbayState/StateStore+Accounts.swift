@@ -4,7 +4,7 @@ import GitbaySupport
 extension StateStore {
     static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at"
 
-    static func account(_ row: Statement) -> AccountRecord {
+    static func account(_ row: Row) -> AccountRecord {
         var instances: [String: InstanceURL] = [:]
         return account(row, instances: &instances)
     }
@@ -17,7 +17,7 @@ extension StateStore {
     }
 
     /// The account in `row`, its instance taken from `instances` when parsed before.
-    static func account(_ row: Statement, instances: inout [String: InstanceURL]) -> AccountRecord {
+    static func account(_ row: Row, instances: inout [String: InstanceURL]) -> AccountRecord {
         let instanceText = row.requiredText(1)
         let instance: InstanceURL
         if let parsed = instances[instanceText] {

@@ -139,7 +139,7 @@ extension StateStore {
         )
     }
 
-    private static func lease(_ row: Statement) -> LeaseRecord {
+    private static func lease(_ row: Row) -> LeaseRecord {
         LeaseRecord(
             accountID: row.integer(0), holderPID: Int32(truncatingIfNeeded: row.integer(1)), holderID: row.requiredText(2),
             takenAt: row.requiredDate(3),

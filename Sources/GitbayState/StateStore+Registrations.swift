@@ -10,7 +10,7 @@ extension StateStore {
         account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
         """
 
-    private static func registration(_ row: Statement) -> RegistrationRecord {
+    private static func registration(_ row: Row) -> RegistrationRecord {
         let token = row.tokenIdentity(fingerprint: 3, length: 4, shown: 5, prefix: row.requiredText(6))
         return RegistrationRecord(
             accountID: row.integer(0), deviceID: Int(row.integer(1)), added: row.text(2), token: token,
@@ -85,7 +85,7 @@ extension StateStore {
         }
     }
 
-    private static func statusRecord(_ row: Statement, from first: Int32 = 0) -> AccountStatusRecord {
+    private static func statusRecord(_ row: Row, from first: Int32 = 0) -> AccountStatusRecord {
         AccountStatusRecord(
             condition: AccountCondition(rawValue: row.requiredText(first)) ?? .pending, detail: row.text(first + 1),
             lastAttemptAt: Timestamp.parse(row.text(first + 2)), lastSuccessAt: Timestamp.parse(row.text(first + 3)),
