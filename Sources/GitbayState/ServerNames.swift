@@ -104,7 +104,7 @@ extension StateStore {
             try database.row(
                 "SELECT \(Self.accountColumns) FROM accounts WHERE id = (SELECT account_id FROM api_tokens WHERE token = ?)",
                 .text(token.exposedValue)
-            ) { Self.account($0) }
+            ) { row throws(SQLiteError) in try AccountRecord(row: row) }
         }
     }
 
