@@ -62,3 +62,54 @@ extension DeviceRecord {
         movedAt = try row.optionalDate("moved_at")
     }
 }
+
+extension RegistrationRecord {
+    init(row: Row) throws(SQLiteError) {
+        let token = try row.tokenIdentity(
+            fingerprint: "token_fingerprint", length: "token_length", shown: "token_shown", prefix: try row.text("token_prefix"))
+        self.init(
+            accountID: try row.int64("account_id"), deviceID: try row.int("device_id"), added: try row.optionalText("added"),
+            token: token, generation: try row.int("token_generation"), madeAt: try row.date("made_at"))
+    }
+}
+
+extension AccountStatusRecord {
+    init(row: Row) throws(SQLiteError) {
+        self.init(
+            condition: AccountCondition(rawValue: try row.text("condition")) ?? .pending, detail: try row.optionalText("detail"),
+            lastAttemptAt: try row.optionalDate("last_attempt_at"), lastSuccessAt: try row.optionalDate("last_success_at"),
+            lastError: try row.optionalText("last_error"), nextRetryAt: try row.optionalDate("next_retry_at"),
+            nextRetryReason: try row.optionalText("next_retry_reason").flatMap(RetryReason.init(rawValue:)),
+            failures: try row.int("failures"), listETag: try row.optionalText("list_etag"), etagBasis: try row.optionalText("etag_basis"))
+    }
+}
+
+extension LeaseRecord {
+    init(row: Row) throws(SQLiteError) {
+        self.init(
+            accountID: try row.int64("account_id"), holderPID: Int32(truncatingIfNeeded: try row.int64("holder_pid")),
+            holderID: try row.text("holder_id"), takenAt: try row.date("taken_at"), expiresAt: try row.date("expires_at"))
+    }
+}
+
+extension SameServerRecord {
+    /// Nil when either URL no longer parses.
+    init?(row: Row) throws(SQLiteError) {
+        let (instanceText, otherText) = (try row.text("instance"), try row.text("other"))
+        let (deviceID, added, provenAt) = (try row.int("device_id"), try row.text("added"), try row.date("proven_at"))
+        guard let instance = try? InstanceURL(parsing: instanceText), let other = try? InstanceURL(parsing: otherText) else { return nil }
+        self.init(instance: instance, other: other, deviceID: deviceID, added: added, provenAt: provenAt)
+    }
+}
+
+extension UnattendedRunRecord {
+    init(row: Row) throws(SQLiteError) {
+        let failed = try row.text("failed_accounts")
+        self.init(
+            trigger: try row.value("trigger", as: Trigger.self), startedAt: try row.date("started_at"), finishedAt: try row.date("finished_at"),
+            result: Result(rawValue: try row.text("result")) ?? .failed, accounts: try row.int("accounts"),
+            failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init), waiting: try row.int("waiting"),
+            period: try row.optionalInt64("period_seconds").map { .seconds($0) },
+            pid: Int32(truncatingIfNeeded: try row.int64("pid")))
+    }
+}

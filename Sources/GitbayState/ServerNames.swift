@@ -83,11 +83,8 @@ extension StateStore {
     }
 
     static func serverNames(_ database: Database) throws(SQLiteError) -> ServerNames {
-        let proofs = try database.rows("SELECT instance, other, device_id, added, proven_at FROM same_servers") { row -> SameServerRecord? in
-            guard let instance = try? InstanceURL(parsing: row.requiredText(0)), let other = try? InstanceURL(parsing: row.requiredText(1))
-            else { return nil }
-            return SameServerRecord(
-                instance: instance, other: other, deviceID: Int(row.integer(2)), added: row.requiredText(3), provenAt: row.requiredDate(4))
+        let proofs = try database.rows("SELECT instance, other, device_id, added, proven_at FROM same_servers") { row throws(SQLiteError) in
+            try SameServerRecord(row: row)
         }
         return ServerNames(proofs: proofs.compactMap { $0 })
     }

@@ -56,6 +56,71 @@ struct RecordRowTests {
         expected.movedAt = Self.date(Self.late)
         #expect(read == expected)
     }
+
+    @Test("a registration")
+    func registration() throws {
+        let store = try RecordDatabase()
+        let read = try store.database.row(
+            """
+            SELECT made_at, token_generation, token_prefix, token_shown, token_length, token_fingerprint, added, device_id, account_id
+            FROM registrations
+            """
+        ) { row throws(SQLiteError) in try RegistrationRecord(row: row) }
+        let expected = RegistrationRecord(
+            accountID: 7, deviceID: 41, added: "2026-01-01 00:00:00",
+            token: TokenIdentity(fingerprint: "beef", length: 20, shown: "zyxwvuts\u{2026}"), generation: 3, madeAt: Self.date(Self.late))
+        #expect(read == expected)
+    }
+
+    @Test("an account's status")
+    func status() throws {
+        let store = try RecordDatabase()
+        let read = try store.database.row(
+            """
+            SELECT next_retry_reason, etag_basis, list_etag, failures, next_retry_at, last_error, last_success_at,
+                last_attempt_at, detail, condition
+            FROM account_status
+            """
+        ) { row throws(SQLiteError) in try AccountStatusRecord(row: row) }
+        let expected = AccountStatusRecord(
+            condition: .error, detail: "a detail", lastAttemptAt: Self.date(Self.late), lastSuccessAt: Self.date(Self.early),
+            lastError: "it broke", nextRetryAt: Self.date(Self.late), nextRetryReason: .retryAfter, failures: 4, listETag: "\"e\"",
+            etagBasis: "basis")
+        #expect(read == expected)
+    }
+
+    @Test("a lease")
+    func lease() throws {
+        let store = try RecordDatabase()
+        let read = try store.database.row("SELECT expires_at, taken_at, holder_id, holder_pid, account_id FROM account_leases") {
+            row throws(SQLiteError) in try LeaseRecord(row: row)
+        }
+        let expected = LeaseRecord(accountID: 7, holderPID: 4321, holderID: "h1", takenAt: Self.date(Self.early), expiresAt: Self.date(Self.late))
+        #expect(read == expected)
+    }
+
+    @Test("a proof that two URLs name one server")
+    func sameServer() throws {
+        let store = try RecordDatabase()
+        let read = try store.database.row("SELECT proven_at, added, device_id, other, instance FROM same_servers") { row throws(SQLiteError) in
+            try SameServerRecord(row: row)
+        }
+        let expected = SameServerRecord(
+            instance: Self.instance, other: Self.other, deviceID: 41, added: "2026-01-01 00:00:00", provenAt: Self.date(Self.late))
+        #expect(read == expected)
+    }
+
+    @Test("an unattended run")
+    func unattendedRun() throws {
+        let store = try RecordDatabase()
+        let read = try store.database.row(
+            "SELECT pid, period_seconds, waiting, failed_accounts, accounts, result, finished_at, started_at, trigger FROM unattended_runs"
+        ) { row throws(SQLiteError) in try UnattendedRunRecord(row: row) }
+        let expected = UnattendedRunRecord(
+            trigger: .every, startedAt: Self.date(Self.early), finishedAt: Self.date(Self.late), result: .failed, accounts: 3,
+            failedAccounts: ["alice@gitbay.test", "bob@gitbay.test"], waiting: 1, period: .seconds(600), pid: 4321)
+        #expect(read == expected)
+    }
 }
 
 /// A database with the store's schema and one row in each table a record is read from.
