@@ -134,29 +134,3 @@ private enum ColumnKind: Equatable {
         }
     }
 }
-
-/// Readers by position, for the readers not yet moved to names.
-extension Row {
-    func isNull(_ column: Int32) -> Bool { statement.columnType(column) == SQLITE_NULL }
-
-    func integer(_ column: Int32) -> Int64 { statement.integer(column) }
-
-    func optionalInteger(_ column: Int32) -> Int64? { isNull(column) ? nil : integer(column) }
-
-    func text(_ column: Int32) -> String? { statement.text(column) }
-
-    /// A text column declared NOT NULL.
-    func requiredText(_ column: Int32) -> String { text(column) ?? "" }
-
-    /// A time column declared NOT NULL, as `Timestamp` writes it; the epoch should it not parse.
-    func requiredDate(_ column: Int32) -> Date {
-        Timestamp.parse(text(column)) ?? Date(timeIntervalSince1970: 0)
-    }
-
-    /// A token's identity from its fingerprint, length and shown columns; by `prefix` alone
-    /// for a token recorded before fingerprints were kept.
-    func tokenIdentity(fingerprint: Int32, length: Int32, shown: Int32, prefix: String) -> TokenIdentity {
-        guard let digest = text(fingerprint) else { return TokenIdentity(fingerprint: nil, length: nil, shown: prefix) }
-        return TokenIdentity(fingerprint: digest, length: optionalInteger(length).map(Int.init), shown: text(shown) ?? "")
-    }
-}

@@ -124,7 +124,7 @@ extension StateStore {
                 SELECT instance FROM instances WHERE preferred_account_id IS NOT NULL AND instance IN (\(urls.map { _ in "?" }.joined(separator: ", ")))
                 ORDER BY coalesce(preferred_at, '') DESC LIMIT 1
                 """, bound: urls.map { .text($0.description) }
-            ) { $0.requiredText(0) }
+            ) { row throws(SQLiteError) in try row.text("instance") }
             if let latest { try Self.keepOnlyPreference(of: latest, among: urls, database) }
             return true
         }
@@ -142,8 +142,9 @@ extension StateStore {
     static func preferredAccounts(_ database: Database, names: ServerNames) throws(SQLiteError) -> [InstanceURL: Int64] {
         let choices = try database.rows(
             "SELECT instance, preferred_account_id, preferred_at FROM instances WHERE preferred_account_id IS NOT NULL"
-        ) { row in
-            (try? InstanceURL(parsing: row.requiredText(0))).map { (instance: $0, accountID: row.integer(1), at: Timestamp.parse(row.text(2))) }
+        ) { row throws(SQLiteError) in
+            let (text, accountID, at) = (try row.text("instance"), try row.int64("preferred_account_id"), try row.optionalDate("preferred_at"))
+            return (try? InstanceURL(parsing: text)).map { (instance: $0, accountID: accountID, at: at) }
         }
         return names.preferred(choices.compactMap { $0 })
     }

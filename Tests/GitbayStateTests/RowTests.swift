@@ -21,6 +21,19 @@ struct RowTests {
         }
     }
 
+    @Test("a record whose query leaves out one of its columns fails naming that column", arguments: RecordKind.allCases)
+    func missingColumn(_ kind: RecordKind) throws {
+        let store = try RecordDatabase()
+        for left in kind.columns {
+            let sql = "SELECT \(kind.columns.filter { $0 != left }.joined(separator: ", ")) FROM \(kind.table)"
+            let error = #expect(throws: SQLiteError.self, "without \(left)") {
+                try store.database.row(sql) { row throws(SQLiteError) in try kind.decode(row) }
+            }
+            #expect(error?.message.hasPrefix("no column named \"\(left)\" in the result") == true, "\(error?.message ?? "no error")")
+            #expect(error?.sql == sql)
+        }
+    }
+
     @Test("a column of another type than the reader's, or NULL where none may be, fails naming the column")
     func mistypedColumn() throws {
         let table = try Table()
@@ -85,5 +98,60 @@ struct RowTests {
         #expect(try table.database.scalarText("SELECT count(*) FROM t") == "1")
         let error = #expect(throws: SQLiteError.self) { try table.database.scalarText("SELECT id, word FROM t") }
         #expect(error?.message == "expected one column, the result has 2")
+    }
+}
+
+/// Each record the store reads, with the columns it is read from.
+enum RecordKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case account, instance, retiredToken, device, registration, status, lease, sameServer, unattendedRun
+
+    var testDescription: String { rawValue }
+
+    var table: String {
+        switch self {
+        case .account: "accounts"
+        case .instance: "instances"
+        case .retiredToken: "device_token_history"
+        case .device: "device"
+        case .registration: "registrations"
+        case .status: "account_status"
+        case .lease: "account_leases"
+        case .sameServer: "same_servers"
+        case .unattendedRun: "unattended_runs"
+        }
+    }
+
+    var columns: [String] {
+        switch self {
+        case .account: ["id", "instance", "username", "name", "state", "signed_in_at", "removal_started_at"]
+        case .instance: ["instance", "preferred_account_id"]
+        case .retiredToken: ["generation", "prefix", "retired_at", "fingerprint", "length", "shown"]
+        case .device: ["token", "token_generation", "label", "install_marker", "token_set_at", "machine", "moved_at"]
+        case .registration:
+            ["account_id", "device_id", "added", "token_fingerprint", "token_length", "token_shown", "token_prefix", "token_generation", "made_at"]
+        case .status:
+            [
+                "condition", "detail", "last_attempt_at", "last_success_at", "last_error", "next_retry_at", "failures", "list_etag", "etag_basis",
+                "next_retry_reason",
+            ]
+        case .lease: ["account_id", "holder_pid", "holder_id", "taken_at", "expires_at"]
+        case .sameServer: ["instance", "other", "device_id", "added", "proven_at"]
+        case .unattendedRun: ["trigger", "started_at", "finished_at", "result", "accounts", "failed_accounts", "waiting", "period_seconds", "pid"]
+        }
+    }
+
+    /// Reads the record from `row`, dropping it.
+    func decode(_ row: Row) throws(SQLiteError) {
+        switch self {
+        case .account: _ = try AccountRecord(row: row)
+        case .instance: _ = try InstanceRecord(row: row)
+        case .retiredToken: _ = try RetiredToken(row: row)
+        case .device: _ = try DeviceRecord(row: row, history: [])
+        case .registration: _ = try RegistrationRecord(row: row)
+        case .status: _ = try AccountStatusRecord(row: row)
+        case .lease: _ = try LeaseRecord(row: row)
+        case .sameServer: _ = try SameServerRecord(row: row)
+        case .unattendedRun: _ = try UnattendedRunRecord(row: row)
+        }
     }
 }
