@@ -96,33 +96,33 @@ final class Database {
         while try statement.step() {}
     }
 
-    /// Runs a query and maps every row.
-    func rows<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
+    /// Runs a query and maps every row, each read by column name (`Row`).
+    func rows<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Row) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
         try rows(sql, bound: arguments, map: map)
     }
 
     /// Runs a query with its arguments as an array and maps every row.
-    func rows<T>(_ sql: String, bound arguments: [SQLiteValue], map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
+    func rows<T>(_ sql: String, bound arguments: [SQLiteValue], map: (Row) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
         let statement = try cached(sql, arguments)
         defer { statement.reset() }
         var result: [T] = []
         while try statement.step() {
-            result.append(try map(statement))
+            result.append(try map(Row(statement)))
         }
         return result
     }
 
-    /// Runs a query and maps its first row, if any.
-    func row<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
+    /// Runs a query and maps its first row, if any, read by column name (`Row`).
+    func row<T>(_ sql: String, _ arguments: SQLiteValue..., map: (Row) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
         try row(sql, bound: arguments, map: map)
     }
 
     /// Runs a query with its arguments as an array and maps its first row, if any.
-    func row<T>(_ sql: String, bound arguments: [SQLiteValue], map: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
+    func row<T>(_ sql: String, bound arguments: [SQLiteValue], map: (Row) throws(SQLiteError) -> T) throws(SQLiteError) -> T? {
         let statement = try cached(sql, arguments)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try map(statement)
+        return try map(Row(statement))
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back when it throws.
@@ -150,7 +150,7 @@ final class Database {
     /// The connection's version of the database now. Inside a write transaction the
     /// transaction itself is not counted, so that it compares with a version read before it.
     func version(insideWrite: Bool = false) throws(SQLiteError) -> DatabaseVersion {
-        let commits = try row("PRAGMA data_version") { $0.integer(0) } ?? 0
+        let commits = try row("PRAGMA data_version") { row throws(SQLiteError) in try row.int64("data_version") } ?? 0
         return DatabaseVersion(othersCommits: commits, ownWrites: counters.writeTransactions - (insideWrite ? 1 : 0))
     }
 
@@ -160,9 +160,16 @@ final class Database {
     /// The rowid of the last insert.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
-    /// Reads a single-value pragma or query as text.
+    /// Reads the one value of a pragma or query of one column, as SQLite's text of it; nil when
+    /// there is no row or the value is NULL.
     func scalarText(_ sql: String) throws(SQLiteError) -> String? {
-        try row(sql) { statement throws(SQLiteError) in statement.text(0) } ?? nil
+        let statement = try cached(sql, [])
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        guard statement.columnCount == 1 else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "expected one column, the result has \(statement.columnCount)", sql: sql)
+        }
+        return statement.text(0)
     }
 
 }

@@ -19,8 +19,8 @@ struct Migrator {
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
             ) { _ in true } ?? false
         guard exists else { return [:] }
-        let rows = try database.rows("SELECT version, name, checksum FROM schema_migrations") { row in
-            (Int(row.integer(0)), row.requiredText(1), row.requiredText(2))
+        let rows = try database.rows("SELECT version, name, checksum FROM schema_migrations") { row throws(SQLiteError) in
+            (try row.int("version"), try row.text("name"), try row.text("checksum"))
         }
         return Dictionary(rows.map { ($0.0, (name: $0.1, checksum: $0.2)) }, uniquingKeysWith: { first, _ in first })
     }
@@ -66,7 +66,7 @@ struct Migrator {
                     ) { _ in true } ?? false
                 guard !applied else { return }
                 try database.execute(migration.sql)
-                let violations = try database.rows("PRAGMA foreign_key_check") { row in row.text(0) ?? "?" }
+                let violations = try database.rows("PRAGMA foreign_key_check") { row throws(SQLiteError) in try row.optionalText("table") ?? "?" }
                 if !violations.isEmpty {
                     throw SQLiteError(
                         code: SQLITE_CONSTRAINT,

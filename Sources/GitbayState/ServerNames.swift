@@ -88,11 +88,8 @@ extension StateStore {
     }
 
     static func serverNames(_ database: Database) throws(SQLiteError) -> ServerNames {
-        let proofs = try database.rows("SELECT instance, other, device_id, added, proven_at FROM same_servers") { row -> SameServerRecord? in
-            guard let instance = try? InstanceURL(parsing: row.requiredText(0)), let other = try? InstanceURL(parsing: row.requiredText(1))
-            else { return nil }
-            return SameServerRecord(
-                instance: instance, other: other, deviceID: Int(row.integer(2)), added: row.requiredText(3), provenAt: row.requiredDate(4))
+        let proofs = try database.rows("SELECT instance, other, device_id, added, proven_at FROM same_servers") { row throws(SQLiteError) in
+            try SameServerRecord(row: row)
         }
         return ServerNames(proofs: proofs.compactMap { $0 })
     }
@@ -109,7 +106,7 @@ extension StateStore {
             try database.row(
                 "SELECT \(Self.accountColumns) FROM accounts WHERE id = (SELECT account_id FROM api_tokens WHERE token = ?)",
                 .text(token.exposedValue)
-            ) { Self.account($0) }
+            ) { row throws(SQLiteError) in try AccountRecord(row: row) }
         }
     }
 
@@ -132,7 +129,7 @@ extension StateStore {
                 SELECT instance FROM instances WHERE preferred_account_id IS NOT NULL AND instance IN (\(urls.map { _ in "?" }.joined(separator: ", ")))
                 ORDER BY coalesce(preferred_at, '') DESC LIMIT 1
                 """, bound: urls.map { .text($0.description) }
-            ) { $0.requiredText(0) }
+            ) { row throws(SQLiteError) in try row.text("instance") }
             if let latest { try Self.keepOnlyPreference(of: latest, among: urls, database) }
             return true
         }
@@ -150,8 +147,9 @@ extension StateStore {
     static func preferredAccounts(_ database: Database, names: ServerNames) throws(SQLiteError) -> [InstanceURL: Int64] {
         let choices = try database.rows(
             "SELECT instance, preferred_account_id, preferred_at FROM instances WHERE preferred_account_id IS NOT NULL"
-        ) { row in
-            (try? InstanceURL(parsing: row.requiredText(0))).map { (instance: $0, accountID: row.integer(1), at: Timestamp.parse(row.text(2))) }
+        ) { row throws(SQLiteError) in
+            let (text, accountID, at) = (try row.text("instance"), try row.int64("preferred_account_id"), try row.optionalDate("preferred_at"))
+            return (try? InstanceURL(parsing: text)).map { (instance: $0, accountID: accountID, at: at) }
         }
         return names.preferred(choices.compactMap { $0 })
     }

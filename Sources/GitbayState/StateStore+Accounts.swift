@@ -9,36 +9,11 @@ import Foundation
 extension StateStore {
     static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at"
 
-    static func account(_ row: Statement) -> AccountRecord {
-        var instances: [String: InstanceURL] = [:]
-        return account(row, instances: &instances)
-    }
-
     /// The accounts a query selects (`accountColumns`), each distinct instance URL parsed once:
     /// many accounts share a few instances.
     static func accounts(_ database: Database, _ sql: String, bound arguments: [SQLiteValue] = []) throws(SQLiteError) -> [AccountRecord] {
         var instances: [String: InstanceURL] = [:]
-        return try database.rows(sql, bound: arguments) { row in account(row, instances: &instances) }
-    }
-
-    /// The account in `row`, its instance taken from `instances` when parsed before.
-    static func account(_ row: Statement, instances: inout [String: InstanceURL]) -> AccountRecord {
-        let instanceText = row.requiredText(1)
-        let instance: InstanceURL
-        if let parsed = instances[instanceText] {
-            instance = parsed
-        } else {
-            guard let parsed = try? InstanceURL(parsing: instanceText) else {
-                preconditionFailure("stored instance URL does not parse: \(instanceText)")
-            }
-            instances[instanceText] = parsed
-            instance = parsed
-        }
-        return AccountRecord(
-            id: row.integer(0), instance: instance, username: row.requiredText(2), name: row.requiredText(3),
-            state: AccountState(rawValue: row.requiredText(4)) ?? .active,
-            signedInAt: row.requiredDate(5), removalStartedAt: Timestamp.parse(row.text(6))
-        )
+        return try database.rows(sql, bound: arguments) { row throws(SQLiteError) in try AccountRecord(row: row, instances: &instances) }
     }
 
     /// Every account, in sign-in order.
@@ -61,13 +36,17 @@ extension StateStore {
     /// The account with this CLI name (`user@host[:port]`).
     package func account(named name: String) throws -> AccountRecord? {
         try access { database in
-            try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE name = ?", .text(name)) { Self.account($0) }
+            try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE name = ?", .text(name)) { row throws(SQLiteError) in
+                try AccountRecord(row: row)
+            }
         }
     }
 
     package func account(id: Int64) throws -> AccountRecord? {
         try access { database in
-            try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", .integer(id)) { Self.account($0) }
+            try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", .integer(id)) { row throws(SQLiteError) in
+                try AccountRecord(row: row)
+            }
         }
     }
 
@@ -77,7 +56,7 @@ extension StateStore {
     package func signIn(instance: InstanceURL, username: String, apiToken: Secret, now: Date = Date()) throws -> AccountRecord {
         let name = AccountRecord.name(username: username, instance: instance)
         return try write { database in
-            let existing = try database.row("SELECT id FROM accounts WHERE name = ?", .text(name)) { $0.integer(0) }
+            let existing = try database.row("SELECT id FROM accounts WHERE name = ?", .text(name)) { row throws(SQLiteError) in try row.int64("id") }
             let id: Int64
             if let existing {
                 id = existing
@@ -105,7 +84,9 @@ extension StateStore {
                 """,
                 .integer(id)
             )
-            return try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", .integer(id)) { Self.account($0) }!
+            return try database.row("SELECT \(Self.accountColumns) FROM accounts WHERE id = ?", .integer(id)) { row throws(SQLiteError) in
+                try AccountRecord(row: row)
+            }!
         }
     }
 
@@ -132,7 +113,9 @@ extension StateStore {
     /// The account's API token, if it still has one.
     package func apiToken(ofAccount id: Int64) throws -> Secret? {
         try access { database in
-            try database.row("SELECT token FROM api_tokens WHERE account_id = ?", .integer(id)) { Secret($0.requiredText(0)) }
+            try database.row("SELECT token FROM api_tokens WHERE account_id = ?", .integer(id)) { row throws(SQLiteError) in
+                Secret(try row.text("token"))
+            }
         }
     }
 
@@ -153,8 +136,8 @@ extension StateStore {
     /// token's bytes are gone from the files (`secure_delete` zeroes freed pages).
     package func deleteAccount(id: Int64, removalStartedAt: Date?) throws -> Deletion {
         let deleted = try write { database in
-            let current = try database.row("SELECT state, removal_started_at FROM accounts WHERE id = ?", .integer(id)) { row in
-                (state: row.requiredText(0), startedAt: row.text(1))
+            let current = try database.row("SELECT state, removal_started_at FROM accounts WHERE id = ?", .integer(id)) { row throws(SQLiteError) in
+                (state: try row.text("state"), startedAt: try row.optionalText("removal_started_at"))
             }
             // Compared as read, not as formatted again: a parsed time need not format back to
             // its text to the millisecond.
@@ -172,10 +155,7 @@ extension StateStore {
     /// What is known of each instance that has accounts.
     package func instances() throws -> [InstanceURL: InstanceRecord] {
         let records = try access { database in
-            try database.rows("SELECT instance, preferred_account_id FROM instances") { row -> InstanceRecord? in
-                guard let instance = try? InstanceURL(parsing: row.requiredText(0)) else { return nil }
-                return InstanceRecord(instance: instance, preferredAccountID: row.optionalInteger(1))
-            }
+            try database.rows("SELECT instance, preferred_account_id FROM instances") { row throws(SQLiteError) in try InstanceRecord(row: row) }
         }
         return Dictionary(records.compactMap { $0 }.map { ($0.instance, $0) }, uniquingKeysWith: { first, _ in first })
     }

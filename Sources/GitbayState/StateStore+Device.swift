@@ -27,26 +27,11 @@ extension StateStore {
 
     static func readDevice(_ database: Database) throws(SQLiteError) -> DeviceRecord? {
         let history = try database.rows(
-            "SELECT generation, prefix, retired_at, fingerprint, length, shown FROM device_token_history ORDER BY generation"
-        ) { row in
-            let prefix = row.requiredText(1)
-            let token = row.tokenIdentity(fingerprint: 3, length: 4, shown: 5, prefix: prefix)
-            return RetiredToken(
-                generation: Int(row.integer(0)), prefix: prefix, token: token,
-                retiredAt: row.requiredDate(2)
-            )
-        }
+            "SELECT generation, prefix, retired_at, fingerprint, length, shown FROM device_token_history ORDER BY generation",
+            map: RetiredToken.init(row:))
         return try database.row(
             "SELECT token, token_generation, label, install_marker, token_set_at, machine, moved_at FROM device WHERE id = 1"
-        ) { row in
-            var device = DeviceRecord(
-                token: row.text(0).map(Secret.init), generation: Int(row.integer(1)), label: row.requiredText(2),
-                installMarker: row.requiredText(3), tokenSetAt: Timestamp.parse(row.text(4)), history: history
-            )
-            device.machine = row.text(5)
-            device.movedAt = Timestamp.parse(row.text(6))
-            return device
-        }
+        ) { row throws(SQLiteError) in try DeviceRecord(row: row, history: history) }
     }
 
     /// Sets the push token (a rotation when another one was set: the old one joins the

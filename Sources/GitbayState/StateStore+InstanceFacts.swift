@@ -41,7 +41,9 @@ extension StateStore {
     /// Reads only the account's server (every URL it was found under): who holds the token
     /// there depends on nothing else.
     static func instanceFacts(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> InstanceFacts? {
-        guard let instance = try database.row("SELECT instance FROM accounts WHERE id = ?", .integer(id), map: { $0.requiredText(0) })
+        guard
+            let instance = try database.row(
+                "SELECT instance FROM accounts WHERE id = ?", .integer(id), map: { row throws(SQLiteError) in try row.text("instance") })
         else { return nil }
         let names = try serverNames(database)
         guard let url = try? InstanceURL(parsing: instance), names.names(of: url).count > 1 else {
@@ -68,16 +70,17 @@ extension StateStore {
     ) throws(SQLiteError) -> InstanceFacts? {
         guard
             let device = try database.row(
-                "SELECT token IS NOT NULL, token_generation, label FROM device WHERE id = 1",
-                map: { row in
-                    (hasToken: row.integer(0) != 0, generation: Int(row.integer(1)), label: row.requiredText(2))
+                "SELECT token IS NOT NULL AS has_token, token_generation, label FROM device WHERE id = 1",
+                map: { row throws(SQLiteError) in
+                    (hasToken: try row.bool("has_token"), generation: try row.int("token_generation"), label: try row.text("label"))
                 })
         else { return nil }
         let accounts = try Self.accounts(
             database, "SELECT \(accountColumns) FROM accounts WHERE \(condition) ORDER BY signed_in_at, id", bound: arguments)
         let conditions = try database.rows(
             "SELECT account_id, condition FROM account_status WHERE account_id IN (SELECT id FROM accounts WHERE \(condition))",
-            bound: arguments, map: { ($0.integer(0), AccountCondition(rawValue: $0.requiredText(1)) ?? .pending) }
+            bound: arguments,
+            map: { row throws(SQLiteError) in (try row.int64("account_id"), AccountCondition(rawValue: try row.text("condition")) ?? .pending) }
         )
         return InstanceFacts(
             hasDeviceToken: device.hasToken, tokenGeneration: device.generation, label: device.label, accounts: accounts,

@@ -134,21 +134,13 @@ extension StateStore {
     }
 
     static func allLeases(_ database: Database) throws(SQLiteError) -> [LeaseRecord] {
-        try database.rows("SELECT account_id, holder_pid, holder_id, taken_at, expires_at FROM account_leases", map: Self.lease)
+        try database.rows("SELECT account_id, holder_pid, holder_id, taken_at, expires_at FROM account_leases", map: LeaseRecord.init(row:))
     }
 
     private static func lease(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> LeaseRecord? {
         try database.row(
             "SELECT account_id, holder_pid, holder_id, taken_at, expires_at FROM account_leases WHERE account_id = ?",
-            .integer(id), map: lease
-        )
-    }
-
-    private static func lease(_ row: Statement) -> LeaseRecord {
-        LeaseRecord(
-            accountID: row.integer(0), holderPID: Int32(truncatingIfNeeded: row.integer(1)), holderID: row.requiredText(2),
-            takenAt: row.requiredDate(3),
-            expiresAt: row.requiredDate(4)
+            .integer(id), map: LeaseRecord.init(row:)
         )
     }
 }

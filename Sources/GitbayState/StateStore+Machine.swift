@@ -19,11 +19,16 @@ extension StateStore {
     static func bind(_ database: Database, to machine: MachineIdentity?, now: Date) throws -> Bool {
         guard let machine else { return false }
         // Read first: an open of the machine's own install writes nothing.
-        guard let stored = try database.row("SELECT machine FROM device WHERE id = 1", map: { $0.text(0) }), stored != machine.hash
+        guard
+            let stored = try database.row(
+                "SELECT machine FROM device WHERE id = 1", map: { row throws(SQLiteError) in try row.optionalText("machine") }),
+            stored != machine.hash
         else { return false }
         let moved = try database.transaction { () throws -> Bool in
             // Checked again under the write lock: another process may have bound it meanwhile.
-            let bound = try database.row("SELECT machine FROM device WHERE id = 1", map: { $0.text(0) }) ?? nil
+            let bound =
+                try database.row("SELECT machine FROM device WHERE id = 1", map: { row throws(SQLiteError) in try row.optionalText("machine") })
+                ?? nil
             if bound == machine.hash { return false }
             guard bound != nil else {
                 try database.run("UPDATE device SET machine = ? WHERE id = 1", .text(machine.hash))
@@ -43,7 +48,7 @@ extension StateStore {
             return true
         }
         // The other machine's device token is deleted: its bytes leave the files too.
-        if moved { _ = try database.row("PRAGMA wal_checkpoint(TRUNCATE)") { $0.integer(0) } }
+        if moved { _ = try database.row("PRAGMA wal_checkpoint(TRUNCATE)") { _ in true } }
         return moved
     }
 }
@@ -55,7 +60,7 @@ extension StateStore {
     /// has is left as stored: the two are one account signed in twice, which the holder rule
     /// treats as one instance all the same.
     static func canonicaliseInstances(_ database: Database) throws {
-        let stored = try database.rows("SELECT DISTINCT instance FROM accounts") { $0.requiredText(0) }
+        let stored = try database.rows("SELECT DISTINCT instance FROM accounts") { row throws(SQLiteError) in try row.text("instance") }
         let respelled = stored.compactMap { text -> (String, InstanceURL)? in
             guard let url = try? InstanceURL(parsing: text), url.description != text else { return nil }
             return (text, url)
@@ -63,8 +68,8 @@ extension StateStore {
         guard !respelled.isEmpty else { return }
         try database.transaction {
             for (text, url) in respelled {
-                let accounts = try database.rows("SELECT id, username FROM accounts WHERE instance = ?", .text(text)) {
-                    ($0.integer(0), $0.requiredText(1))
+                let accounts = try database.rows("SELECT id, username FROM accounts WHERE instance = ?", .text(text)) { row throws(SQLiteError) in
+                    (try row.int64("id"), try row.text("username"))
                 }
                 for (id, username) in accounts {
                     let name = AccountRecord.name(username: username, instance: url)

@@ -15,14 +15,6 @@ extension StateStore {
         account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
         """
 
-    private static func registration(_ row: Statement) -> RegistrationRecord {
-        let token = row.tokenIdentity(fingerprint: 3, length: 4, shown: 5, prefix: row.requiredText(6))
-        return RegistrationRecord(
-            accountID: row.integer(0), deviceID: Int(row.integer(1)), added: row.text(2), token: token,
-            generation: Int(row.integer(7)), madeAt: row.requiredDate(8)
-        )
-    }
-
     /// The rows this device holds for an account.
     package func registrations(ofAccount id: Int64) throws -> [RegistrationRecord] {
         try access { database in try Self.registrations(ofAccount: id, database) }
@@ -31,7 +23,7 @@ extension StateStore {
     static func registrations(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> [RegistrationRecord] {
         try database.rows(
             "SELECT \(Self.registrationColumns) FROM registrations WHERE account_id = ? ORDER BY device_id", .integer(id),
-            map: Self.registration
+            map: RegistrationRecord.init(row:)
         )
     }
 
@@ -42,7 +34,7 @@ extension StateStore {
 
     static func allRegistrations(_ database: Database) throws(SQLiteError) -> [Int64: [RegistrationRecord]] {
         let records = try database.rows(
-            "SELECT \(Self.registrationColumns) FROM registrations ORDER BY account_id, device_id", map: Self.registration
+            "SELECT \(Self.registrationColumns) FROM registrations ORDER BY account_id, device_id", map: RegistrationRecord.init(row:)
         )
         return Dictionary(grouping: records, by: \.accountID)
     }
@@ -52,7 +44,7 @@ extension StateStore {
         try access { database in
             let records = try database.rows(
                 "SELECT \(Self.registrationColumns) FROM registrations WHERE token_fingerprint = ? ORDER BY account_id, device_id",
-                .text(fingerprint), map: Self.registration)
+                .text(fingerprint), map: RegistrationRecord.init(row:))
             return Dictionary(grouping: records, by: \.accountID)
         }
     }
@@ -90,16 +82,6 @@ extension StateStore {
         }
     }
 
-    private static func statusRecord(_ row: Statement, from first: Int32 = 0) -> AccountStatusRecord {
-        AccountStatusRecord(
-            condition: AccountCondition(rawValue: row.requiredText(first)) ?? .pending, detail: row.text(first + 1),
-            lastAttemptAt: Timestamp.parse(row.text(first + 2)), lastSuccessAt: Timestamp.parse(row.text(first + 3)),
-            lastError: row.text(first + 4), nextRetryAt: Timestamp.parse(row.text(first + 5)),
-            nextRetryReason: row.text(first + 9).flatMap(RetryReason.init(rawValue:)), failures: Int(row.integer(first + 6)),
-            listETag: row.text(first + 7), etagBasis: row.text(first + 8)
-        )
-    }
-
     /// The outcome of the account's latest reconcile.
     package func status(ofAccount id: Int64) throws -> AccountStatusRecord {
         try access { database in try Self.storedStatus(ofAccount: id, database) }
@@ -107,14 +89,14 @@ extension StateStore {
 
     /// The account's stored verdict, or the empty one when it has none.
     static func storedStatus(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> AccountStatusRecord {
-        try database.row("SELECT \(statusColumns) FROM account_status WHERE account_id = ?", .integer(id)) { statusRecord($0) }
+        try database.row("SELECT \(statusColumns) FROM account_status WHERE account_id = ?", .integer(id), map: AccountStatusRecord.init(row:))
             ?? AccountStatusRecord()
     }
 
     /// Every account's latest outcome, by account id.
     static func allStatuses(_ database: Database) throws(SQLiteError) -> [Int64: AccountStatusRecord] {
-        let rows = try database.rows("SELECT account_id, \(Self.statusColumns) FROM account_status") {
-            ($0.integer(0), Self.statusRecord($0, from: 1))
+        let rows = try database.rows("SELECT account_id, \(Self.statusColumns) FROM account_status") { row throws(SQLiteError) in
+            (try row.int64("account_id"), try AccountStatusRecord(row: row))
         }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }

@@ -101,7 +101,9 @@ extension StateStore {
                     accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
                     names: names, preferred: try Self.preferredAccounts(database, names: names),
-                    apiTokens: try database.rows("SELECT account_id, token FROM api_tokens") { ($0.integer(0), Secret($0.requiredText(1))) },
+                    apiTokens: try database.rows("SELECT account_id, token FROM api_tokens") { row throws(SQLiteError) in
+                        (try row.int64("account_id"), Secret(try row.text("token")))
+                    },
                     leases: try Self.allLeases(database), version: try database.version()
                 )
             }

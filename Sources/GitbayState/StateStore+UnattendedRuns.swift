@@ -28,21 +28,10 @@ extension StateStore {
         try access { database in
             try database.row(
                 """
-                SELECT started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid
+                SELECT started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid, trigger
                 FROM unattended_runs WHERE trigger = ?
                 """,
-                .text(trigger.rawValue)
-            ) { row in
-                let failed = row.requiredText(4)
-                return UnattendedRunRecord(
-                    trigger: trigger, startedAt: row.requiredDate(0),
-                    finishedAt: row.requiredDate(1),
-                    result: UnattendedRunRecord.Result(rawValue: row.requiredText(2)) ?? .failed, accounts: Int(row.integer(3)),
-                    failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init),
-                    waiting: Int(row.integer(5)), period: row.optionalInteger(6).map { .seconds($0) },
-                    pid: Int32(truncatingIfNeeded: row.integer(7))
-                )
-            }
+                .text(trigger.rawValue), map: UnattendedRunRecord.init(row:))
         }
     }
 }

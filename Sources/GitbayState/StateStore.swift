@@ -123,7 +123,7 @@ package actor StateStore {
 
     /// `PRAGMA integrity_check`: "ok", or SQLite's findings.
     package func integrityCheck() throws -> [String] {
-        try access { database in try database.rows("PRAGMA integrity_check") { $0.requiredText(0) } }
+        try access { database in try database.rows("PRAGMA integrity_check") { row throws(SQLiteError) in try row.text("integrity_check") } }
     }
 
     /// The versions of the applied migrations.
@@ -139,7 +139,7 @@ package actor StateStore {
     func checkpoint() throws -> Bool {
         // The pragma's row is (busy, frames in the WAL, frames moved); busy is 1 when a reader
         // or a writer held it back.
-        try access { database in try database.row("PRAGMA wal_checkpoint(TRUNCATE)") { $0.integer(0) } == 0 }
+        try access { database in try database.row("PRAGMA wal_checkpoint(TRUNCATE)") { row throws(SQLiteError) in try row.int64("busy") } == 0 }
     }
 }
 

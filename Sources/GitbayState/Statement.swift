@@ -75,17 +75,76 @@ final class Statement {
         return result == SQLITE_ROW
     }
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The result columns by name, read on the first lookup and kept as long as the statement.
+    private var columns: ResultColumns?
 
+    /// How many columns a row of the result has.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The index of the result column named `name` (as the SELECT names it: an alias where it
+    /// gives one); a `SQLiteError` naming it and the SQL when no column or more than one has it.
+    func columnIndex(named name: String) throws(SQLiteError) -> Int32 {
+        let columns = self.columns ?? readColumns()
+        switch columns.lookUp(name) {
+        case .found(let index):
+            return index
+        case .missing:
+            let names = columns.names.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw SQLiteError(code: SQLITE_ERROR, message: "no column named \"\(name)\" in the result (its columns: \(names))", sql: sql)
+        case .shared:
+            throw SQLiteError(
+                code: SQLITE_ERROR, message: "more than one column of the result is named \"\(name)\": give each its own name with AS",
+                sql: sql)
+        }
+    }
+
+    private func readColumns() -> ResultColumns {
+        let names = (0..<columnCount).map { index in sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "" }
+        let columns = ResultColumns(names: names)
+        self.columns = columns
+        return columns
+    }
+
+    /// The storage class (`SQLITE_INTEGER`, `SQLITE_TEXT`, `SQLITE_NULL`, ...) of a column of
+    /// the current row, before any conversion.
+    func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+
+    /// The integer in a column of the current row, by position (`Row` reads by name).
     func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func optionalInteger(_ column: Int32) -> Int64? { isNull(column) ? nil : integer(column) }
-
+    /// The text of a column of the current row, by position (`Row` reads by name); nil for NULL.
     func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
     }
+}
 
-    /// A text column declared NOT NULL.
-    func requiredText(_ column: Int32) -> String { text(column) ?? "" }
+/// A statement's result columns: their names in order, and the index of each name one column has.
+struct ResultColumns {
+    enum LookUp: Equatable {
+        case found(Int32)
+        case missing
+        /// Two or more columns have the name (an unaliased join, say): none is picked.
+        case shared
+    }
+
+    let names: [String]
+    private let indexes: [String: Int32]
+    private let shared: Set<String>
+
+    init(names: [String]) {
+        self.names = names
+        var indexes: [String: Int32] = [:]
+        var shared: Set<String> = []
+        for (index, name) in names.enumerated() {
+            if indexes.updateValue(Int32(index), forKey: name) != nil { shared.insert(name) }
+        }
+        self.indexes = indexes.filter { !shared.contains($0.key) }
+        self.shared = shared
+    }
+
+    func lookUp(_ name: String) -> LookUp {
+        if let index = indexes[name] { return .found(index) }
+        return shared.contains(name) ? .shared : .missing
+    }
 }

