@@ -1,4 +1,5 @@
 import GitbayState
+import GitbaySupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -43,8 +44,10 @@ package struct AccountOutcome: Sendable, Equatable {
     /// The account holding the token when this one is shadowed.
     package var shadowedBy: String?
     package var error: String?
-    /// Why an account was skipped, when it was.
+    /// Why it was skipped, in the caller's words (the core leaves it nil: `skipReason` says why).
     package var reason: String?
+    /// The account's instance, for the words a skip reason needs (set on skipped outcomes).
+    package var instance: InstanceURL?
     /// When a failed or waiting account is tried again (nil: at the next run, or, for a
     /// refused token, after the next sign-in).
     package var nextRetryAt: Date?

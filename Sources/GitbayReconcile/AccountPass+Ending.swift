@@ -65,13 +65,11 @@ extension AccountPass {
     /// not to be reconciled any more, or kept changing through every pass.
     mutating func planAgain(from fresh: Fresh?) -> Step {
         guard let fresh, let desire = fresh.snapshot.desire else {
-            return ended(.skipped, condition: .pending, reason: "signed out, or its token refused, during the run")
+            return ended(.skipped, condition: .pending, skipReason: .signedOutDuringRun)
         }
         passes += 1
         guard passes <= Self.maximumPasses else {
-            return ended(
-                .skipped, condition: .pending,
-                reason: "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line")
+            return ended(.skipped, condition: .pending, skipReason: .keptChanging)
         }
         (account, device, snapshot) = (fresh.account, fresh.device, fresh.snapshot)
         decision = AccountDecision(desire: desire, account: fresh.account, device: fresh.device)
@@ -82,8 +80,11 @@ extension AccountPass {
     }
 
     /// Ends with an outcome of its own.
-    private mutating func ended(_ action: AccountOutcome.Action, condition: AccountCondition, reason: String? = nil, error: String? = nil) -> Step {
-        outcome = AccountOutcome(account: account.name, action: action, condition: condition, error: error, reason: reason)
+    private mutating func ended(
+        _ action: AccountOutcome.Action, condition: AccountCondition, skipReason: RunSchedule.SkipReason? = nil, error: String? = nil
+    ) -> Step {
+        outcome = AccountOutcome(account: account.name, action: action, condition: condition, error: error, skipReason: skipReason)
+        outcome.instance = account.instance
         return end(with: Reconciler.Reconciled(outcome: finalOutcome))
     }
 

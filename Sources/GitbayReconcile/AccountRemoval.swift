@@ -136,10 +136,6 @@ package struct AccountRemoval: Sendable {
         let status = try await reconciler.store.status(ofAccount: account.id)
         return AccountOutcome(
             account: outcome.account, action: .skipped, condition: status.condition, requests: outcome.requests,
-            writes: outcome.writes, reason: Self.signedInAgainReason)
+            writes: outcome.writes, skipReason: .signedInAgain)
     }
-
-    /// Why an account a removal was finishing is still signed in.
-    package static let signedInAgainReason =
-        "signed in again while its removal finished, so it stays signed in; the next `gitbay-sync run` registers it"
 }

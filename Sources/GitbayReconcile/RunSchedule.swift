@@ -21,6 +21,12 @@ package enum RunSchedule {
         case backingOff
         /// Another live gitbay-sync (this pid, since then) is reconciling it.
         case heldElsewhere(pid: Int32, since: Date)
+        /// Signed out (or its token refused) while the run was at it.
+        case signedOutDuringRun
+        /// What it should have kept changing through every pass of the run.
+        case keptChanging
+        /// Signed in again while its removal finished: it stays signed in.
+        case signedInAgain
     }
 
     /// What a run does with one account.
@@ -45,28 +51,16 @@ package enum RunSchedule {
         }
 
         private static func outcome(skipping account: AccountRecord, _ status: AccountStatusRecord, _ reason: SkipReason) -> AccountOutcome {
+            var outcome = AccountOutcome(account: account.name, action: .skipped, condition: status.condition)
+            outcome.instance = account.instance
             switch reason {
-            case .removalTokenRefused:
-                let reason = refusedRemoval(account)
-                return AccountOutcome(
-                    account: account.name, action: .skipped, condition: status.condition, error: "\(account.name): \(reason)",
-                    reason: reason)
-            case .tokenRefused:
-                return AccountOutcome(
-                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
-                    reason: "the API token was refused; sign in again with `gitbay-sync login \(account.instance)`"
-                )
-            case .backingOff:
-                return AccountOutcome(
-                    account: account.name, action: .skipped, condition: status.condition, error: status.lastError,
-                    reason: RunSchedule.waitingReason(status), nextRetryAt: status.nextRetryAt, nextRetryReason: status.nextRetryReason
-                )
-            case .heldElsewhere(let pid, let since):
-                return AccountOutcome(
-                    account: account.name, action: .skipped, condition: status.condition,
-                    reason: "another gitbay-sync (pid \(pid)) is reconciling it since \(Timestamp.format(since)); it picks up any change"
-                )
+            case .tokenRefused, .backingOff:
+                outcome.error = status.lastError
+                (outcome.nextRetryAt, outcome.nextRetryReason) = reason == .backingOff ? (status.nextRetryAt, status.nextRetryReason) : (nil, nil)
+            case .removalTokenRefused, .heldElsewhere, .signedOutDuringRun, .keptChanging, .signedInAgain:
+                break
             }
+            return outcome
         }
     }
 
@@ -115,17 +109,5 @@ package enum RunSchedule {
             guard case .reconcile(let account, _) = entry, let lease = heldElsewhere[account.id] else { return entry }
             return .skip(account, statuses[account.id] ?? AccountStatusRecord(), .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
         }
-    }
-
-    /// Why the removal of an account whose API token was refused cannot go on, and the ways out.
-    package static func refusedRemoval(_ account: AccountRecord) -> String {
-        "its removal cannot go on: the API token was refused, so this device's rows on \(account.instance) cannot be removed with it, and it is not sent again. Sign in again with `gitbay-sync login \(account.instance)` and remove it again, or `gitbay-sync remove-account \(account.name) --force` deletes it now (this device's rows stay on the server and may keep pushing here)"
-    }
-
-    /// Why an account is left alone this run: until when, why, and how to try it anyway.
-    static func waitingReason(_ status: AccountStatusRecord) -> String {
-        let until = status.nextRetryAt.map { " until \(Timestamp.format($0))" } ?? ""
-        let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
-        return "waiting out a backoff\(until)\(why); `gitbay-sync run --now` tries it now"
     }
 }

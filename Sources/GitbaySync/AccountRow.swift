@@ -38,7 +38,7 @@ struct AccountRow {
 
     var text: String {
         if account.state == .removing, status.condition == .authFailed {
-            return "\(escaped: account.name)  removing: \(escaped: RunSchedule.refusedRemoval(account))"
+            return "\(escaped: account.name)  removing: \(escaped: SkipReasonText.refusedRemoval(account))"
         }
         if account.state == .removing {
             // A signed-out account: say plainly whether its rows may still be on its server.

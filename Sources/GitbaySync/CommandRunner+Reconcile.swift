@@ -39,12 +39,11 @@ extension CommandRunner {
 
     /// A run's entry as the command line reports it: a removal's end said in its outcome.
     static func said(_ entry: SyncEngine.RunEntry) -> AccountOutcome {
+        // A removal refused by this run: no later run sends the token again, so it says what ends it.
         var outcome = entry.outcome
+        if let account = entry.removing { outcome.instance = account.instance }
+        outcome = SkipReasonText.worded(outcome)
         let name = outcome.account
-        if let account = entry.removing, outcome.skipReason == .removalTokenRefused, outcome.action != .skipped {
-            // Refused by this run: no later run sends the token again, so say what ends it.
-            outcome.error = "\(name): \(RunSchedule.refusedRemoval(account))"
-        }
         switch entry.removal {
         case nil:
             return outcome
@@ -52,7 +51,7 @@ extension CommandRunner {
             if !wiped { done.reason = tokenBytesLinger }
             return done
         case .signedInAgain(let current):
-            return current
+            return SkipReasonText.worded(current)
         case .busy(var kept, _):
             kept.action = .skipped
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"

@@ -23,7 +23,7 @@ extension CommandRunner {
     ) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = try await engine(store).setState(state, of: account)
+        let outcomes = try await engine(store).setState(state, of: account).map(SkipReasonText.worded)
         let own = outcomes.first { $0.account == account.name }
         show(
             ReconciledOutput(

@@ -55,7 +55,7 @@ struct RemovalTests {
         // Still down, and the failure's backoff not over: a run leaves it alone and says until when.
         let waiting = try #require(try await world.run()[alice.name])
         #expect(waiting.action == .skipped && !waiting.isFailure)
-        #expect(waiting.reason?.hasPrefix("waiting out a backoff until ") == true)
+        #expect(waiting.skipReason == .backingOff)
         #expect(waiting.nextRetryAt != nil)
         // --now retries at once, and fails.
         #expect(try await world.run(honourBackoff: false)[alice.name]?.action == .failed)

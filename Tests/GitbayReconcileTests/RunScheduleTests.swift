@@ -62,6 +62,7 @@ struct ScheduleCase: Sendable, CustomTestStringConvertible {
         case .skip(_, _, .removalTokenRefused): "skip:refused-removal"
         case .skip(_, _, .backingOff): "skip:backoff"
         case .skip(_, _, .heldElsewhere): "skip:leased"
+        case .skip(_, _, let reason): "skip:\(reason)"
         }
     }
 }
@@ -160,7 +161,7 @@ struct RunScheduleTests {
         let outcome = try #require(entries[1].skippedOutcome)
         #expect(outcome.action == .skipped)
         #expect(outcome.condition == .registered)
-        #expect(outcome.reason == "another gitbay-sync (pid 4242) is reconciling it since \(Timestamp.format(since)); it picks up any change")
+        #expect(outcome.skipReason == .heldElsewhere(pid: 4242, since: since))
         #expect(entries[0].skippedOutcome == nil)
     }
 
@@ -173,10 +174,11 @@ struct RunScheduleTests {
             statuses: ["alice": waiting, "carol": AccountStatusRecord(condition: .authFailed, lastError: "401")], expected: [])
         let outcomes = example.entries.compactMap(\.skippedOutcome)
         #expect(outcomes.map(\.action) == [.skipped, .skipped])
-        #expect(outcomes[0].reason == RunSchedule.waitingReason(waiting))
-        #expect(outcomes[0].reason?.hasPrefix("waiting out a backoff until \(Timestamp.format(waiting.nextRetryAt!))") == true)
+        // Why, as values: the words are the caller's.
+        #expect(outcomes.map(\.skipReason) == [.backingOff, .tokenRefused])
+        #expect(outcomes.map(\.reason) == [nil, nil])
+        #expect(outcomes.map(\.instance?.description) == ["https://a.example", "https://b.example"])
         #expect(outcomes[0].nextRetryAt == waiting.nextRetryAt && outcomes[0].nextRetryReason == .backoff && outcomes[0].error == "boom")
-        #expect(outcomes[1].reason == "the API token was refused; sign in again with `gitbay-sync login https://b.example`")
         #expect(outcomes[1].nextRetryAt == nil && outcomes[1].condition == .authFailed && outcomes[1].error == "401")
     }
 }

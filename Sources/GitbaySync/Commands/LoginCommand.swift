@@ -75,7 +75,7 @@ extension CommandRunner {
             let store = if let existing { existing } else { try await openStore() }
             let signedIn = try await engine(store).signIn(instance: instance, username: username, apiToken: apiToken)
             show(Self.signedInOutput(signedIn, instance: instance))
-            return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes)
+            return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes.map(SkipReasonText.worded))
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
         }
@@ -110,7 +110,7 @@ extension CommandRunner {
         }
         return ReconciledOutput(
             fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
-            outcomes: signedIn.outcomes, text: text)
+            outcomes: signedIn.outcomes.map(SkipReasonText.worded), text: text)
     }
 
     /// What a sign-in that stored nothing says, and its exit code.

@@ -39,7 +39,7 @@ extension CommandRunner {
     fileprivate func prefer(_ name: String) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = try await engine(store).prefer(account)
+        let outcomes = try await engine(store).prefer(account).map(SkipReasonText.worded)
         show(ReconciledOutput(fields: [("account", .string(account.name))], outcomes: outcomes, text: [preferredText(account, outcomes)]))
         return report(outcomes)
     }

@@ -70,7 +70,7 @@ extension CommandRunner {
         // Another account of the instance may now hold the device token: it is handed over now
         // rather than at the next run.
         let removed = try await engine(store).removeAccount(account, force: force)
-        let (result, outcomes) = (removed.result, removed.handedOver)
+        let (result, outcomes) = (removed.result, removed.handedOver.map(SkipReasonText.worded))
         let verdict = RemovalVerdict(result, account: account)
         let (left, failure) = (verdict.left, verdict.failure)
         let shown = TerminalText.escaped(account.name)
@@ -164,7 +164,7 @@ struct RemovalVerdict {
                 exitCode: .unavailable)
         case .kept(let outcome, _, _) where outcome.condition == .authFailed:
             failure = CommandFailure(
-                "\(account.name) is not removed yet: \(RunSchedule.refusedRemoval(account)). It stays `removing` with its API token and is no longer counted as signed in.",
+                "\(account.name) is not removed yet: \(SkipReasonText.refusedRemoval(account)). It stays `removing` with its API token and is no longer counted as signed in.",
                 exitCode: .denied)
         case .kept(_, let reason, let deregistered):
             let why = CommandRunner.sentence(reason)
