@@ -1,5 +1,5 @@
 /// What a command prints on stdout, made once and rendered either as lines of text or, under
-/// `--json`, as the JSON object the README documents.
+/// `--json`, as the JSON object docs/reference.md documents (`--json` shapes).
 protocol CommandOutput {
     /// The `--json` form.
     var json: JSONValue { get }

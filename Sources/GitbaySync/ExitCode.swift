@@ -1,5 +1,5 @@
-/// The process exit codes, documented in the README. Below 128, so a shell can tell them
-/// from a death by signal.
+/// The process exit codes, documented in docs/reference.md (Exit codes). Below 128, so a
+/// shell can tell them from a death by signal.
 package enum ExitCode: Int32, Sendable, CaseIterable {
     /// Everything asked for was done, and every account is in its desired state.
     case success = 0

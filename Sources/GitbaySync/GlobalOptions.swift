@@ -16,7 +16,7 @@ package struct GlobalOptions: Sendable, Equatable {
     /// The options every command takes, as the help describes them.
     static let specs: [CommandSpec.Option] = [
         .init(name: "--db", valueName: "PATH", help: "The state database (default: $GITBAY_SYNC_DB, else $XDG_STATE_HOME/gitbay-sync/state.db)."),
-        .init(name: "--json", valueName: nil, help: "Print machine-readable JSON on stdout (shapes in the README)."),
+        .init(name: "--json", valueName: nil, help: "Print machine-readable JSON on stdout (shapes in docs/reference.md)."),
         .init(name: "--verbose", valueName: nil, help: "Say more on stderr; -v, repeat for more (-vv)."),
         .init(name: "--help", valueName: nil, help: "Show help for gitbay-sync or a command (-h)."),
         .init(name: "--version", valueName: nil, help: "Show the version."),

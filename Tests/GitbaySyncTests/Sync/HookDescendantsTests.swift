@@ -14,8 +14,8 @@ import Glibc
 import Darwin
 #endif
 
-// On macOS only the hook's process group is stopped (see the README): a child that leaves it
-// with setsid is out of reach there.
+// On macOS only the hook's process group is stopped (docs/reference.md, "Stopping the hook"):
+// a child that leaves it with setsid is out of reach there.
 #if os(Linux)
 /// Processes the hook starts outside its process group (`setsid`, a double fork) stop with it.
 @Suite("Everything a pre-remove hook starts stops with it", .timeLimit(.minutes(1)))
