@@ -70,8 +70,9 @@ package struct AccountPass: Sendable {
         case noClient(any Error)
     }
 
-    /// An account as read afresh for another pass; nil when it is signed out.
-    package struct Fresh: Sendable {
+    /// An account as read afresh for another pass; nil when it is signed out. A class, so that
+    /// an event carrying it stays small in the driver's frames.
+    package final class Fresh: Sendable {
         package let account: AccountRecord
         package let snapshot: DesireSnapshot
         package let device: DeviceRecord

@@ -11,67 +11,82 @@ import Foundation
 /// Carries an `AccountPass` out: each step over the account's own client (its token, its
 /// instance) or the store, each answer or failure back as an event, until the pass finishes.
 /// It decides nothing but what the transport and the store answered.
+///
+/// A task keeps every frame of its chain of awaits while a request is in flight, one task per
+/// account in flight: what the loop carries (the pass, its step, the client) lives on one
+/// object (`Carrier`), and each kind of step has an async function of its own, so that the
+/// frames kept during a list hold little more than the list's own (none of them is inlined
+/// into the loop, whose frame would then hold every step's values at once).
 struct PassDriver: Sendable {
     let store: StateStore
     let options: Reconciler.Options
     let logger: Logger
     let sameServer: SameServerCheck
 
-    /// The account's result.
-    func run(_ pass: AccountPass, token: Secret?) async -> Reconciler.Reconciled {
-        var pass = pass
-        let account = pass.account
-        let logger = logger.with(["account.name": account.name])
-        var client = Result { try makeClient(account, token: token) }
+    /// What the loop carries from step to step, confined to the account's task.
+    final class Carrier {
+        var pass: AccountPass
+        var step: AccountPass.Step
+        var client: Result<GitbayClient, any Error>
+        let logger: Logger
+        /// Requests of the clients of superseded passes.
         var spent = 0
+        /// The accounts of other names listed around this account's adds, and around the last.
         var witnesses: [SameServerCheck.Witness] = []
-        // The accounts of other names listed around the last add.
         var around: [SameServerCheck.Witness] = []
         var holdsTurn = false
-        var step = pass.begin()
-        while true {
-            if holdsTurn, !pass.isCompletingAnAdd {
-                await sameServer.turns.end()
-                holdsTurn = false
-            }
-            let event: AccountPass.Event
-            switch step {
-            case .finish(let result):
-                let requests = spent + (await Self.requests(of: client)) + (await SameServerCheck.requests(of: witnesses))
-                return finished(result, requests: requests, logger: logger)
-            case .readAfresh:
-                logger.info("account.superseded", ["account.name": account.name])
-                let fresh: Result<GitbayClient, any Error>?
-                (event, fresh) = await readAfresh(account.id)
-                if let fresh {
-                    spent += await Self.requests(of: client)
-                    client = fresh
-                }
-            case .add:
-                if !holdsTurn {
-                    await sameServer.turns.begin()
-                    holdsTurn = true
-                }
-                (event, around) = await add(pass, client: client)
-                witnesses += around
-            case .checkOtherNames(let id):
-                if case .success(let client) = client {
-                    await sameServer.check(account, client: client, added: id, witnesses: around)
-                }
-                event = .otherNamesChecked
-            default:
-                event = await carryOut(step, pass: pass, client: client, logger: logger)
-            }
-            step = pass.handle(event)
+
+        init(pass: AccountPass, client: Result<GitbayClient, any Error>, logger: Logger) {
+            self.pass = pass
+            self.client = client
+            self.logger = logger
+            step = self.pass.begin()
         }
     }
 
+    /// The account's first pass and what carries it, built outside any async frame.
+    @inline(never)
+    func start(_ pass: () -> AccountPass, token: Secret?) -> Carrier {
+        let pass = pass()
+        return Carrier(
+            pass: pass, client: Result { try makeClient(pass.account, token: token) }, logger: logger.with(["account.name": pass.account.name]))
+    }
+
+    /// The account's result.
+    func run(_ carrier: Carrier) async -> Reconciler.Reconciled {
+        while !carrier.isFinished {
+            await advance(carrier)
+        }
+        let requests = carrier.spent + (await Self.requests(of: carrier.client)) + (await SameServerCheck.requests(of: carrier.witnesses))
+        return finished(carrier, requests: requests)
+    }
+
+    /// Carries out the step in hand and takes the next from the pass.
+    @inline(never)
+    private func advance(_ carrier: Carrier) async {
+        if carrier.holdsTurn, !carrier.pass.isCompletingAnAdd {
+            await sameServer.turns.end()
+            carrier.holdsTurn = false
+        }
+        let event: AccountPass.Event
+        switch carrier.step {
+        case .list: event = await list(carrier)
+        case .add: event = await add(carrier)
+        case .checkOtherNames: event = await checkOtherNames(carrier)
+        case .readAfresh: event = await readAfresh(carrier)
+        case .finish: preconditionFailure("a finished pass has no step to carry out")
+        default: event = await storeStep(carrier)
+        }
+        carrier.next(after: event)
+    }
+
     /// The account's result, with every request its passes and their checks made.
-    private func finished(_ result: Reconciler.Reconciled, requests: Int, logger: Logger) -> Reconciler.Reconciled {
-        var result = result
+    private func finished(_ carrier: Carrier, requests: Int) -> Reconciler.Reconciled {
+        guard case .finish(var result) = carrier.step else { preconditionFailure("the pass has not finished") }
         result.outcome.requests = requests
         if result.outcome.action == .failed, result.steady == nil {
-            logger.warning("account.failed", ["account.name": result.outcome.account, "account.condition": result.outcome.condition.rawValue])
+            carrier.logger.warning(
+                "account.failed", ["account.name": result.outcome.account, "account.condition": result.outcome.condition.rawValue])
         }
         return result
     }
@@ -80,54 +95,84 @@ struct PassDriver: Sendable {
         await (try? client.get())?.requestCount ?? 0
     }
 
-    /// The event a store or server step ends with.
-    private func carryOut(_ step: AccountPass.Step, pass: AccountPass, client: Result<GitbayClient, any Error>, logger: Logger) async
-        -> AccountPass.Event
-    {
-        let accountID = pass.account.id
+    /// `device list`, with the tag the pass sends.
+    @inline(never)
+    private func list(_ carrier: Carrier) async -> AccountPass.Event {
+        let tag = carrier.tagToSend
+        let client: GitbayClient
+        switch carrier.client {
+        case .success(let made): client = made
+        case .failure(let error): return .noClient(error)
+        }
         do {
-            switch step {
-            case .list(let tag):
-                if case .failure(let error) = client { return .noClient(error) }
-                switch try await client.get().listDevices(ifNoneMatch: tag) {
-                case .list(let rows, let etag): return .listed(rows, etag: etag)
-                case .notModified: return .notModified
-                }
-            case .takeLease(let records):
-                return .lease(try await store.takeLease(ofAccount: accountID, holder: options.leaseHolder, ifRecords: records, now: options.now()))
-            case .checkStillWanted(let snapshot):
-                return .stillWanted(try await store.desireSnapshot(ofAccount: accountID) == snapshot)
-            case .remove(let id, let reason):
-                logger.info("registration.remove", ["account.name": pass.account.name, "device.id": String(id), "reason": reason.rawValue])
-                _ = try await client.get().removeDevice(id: id)
-                return .removed
-            case .record(let record):
-                try await store.recordRegistration(record)
-                return .stored
-            case .forget(let id, let reason):
-                logger.info("registration.forget", ["account.name": pass.account.name, "device.id": String(id), "reason": reason.rawValue])
-                try await store.forgetRegistration(accountID: accountID, deviceID: id)
-                return .stored
-            case .save(let status, let snapshot):
-                return .saved(try await store.saveStatus(status, ofAccount: accountID, ifStill: snapshot))
-            case .giveBackLease:
-                try? await store.releaseLeases([accountID], holder: options.leaseHolder)
-                return .leaseGivenBack
-            case .add, .checkOtherNames, .readAfresh, .finish:
-                preconditionFailure("\(step) is carried out by the loop")
+            switch try await client.listDevices(ifNoneMatch: tag) {
+            case .list(let rows, let etag): return .listed(rows, etag: etag)
+            case .notModified: return .notModified
             }
         } catch {
             return .failed(error)
         }
     }
 
-    /// `device add` in the run's turn, and the accounts of other names listed just before it,
-    /// for the check for another name of this server once its row is known (`SameServerCheck`).
-    private func add(_ pass: AccountPass, client: Result<GitbayClient, any Error>) async -> (AccountPass.Event, [SameServerCheck.Witness]) {
-        guard let token = pass.device.token, let current = pass.device.tokenIdentity, case .success(let client) = client else {
+    /// The event a store step, or a removal, ends with.
+    @inline(never)
+    private func storeStep(_ carrier: Carrier) async -> AccountPass.Event {
+        let (account, logger) = (carrier.pass.account, carrier.logger)
+        do {
+            switch carrier.step {
+            case .takeLease(let records):
+                return .lease(try await store.takeLease(ofAccount: account.id, holder: options.leaseHolder, ifRecords: records, now: options.now()))
+            case .checkStillWanted(let snapshot):
+                return .stillWanted(try await store.desireSnapshot(ofAccount: account.id) == snapshot)
+            case .remove(let id, let reason):
+                logger.info("registration.remove", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
+                _ = try await carrier.client.get().removeDevice(id: id)
+                return .removed
+            case .record(let record):
+                try await store.recordRegistration(record)
+                return .stored
+            case .forget(let id, let reason):
+                logger.info("registration.forget", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
+                try await store.forgetRegistration(accountID: account.id, deviceID: id)
+                return .stored
+            case .save(let status, let snapshot):
+                return .saved(try await store.saveStatus(status, ofAccount: account.id, ifStill: snapshot))
+            case .giveBackLease:
+                try? await store.releaseLeases([account.id], holder: options.leaseHolder)
+                return .leaseGivenBack
+            case .list, .add, .checkOtherNames, .readAfresh, .finish:
+                preconditionFailure("\(carrier.step) has a function of its own")
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// The check for another name of this server, once the row an add made is known.
+    @inline(never)
+    private func checkOtherNames(_ carrier: Carrier) async -> AccountPass.Event {
+        guard case .checkOtherNames(let id) = carrier.step else { preconditionFailure("not a check") }
+        if case .success(let client) = carrier.client {
+            await sameServer.check(carrier.pass.account, client: client, added: id, witnesses: carrier.around)
+        }
+        return .otherNamesChecked
+    }
+
+    /// `device add` in the run's turn, with the accounts of other names listed just before it
+    /// kept for the check once its row is known (`SameServerCheck`).
+    @inline(never)
+    private func add(_ carrier: Carrier) async -> AccountPass.Event {
+        let pass = carrier.pass
+        guard let token = pass.device.token, let current = pass.device.tokenIdentity, case .success(let client) = carrier.client else {
             preconditionFailure("a pass adds only with a device token and a client")
         }
+        if !carrier.holdsTurn {
+            await sameServer.turns.begin()
+            carrier.holdsTurn = true
+        }
         let around = await sameServer.witnesses(for: pass.account, token: current)
+        carrier.around = around
+        carrier.witnesses += around
         let answer: DeviceAddResult
         do {
             answer = try await client.addDevice(token: token, label: pass.device.serverLabel)
@@ -135,17 +180,29 @@ struct PassDriver: Sendable {
             // The add may have gone through unanswered, and moved a witness's row if its
             // server is this one: its `registered` no longer holds until its own pass says so.
             await sameServer.forgetVerdicts(of: around)
-            return (.failed(error), around)
+            return .failed(error)
         }
         // Any witness may have lost its row to an add answered without the id; with the id,
         // only one that listed it, which the check settles.
         if answer.id == nil { await sameServer.forgetVerdicts(of: around) }
-        return (.added(id: answer.id), around)
+        return .added(id: answer.id)
     }
 
     /// The account's client for a pass; it fails like a refused token without a stored one.
     private func makeClient(_ account: AccountRecord, token: Secret?) throws -> GitbayClient {
         try GitbayClient.forAccount(account, token: token, configuration: options.client, logger: logger)
+    }
+
+    /// The account as read afresh for another pass, with the client for it.
+    @inline(never)
+    private func readAfresh(_ carrier: Carrier) async -> AccountPass.Event {
+        carrier.logger.info("account.superseded", ["account.name": carrier.pass.account.name])
+        let (event, client) = await readAfresh(carrier.pass.account.id)
+        if let client {
+            carrier.spent += await Self.requests(of: carrier.client)
+            carrier.client = client
+        }
+        return event
     }
 
     /// The account as read afresh for another pass, and the client for it (none when the read
@@ -163,5 +220,26 @@ struct PassDriver: Sendable {
         } catch {
             return (.failed(error), nil)
         }
+    }
+}
+
+extension PassDriver.Carrier {
+    /// Hands `event` to the pass, and keeps the step it asks for. Not inlined: what deciding
+    /// builds stays out of the async frames.
+    @inline(never)
+    func next(after event: AccountPass.Event) {
+        step = pass.handle(event)
+    }
+
+    /// The tag the list in hand is sent with.
+    @inline(never)
+    var tagToSend: String? {
+        guard case .list(let tag) = step else { preconditionFailure("not a list") }
+        return tag
+    }
+
+    var isFinished: Bool {
+        if case .finish = step { return true }
+        return false
     }
 }

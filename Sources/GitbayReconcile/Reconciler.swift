@@ -96,8 +96,14 @@ package struct Reconciler: Sendable {
         }
     }
 
-    /// The verdict of a pass where nothing changed, and the desire it was planned for.
-    package struct Steady: Sendable, Equatable {
+    /// The verdict of a pass where nothing changed, and the desire it was planned for. A
+    /// class, so that a step or result that carries it through the async frames of an account
+    /// in flight holds a reference rather than two verdicts.
+    package final class Steady: Sendable, Equatable {
+        package static func == (lhs: Steady, rhs: Steady) -> Bool {
+            lhs.verdict == rhs.verdict && lhs.snapshot == rhs.snapshot
+        }
+
         package let verdict: SteadyVerdict
         package let snapshot: DesireSnapshot
 
@@ -143,13 +149,16 @@ package struct Reconciler: Sendable {
     /// Reconciles one account: its pass (`AccountPass`) planned from what the run read, carried
     /// out by a `PassDriver` over the account's own client.
     private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> Reconciled {
-        let pass = AccountPass(
-            account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
-            records: facts.registrations[account.id] ?? [],
-            settings: AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now))
         let driver = PassDriver(
             store: store, options: options, logger: logger,
             sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns))
-        return await driver.run(pass, token: facts.apiTokens[account.id])
+        let carrier = driver.start(
+            {
+                AccountPass(
+                    account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
+                    records: facts.registrations[account.id] ?? [],
+                    settings: AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now))
+            }, token: facts.apiTokens[account.id])
+        return await driver.run(carrier)
     }
 }
