@@ -63,7 +63,8 @@ public struct AccountReport: Sendable, Equatable {
     public let deviceID: Int?
     /// Why it failed, for a failed account.
     public let error: String?
-    /// When a later `reconcile()` tries it again, after a failure the server asked to wait out.
+    /// Until when the account waits out a failure (the server's `Retry-After`, or a backoff);
+    /// `reconcile()` tries it anyway, an agent's timer run waits.
     public let nextRetryAt: Date?
 
     /// Whether the account is left as it should be.
