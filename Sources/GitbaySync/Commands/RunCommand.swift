@@ -29,7 +29,7 @@ struct RunCommand: CommandDefinition {
     static let deadlineSeconds = ClientConfiguration.defaultDeadline.components.seconds
 
     static let spec = CommandSpec(
-        words: ["run"], group: .running, arguments: [], options: [.every, concurrency, now, unattended],
+        words: ["run"], group: .running, arguments: [], options: [.every, concurrency, now, dryRun, unattended],
         summary: "Reconcile every account with its server once (or every DURATION).",
         discussion: """
             Lists this device's rows on each account's server and adds or removes rows until the
@@ -57,12 +57,17 @@ struct RunCommand: CommandDefinition {
             honoured up to an hour even when longer than DURATION). The first signal lets
             requests in flight finish and exits 0; a second cancels them. --json prints one JSON
             object per cycle (JSON Lines). --now cannot be combined with --every.
+
+            With --dry-run, says what a run would add, remove, adopt and forget on each account's
+            server, and which accounts it would leave alone and why: it sends only the lists a run
+            sends first and writes nothing, to a server or the database.
             """,
         examples: [
             .init("Bring every account's server in line once", ["run"]),
             .init("Also try the accounts waiting out a backoff, now", ["run", "--now"]),
             .init("Keep at it every 15 minutes, under a supervisor of your own", ["run", "--every", "15m"]),
             .init("Once, with one JSON object of every account's outcome", ["run", "--json"]),
+            .init("See what a run would change, without changing anything", ["run", "--dry-run"]),
         ]
     )
 
@@ -70,6 +75,8 @@ struct RunCommand: CommandDefinition {
     enum Schedule: Sendable, Equatable {
         /// One pass; `now` tries accounts waiting out a backoff too.
         case once(now: Bool)
+        /// What one pass would do, without doing it.
+        case dryRun(now: Bool)
         case every(Duration)
     }
 
@@ -88,7 +95,12 @@ struct RunCommand: CommandDefinition {
     init(_ input: CommandInput) throws(UsageError) {
         let every = try input.value(.every, IntervalParser.option)
         let now = input.isSet(Self.now)
-        if let every {
+        if input.isSet(Self.dryRun) {
+            guard every == nil, !input.isSet(Self.unattended) else {
+                throw input.error("--dry-run cannot be combined with --every or --unattended: a dry run is one look, made by hand")
+            }
+            schedule = .dryRun(now: now)
+        } else if let every {
             guard !now else {
                 throw input.error("--now and --every cannot be combined: every cycle of --every waits out each account's backoff")
             }
@@ -113,6 +125,7 @@ struct RunCommand: CommandDefinition {
         switch schedule {
         case .once(let now): try await runner.runOnce(concurrency: concurrency, now: now, unattended: unattended)
         case .every(let period): try await runner.runEvery(period, concurrency: concurrency)
+        case .dryRun(let now): try await runner.dryRun(concurrency: concurrency, now: now)
         }
     }
 }
