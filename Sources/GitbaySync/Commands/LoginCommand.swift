@@ -21,9 +21,9 @@ struct LoginCommand: CommandDefinition {
         discussion: """
             Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
             most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as
-            user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
-            instance. When a device token is set, the new account is registered at once. A failed
-            sign-in stores nothing.
+            user@host. Mint a token with `ssh git@HOST token create --name gitbay-sync --scope full`,
+            HOST the instance's host. When a device token is set, the new account is registered at
+            once. A failed sign-in stores nothing.
             """,
         examples: [
             .init("Sign in on gitbay.org; the API token is asked for without echo", ["login", "https://gitbay.org"]),
@@ -59,7 +59,7 @@ extension CommandRunner {
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
-        let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", limit: .apiToken)
+        let tokenText = try readSecret(prompt: Self.tokenPrompt(for: instance), limit: .apiToken)
         try Self.checkAPIToken(tokenText)
         let apiToken = Secret(tokenText)
         // A database already there is opened (and so checked) before any server is called; a
@@ -79,6 +79,11 @@ extension CommandRunner {
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
         }
+    }
+
+    /// What the hidden prompt says before it asks: where a token comes from.
+    static func tokenPrompt(for instance: InstanceURL) -> String {
+        "Paste a full-scope API token for \(instance). Mint one with `\(TokenMinting.command(for: instance))`.\nAPI token (input hidden): "
     }
 
     /// Refuses an API token that cannot be one, before any request carries it: a header
@@ -111,35 +116,5 @@ extension CommandRunner {
         return ReconciledOutput(
             fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
             outcomes: signedIn.outcomes, text: text)
-    }
-
-    /// What a sign-in that stored nothing says, and its exit code.
-    private static func loginFailure(_ failure: SyncEngine.SignInFailure, instance: InstanceURL) -> CommandFailure {
-        let mint = "Mint a new one with `token create --name gitbay-sync --scope full`."
-        switch failure {
-        case .tokenRefused:
-            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. \(mint)", exitCode: .denied)
-        case .readOnlyToken:
-            return CommandFailure(
-                "the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.",
-                exitCode: .denied)
-        case .notGitbay:
-            return CommandFailure(
-                "\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.",
-                exitCode: .unavailable)
-        case .unusableUsername(let username):
-            return CommandFailure(
-                "\(instance) answered `whoami` with \"\(username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
-                exitCode: .dataError)
-        case .alreadySignedIn(let twin):
-            return CommandFailure(
-                "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
-                exitCode: .dataError)
-        case .failed(let error as GitbayError):
-            return CommandFailure(
-                "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
-        case .failed(let error):
-            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: .unavailable)
-        }
     }
 }
