@@ -167,7 +167,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// `text` with every word that looks like an API token (`gb_` and what follows) replaced.
     /// The server does not echo tokens; this guards against one that does.
-    static func redactingTokens(in text: String) -> String {
+    package static func redactingTokens(in text: String) -> String {
         var result = ""
         var rest = Substring(text)
         while let start = rest.firstRange(of: "gb_") {
