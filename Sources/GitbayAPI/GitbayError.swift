@@ -115,7 +115,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         switch kind {
         case .authFailed:
             return
-                "\(head): the API token is no longer valid\(said). Sign in again with `gitbay-sync login` and a new token (`\(mint)`)."
+                "\(head): the API token is no longer valid\(said). Sign in again with `gitbay-sync login` and a new token (`\(mint)`), or let it mint one with `gitbay-sync login <instance-url> --ssh`."
         case .readOnlyToken:
             return "\(head): the API token is read-only\(said). Mint a full-scope one with `\(mint)` and sign in again."
         case .writeLimited(let wait):

@@ -5,7 +5,8 @@ import GitbaySupport
 extension CommandRunner {
     /// What a sign-in that stored nothing says, and its exit code.
     static func loginFailure(_ failure: SyncEngine.SignInFailure, instance: InstanceURL) -> CommandFailure {
-        let mint = "Mint a new one with `\(TokenMinting.command(for: instance))`."
+        let mint =
+            "Mint a new one with `\(TokenMinting.command(for: instance))`, or let gitbay-sync mint its own with `gitbay-sync login \(instance) --ssh`."
         switch failure {
         case .tokenRefused:
             return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. \(mint)", exitCode: .denied)

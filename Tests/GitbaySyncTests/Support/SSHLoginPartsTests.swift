@@ -231,5 +231,6 @@ struct SSHLoginPartsTests {
         #expect(error.description.contains("`ssh git@gitbay.example token create --name gitbay-sync --scope full`"))
         let refused = GitbayError(kind: .authFailed, account: "alice@gitbay.example", command: ["whoami"])
         #expect(refused.description.contains("`ssh git@gitbay.example token create --name gitbay-sync --scope full`"))
+        #expect(refused.description.contains("`gitbay-sync login <instance-url> --ssh`"))
     }
 }
