@@ -112,6 +112,13 @@ package actor GitbayClient {
         }
     }
 
+    /// `token revoke <name>`: the token of that name stops working, this client's own included
+    /// (the request that revokes it still succeeds). Since v1.30.0 a full-scope token may run it.
+    package func revokeToken(named name: String) async throws(GitbayError) {
+        let words = ["token", "revoke"]
+        _ = try await answer(to: .write(argv: words + [name], stdin: nil), command: words)
+    }
+
     /// `notifications settings show`.
     package func settings() async throws(GitbayError) -> NotificationSettings {
         let words = ["notifications", "settings", "show"]

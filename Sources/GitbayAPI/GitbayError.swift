@@ -111,11 +111,13 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         if let serverMessage, !serverMessage.isEmpty { answer.append(Self.shortened(serverMessage)) }
         let said = answer.isEmpty ? "" : " (\(answer.joined(separator: ", ")))"
         let head = "\(account): \(commandText) failed"
+        let mint = TokenMinting.command(forAccount: account)
         switch kind {
         case .authFailed:
-            return "\(head): the API token is no longer valid\(said). Sign in again with `gitbay-sync login` and a new token."
+            return
+                "\(head): the API token is no longer valid\(said). Sign in again with `gitbay-sync login` and a new token (`\(mint)`), or let it mint one with `gitbay-sync login <instance-url> --ssh`."
         case .readOnlyToken:
-            return "\(head): the API token is read-only\(said). Mint one with `token create --name gitbay-sync --scope full` and sign in again."
+            return "\(head): the API token is read-only\(said). Mint a full-scope one with `\(mint)` and sign in again."
         case .writeLimited(let wait):
             return "\(head): the account's write limit is reached\(said)\(Self.wait(wait, for: "the server takes writes again after"))."
         case .denied:
@@ -165,7 +167,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// `text` with every word that looks like an API token (`gb_` and what follows) replaced.
     /// The server does not echo tokens; this guards against one that does.
-    static func redactingTokens(in text: String) -> String {
+    package static func redactingTokens(in text: String) -> String {
         var result = ""
         var rest = Substring(text)
         while let start = rest.firstRange(of: "gb_") {

@@ -1,9 +1,9 @@
 /// Reads durations written by Go's `time.Duration.String`: `12s`, `1m30s`, `500ms`, `1h2m3.5s`.
-enum GoDuration {
+package enum GoDuration {
     /// The duration in `text`, or nil when it is not a non-negative Go duration. Like Go, a
     /// duration that does not fit in 64 bits of nanoseconds (about 292 years) is not one: a
     /// server message can hold any number, and it must not trap on overflow here.
-    static func parse(_ text: some StringProtocol) -> Duration? {
+    package static func parse(_ text: some StringProtocol) -> Duration? {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { return nil }
         if scalars == ["0"] { return .zero }

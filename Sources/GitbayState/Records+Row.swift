@@ -36,6 +36,12 @@ extension AccountRecord {
     }
 }
 
+extension APITokenDetails {
+    init(row: Row) throws(SQLiteError) {
+        self.init(name: try row.optionalText("name"), expiresAt: try row.optionalDate("expires_at"))
+    }
+}
+
 extension InstanceRecord {
     /// Nil for an instance URL that no longer parses.
     init?(row: Row) throws(SQLiteError) {

@@ -51,9 +51,12 @@ extension StateStore {
     }
 
     /// Records a sign-in: a new account, or a new token for one already signed in (which
-    /// makes it active again and clears an auth failure). Returns the account.
+    /// makes it active again and clears an auth failure), with what is known of the token
+    /// (`details` replaces what was known of the one before). Returns the account.
     @discardableResult
-    package func signIn(instance: InstanceURL, username: String, apiToken: Secret, now: Date = Date()) throws -> AccountRecord {
+    package func signIn(
+        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, now: Date = Date()
+    ) throws -> AccountRecord {
         let name = AccountRecord.name(username: username, instance: instance)
         return try write { database in
             let existing = try database.row("SELECT id FROM accounts WHERE name = ?", .text(name)) { row throws(SQLiteError) in try row.int64("id") }
@@ -70,8 +73,12 @@ extension StateStore {
                 id = database.lastInsertRowID
             }
             try database.run(
-                "INSERT INTO api_tokens (account_id, token) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET token = excluded.token",
-                .integer(id), .text(apiToken.exposedValue)
+                """
+                INSERT INTO api_tokens (account_id, token, name, expires_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at
+                """,
+                .integer(id), .text(apiToken.exposedValue), .optionalText(details.name),
+                .optionalText(details.expiresAt.map(Timestamp.format))
             )
             try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(instance.description))
             // A new token starts afresh: forget an auth failure and the remembered list tag.
@@ -116,6 +123,13 @@ extension StateStore {
             try database.row("SELECT token FROM api_tokens WHERE account_id = ?", .integer(id)) { row throws(SQLiteError) in
                 Secret(try row.text("token"))
             }
+        }
+    }
+
+    /// What is known of the account's API token besides the token; nil when it has none.
+    package func apiTokenDetails(ofAccount id: Int64) throws -> APITokenDetails? {
+        try access { database in
+            try database.row("SELECT name, expires_at FROM api_tokens WHERE account_id = ?", .integer(id), map: APITokenDetails.init(row:))
         }
     }
 

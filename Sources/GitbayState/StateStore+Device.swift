@@ -7,20 +7,24 @@ import Foundation
 #endif
 
 extension StateStore {
-    /// This device, creating its row (host-name label, fresh install marker) on first use.
-    package func device() throws -> DeviceRecord {
+    /// This device, creating its row (host-name label, `installMarker` or a fresh one) on first
+    /// use. A marker chosen before the database existed (the name of a token minted for this
+    /// install carries it) is given as `installMarker`; a row already there keeps its own.
+    package func device(installMarker: String? = nil) throws -> DeviceRecord {
         // Reading needs no write transaction; only the first use creates the row.
         if let device = try access({ database in try Self.readDevice(database) }) { return device }
-        return try write { database in try Self.loadDevice(database, machine: machine) }
+        return try write { database in try Self.loadDevice(database, machine: machine, installMarker: installMarker) }
     }
 
     /// The device row, created first when missing (bound to `machine`). Call inside a write
     /// transaction.
-    private static func loadDevice(_ database: Database, machine: MachineIdentity? = nil) throws(SQLiteError) -> DeviceRecord {
+    private static func loadDevice(
+        _ database: Database, machine: MachineIdentity? = nil, installMarker: String? = nil
+    ) throws(SQLiteError) -> DeviceRecord {
         if let device = try readDevice(database) { return device }
         try database.run(
             "INSERT INTO device (id, token, token_generation, label, install_marker, machine) VALUES (1, NULL, 0, ?, ?, ?)",
-            .text(DeviceDefaults.hostLabel()), .text(DeviceDefaults.newInstallMarker()), .optionalText(machine?.hash)
+            .text(DeviceDefaults.hostLabel()), .text(installMarker ?? DeviceDefaults.newInstallMarker()), .optionalText(machine?.hash)
         )
         return try readDevice(database)!
     }

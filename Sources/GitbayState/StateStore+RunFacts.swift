@@ -47,6 +47,8 @@ package struct AccountFacts: Sendable {
     package let registrations: [Int64: [RegistrationRecord]]
     /// Which instance URLs name one server.
     package var names: ServerNames = .none
+    /// What is known of each account's API token, by account id (never the token).
+    package var tokenDetails: [Int64: APITokenDetails] = [:]
 }
 
 /// What a pass that made no change on the server records for an account, saved with the
@@ -82,13 +84,16 @@ extension StateStore {
                     device: try Self.readDevice(database),
                     accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
-                    names: try Self.serverNames(database)
+                    names: try Self.serverNames(database),
+                    tokenDetails: try database.rows("SELECT account_id, name, expires_at FROM api_tokens") { row throws(SQLiteError) in
+                        (try row.int64("account_id"), try APITokenDetails(row: row))
+                    }
                 )
             }
         }
         return AccountFacts(
             device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
-            names: read.names)
+            names: read.names, tokenDetails: Dictionary(read.tokenDetails, uniquingKeysWith: { first, _ in first }))
     }
 
     /// Everything a run plans from, consistent as of one moment.

@@ -36,7 +36,7 @@ struct AccountProbe: Sendable {
 
     private var name: String { account.name }
     private var signIn: String {
-        "sign in again with a full-scope token: `gitbay-sync login \(account.instance)` (mint one with `token create --name gitbay-sync --scope full`)"
+        "sign in again with a full-scope token: `gitbay-sync login \(account.instance) --ssh` mints one, or mint one with `\(TokenMinting.command(for: account.instance))` and paste it into `gitbay-sync login \(account.instance)`"
     }
 
     func checks(device: DeviceRecord?, now: Date) async -> [DoctorCheck] {

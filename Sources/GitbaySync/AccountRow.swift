@@ -15,6 +15,8 @@ struct AccountRow {
     let deviceID: Int?
     /// The other names of the account's server, found to be the same server.
     var sameServerAs: [InstanceURL] = []
+    /// What is known of its API token: its name and expiry (never the token).
+    var token: APITokenDetails = .unknown
 
     var json: JSONValue {
         .object([
@@ -33,6 +35,8 @@ struct AccountRow {
             ("failures", .int(status.failures)),
             ("next_retry_reason", .optional(status.nextRetryAt == nil ? nil : status.nextRetryReason?.rawValue)),
             ("same_server_as", .array(sameServerAs.map { .string($0.description) })),
+            ("token_name", .optional(token.name)),
+            ("token_expires_at", .optional(token.expiresAt)),
         ])
     }
 
@@ -60,6 +64,11 @@ struct AccountRow {
         var lines: [String] = []
         if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
+        if let name = token.name {
+            lines.append("    API token: \(escaped: name)" + (token.expiresAt.map { ", works until \(Timestamp.format($0))" } ?? ""))
+        } else if let expiresAt = token.expiresAt {
+            lines.append("    API token: works until \(Timestamp.format(expiresAt))")
+        }
         if let at = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(at, from: now) {
             lines.append("    next attempt: at the next run: \(Self.beyondAnyWait(at))")
         } else if let at = status.nextRetryAt {
@@ -96,7 +105,8 @@ extension AccountRow {
             rows.append(
                 AccountRow(
                     account: account, status: status, deviceID: status.condition == .registered ? held?.deviceID : nil,
-                    sameServerAs: facts.names.names(of: account.instance).filter { $0 != account.instance }))
+                    sameServerAs: facts.names.names(of: account.instance).filter { $0 != account.instance },
+                    token: facts.tokenDetails[account.id] ?? .unknown))
         }
         return rows
     }

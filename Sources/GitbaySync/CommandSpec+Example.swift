@@ -26,13 +26,7 @@ extension CommandSpec {
         /// `word` as a POSIX shell reads it back: as it is when it holds only characters no
         /// shell acts on, else in single quotes.
         static func quoted(_ word: String) -> String {
-            let plain =
-                !word.isEmpty
-                && word.unicodeScalars.allSatisfy { scalar in
-                    (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)))
-                        || "@%+=:,./_-".unicodeScalars.contains(scalar)
-                }
-            return plain ? word : ShellQuote.posix(word)
+            ShellWords.quoted(word)
         }
     }
 }

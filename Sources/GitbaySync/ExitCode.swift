@@ -7,8 +7,9 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case partialFailure = 1
     /// The command line is wrong (unknown command or option, missing argument, bad value).
     case usage = 64
-    /// Input data is wrong: a malformed URL, API token, device token or push payload, or more
-    /// on stdin than the command reads.
+    /// Input data is wrong: a malformed URL, SSH destination, `$GITBAY_SYNC_SSH`, API token,
+    /// device token or push payload, more on stdin than the command reads, or a token name the
+    /// server refused for `login --ssh`.
     case dataError = 65
     /// There is no state database at the path, and the command only reads one (or is `run`),
     /// so it created nothing.
@@ -17,7 +18,9 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     /// signed-in accounts).
     case noSuchAccount = 67
     /// A server could not be reached or refused the request for a reason that may pass; or,
-    /// for a command that talks to servers, libcurl could not be opened (nothing was done).
+    /// for a command that talks to servers, libcurl could not be opened (nothing was done);
+    /// or, for `login --ssh`, the ssh program is missing, could not reach the host, ran past
+    /// its timeout or got no gitbay answer.
     case unavailable = 69
     /// Standard output or standard error could not be written (a full disk, a closed pipe):
     /// the command's report is incomplete. sysexits' EX_CANTCREAT ("an output file cannot be
@@ -29,7 +32,8 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     /// job), a sign-in came while `remove-account` ran, or the state database stayed locked by
     /// another process. Nothing was lost; trying again works.
     case busy = 75
-    /// A server refused the API token (invalid, expired or read-only).
+    /// A server refused the API token (invalid, expired or read-only), or, for `login --ssh`,
+    /// the SSH key or the `token create`.
     case denied = 77
     /// `service install` or `uninstall`: a unit file of that name was not written by
     /// `service install`, so it was left alone (`--force` replaces or removes it); or, for

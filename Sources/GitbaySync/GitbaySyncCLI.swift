@@ -20,6 +20,8 @@ package struct CLIContext: Sendable {
     package var hookTimeout: Duration
     /// How long a hook being stopped has after SIGTERM before its process group gets SIGKILL.
     package var hookStopGrace = PreRemovalHook.defaultStopGrace
+    /// How long `login --ssh` lets ssh run before it is stopped.
+    package var sshTimeout: Duration = .seconds(60)
     package var now: @Sendable () -> Date
     /// Stop and cancel requests from the process (SIGTERM, SIGINT), for `run --every` and a
     /// running pre-remove hook, and the cleanups a signal ending the process runs first.

@@ -7,8 +7,11 @@ struct ReconciledOutput: CommandOutput {
     var fields: [(String, JSONValue)]
     let outcomes: [AccountOutcome]
     var text: [String]
+    /// Fields a later version added, after `ok`: keys are only ever added at the end.
+    var laterFields: [(String, JSONValue)] = []
 
     var json: JSONValue {
-        .object(fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains(where: \.isFailure)))])
+        .object(
+            fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains(where: \.isFailure)))] + laterFields)
     }
 }

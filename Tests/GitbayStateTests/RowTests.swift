@@ -103,7 +103,7 @@ struct RowTests {
 
 /// Each record the store reads, with the columns it is read from.
 enum RecordKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case account, instance, retiredToken, device, registration, status, lease, sameServer, unattendedRun
+    case account, instance, retiredToken, device, registration, status, lease, sameServer, unattendedRun, apiToken
 
     var testDescription: String { rawValue }
 
@@ -118,6 +118,7 @@ enum RecordKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .lease: "account_leases"
         case .sameServer: "same_servers"
         case .unattendedRun: "unattended_runs"
+        case .apiToken: "api_tokens"
         }
     }
 
@@ -137,6 +138,7 @@ enum RecordKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .lease: ["account_id", "holder_pid", "holder_id", "taken_at", "expires_at"]
         case .sameServer: ["instance", "other", "device_id", "added", "proven_at"]
         case .unattendedRun: ["trigger", "started_at", "finished_at", "result", "accounts", "failed_accounts", "waiting", "period_seconds", "pid"]
+        case .apiToken: ["name", "expires_at"]
         }
     }
 
@@ -152,6 +154,7 @@ enum RecordKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .lease: _ = try LeaseRecord(row: row)
         case .sameServer: _ = try SameServerRecord(row: row)
         case .unattendedRun: _ = try UnattendedRunRecord(row: row)
+        case .apiToken: _ = try APITokenDetails(row: row)
         }
     }
 }

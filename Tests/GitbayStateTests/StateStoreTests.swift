@@ -173,6 +173,35 @@ struct StateStoreTests {
         #expect(try await store.account(id: account.id) == nil)
     }
 
+    @Test("a sign-in keeps what is known of its token, a new sign-in replaces it, and account facts carry it")
+    func tokenDetails() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let instance = try InstanceURL(parsing: "https://gitbay.test")
+        // A whole second, which reads back as the same instant.
+        let expiry = try #require(Timestamp.parse("2027-01-02T03:04:05.000Z"))
+        let minted = APITokenDetails(name: "gitbay-sync-laptop-gbs-abc123", expiresAt: expiry)
+
+        let account = try await store.signIn(instance: instance, username: "alice", apiToken: Secret("gb_first"), details: minted)
+
+        #expect(try await store.apiTokenDetails(ofAccount: account.id) == minted)
+        #expect(try await store.accountFacts().tokenDetails == [account.id: minted])
+        try await store.signIn(instance: instance, username: "alice", apiToken: Secret("gb_second"), details: APITokenDetails(name: "pasted"))
+        #expect(try await store.apiTokenDetails(ofAccount: account.id) == APITokenDetails(name: "pasted"), "the old expiry went with the old token")
+        try await store.signIn(instance: instance, username: "alice", apiToken: Secret("gb_third"))
+        #expect(try await store.apiTokenDetails(ofAccount: account.id) == .unknown)
+        #expect(try await store.apiTokenDetails(ofAccount: account.id + 1) == nil)
+    }
+
+    @Test("a device row made after a marker was chosen carries that marker; one already there keeps its own")
+    func chosenInstallMarker() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        #expect(try await store.device(installMarker: "gbs-chosen").installMarker == "gbs-chosen")
+        #expect(try await store.device(installMarker: "gbs-other").installMarker == "gbs-chosen")
+        #expect(try await store.device().installMarker == "gbs-chosen")
+    }
+
     @Test("a deletion says when another connection's read keeps the token's bytes in the files")
     func deletionBlockedCheckpoint() async throws {
         let folder = try TemporaryDirectory()

@@ -7,15 +7,18 @@ package struct CLIResult: Sendable {
     package let err: String
     /// The confirmation questions asked, in order, as the terminal would show them.
     package var questions: [String] = []
+    /// The prompts shown before reading a secret without echo, in order.
+    package var prompts: [String] = []
 
     /// stdout was JSON but not an object.
     package struct NotAnObject: Error { package let text: String }
 
-    package init(code: Int32, out: String, err: String, questions: [String] = []) {
+    package init(code: Int32, out: String, err: String, questions: [String] = [], prompts: [String] = []) {
         self.code = code
         self.out = out
         self.err = err
         self.questions = questions
+        self.prompts = prompts
     }
 
     /// stdout parsed as JSON.

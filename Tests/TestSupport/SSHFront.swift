@@ -44,6 +44,17 @@ package final class SSHFront: Sendable {
     /// The write end of sshd's lifeline, nil once `stop()` closed it.
     private let lifeline: Mutex<Int32?>
 
+    /// Nil when sshd, ssh and ssh-keygen are installed, else what is missing, for a test that
+    /// needs the front to say why it is skipped (scripts/install-deps installs them all).
+    package static var missingTools: String? {
+        do {
+            _ = try SSHTools.located()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// `git@127.0.0.1` (or `loginUser@127.0.0.1`): the destination gitbay's CLI would use.
     package var destination: String { "\(loginUser)@127.0.0.1" }
 

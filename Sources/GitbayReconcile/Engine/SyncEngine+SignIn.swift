@@ -74,12 +74,15 @@ extension SyncEngine {
     }
 
     /// Signs in with an API token checked by `verifiedUsername`: stores the account (a new
-    /// token for one already signed in) and, when a device token is set, reconciles its server.
-    package func signIn(instance: InstanceURL, username: String, apiToken: Secret) async throws -> SignedIn {
+    /// token for one already signed in) with what is known of the token (`details`: its name,
+    /// its expiry) and, when a device token is set, reconciles its server.
+    package func signIn(
+        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown
+    ) async throws -> SignedIn {
         if let twin = try await Self.signedInTwice(in: store, instance: instance, username: username, apiToken: apiToken) {
             throw SignInFailure.alreadySignedIn(as: twin)
         }
-        let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, now: options.now())
+        let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, details: details, now: options.now())
         guard try await store.device().token != nil else { return SignedIn(account: account, outcomes: [], deviceTokenSet: false) }
         return SignedIn(account: account, outcomes: try await reconcileServer(of: instance), deviceTokenSet: true)
     }

@@ -9,72 +9,144 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `login <instance-url>`.
+/// `login <instance-url> [--ssh [<ssh-destination>]]`.
 struct LoginCommand: CommandDefinition {
     static let instanceURL = CommandSpec.Argument(
         name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")
+    static let sshDestination = CommandSpec.Argument(
+        name: "ssh-destination", optional: true,
+        help: "With --ssh: where the instance serves SSH, user@host or user@host:port (default git@ and the instance's host).")
+    static let ssh = CommandSpec.Option(
+        name: "--ssh", valueName: nil, help: "Mint a full-scope token over SSH with your SSH key, as gitbay's own CLI does, instead of reading one.")
+    static let ttl = CommandSpec.Option(
+        name: "--ttl", valueName: "DURATION",
+        help: "With --ssh: how long the minted token works, as the server takes it: 90d, 720h, 1h30m (default 90d, at least 1h).")
+    static let tokenName = CommandSpec.Option(
+        name: "--token-name", valueName: "NAME",
+        help:
+            "The token's name on the server, kept with the account: the name to mint with --ssh (default gitbay-sync-<label>-<install marker>), or a pasted token's."
+    )
 
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["login"], group: .accounts, arguments: [instanceURL], options: [], summary: "Sign in to an account with an API token.",
+        words: ["login"], group: .accounts, arguments: [instanceURL, sshDestination], options: [ssh, ttl, tokenName],
+        summary: "Sign in to an account with an API token.",
         discussion: """
             Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
             most 1 KiB of printable ASCII, checks it with `whoami`, and stores the account as
-            user@host. Mint a token with `token create --name gitbay-sync --scope full` on the
-            instance. When a device token is set, the new account is registered at once. A failed
-            sign-in stores nothing.
+            user@host. Mint a token with `ssh git@HOST token create --name gitbay-sync --scope full`,
+            HOST the instance's host; `--token-name` records the name you gave it.
+
+            With `--ssh`, gitbay-sync mints its own token instead, reading nothing on stdin: it
+            runs `ssh git@HOST -- token create --name <name> --scope full --ttl <lifetime> --json`
+            with your SSH key, HOST the instance's host unless <ssh-destination> names another
+            (a :port becomes `-p port`). The name is `gitbay-sync-<label>-<install marker>`, so
+            the server's `token list` tells this install's token from the others. The ssh
+            program is `$GITBAY_SYNC_SSH` when set, a command line read as a shell reads words
+            (quotes, no expansion; no shell runs it), else `ssh` on PATH; it has 60 seconds.
+            The token is never printed; its name and expiry are kept with the account.
+
+            When a device token is set, the new account is registered at once. A failed sign-in
+            stores nothing (a token minted for it is revoked again).
             """,
         examples: [
             .init("Sign in on gitbay.org; the API token is asked for without echo", ["login", "https://gitbay.org"]),
             .init(
                 "Sign in with a token a script holds, read on standard input", ["login", "https://gitbay.example.com"],
                 before: "printf %s \"$GITBAY_TOKEN\" |"),
+            .init("Let gitbay-sync mint its own token over SSH as git@gitbay.org, good for 90 days", ["login", "https://gitbay.org", "--ssh"]),
+            .init(
+                "Mint over SSH on another host and port, good for 30 days, with a key of its own",
+                ["login", "https://gitbay.example.com", "--ssh", "git@ssh.gitbay.example.com:2222", "--ttl", "30d"],
+                before: "GITBAY_SYNC_SSH='ssh -i ~/.ssh/gitbay_key'"),
             .init("Sign in on a test instance on this machine (plain http is for loopback only)", ["login", "http://127.0.0.1:3000"]),
         ]
     )
 
-    let instance: String
+    /// What `--ssh` asks for: where to mint the token and how long it works.
+    struct Mint: Sendable, Equatable {
+        /// As written after `--ssh`; nil for `git@` and the instance's host.
+        var destination: String?
+        var lifetime: TokenLifetime = .standard
+    }
 
-    init(instance: String) {
+    let instance: String
+    /// Nil: the token is read on stdin.
+    let mint: Mint?
+    let tokenName: String?
+
+    init(instance: String, mint: Mint? = nil, tokenName: String? = nil) {
         self.instance = instance
+        self.mint = mint
+        self.tokenName = tokenName
     }
 
     init(_ input: CommandInput) throws(UsageError) {
         instance = try input.required(Self.instanceURL)
+        tokenName = try input.value(Self.tokenName, TokenName.option)
+        let lifetime = try input.value(Self.ttl, TokenLifetime.option)
+        let destination = input.value(Self.sshDestination)
+        if input.isSet(Self.ssh) {
+            mint = Mint(destination: destination, lifetime: lifetime ?? .standard)
+            return
+        }
+        if lifetime != nil { throw input.error("--ttl is for --ssh: a pasted token works for as long as it was minted for") }
+        if let destination {
+            throw input.error("unexpected argument '\(destination)' for 'login': an SSH destination follows --ssh")
+        }
+        mint = nil
     }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
-        try await runner.login(instance)
+        try await runner.login(self)
     }
 }
 
 extension CommandRunner {
-    /// `login <instance-url>`: verify the token (whoami, then a write refused as incomplete,
-    /// to prove the scope), store the account, and register the device when a token is set.
-    fileprivate func login(_ instanceText: String) async throws -> ExitCode {
+    /// `login <instance-url>`: read the token (or mint one over SSH), verify it (whoami, then
+    /// a write refused as incomplete, to prove the scope), store the account, and register the
+    /// device when a token is set.
+    fileprivate func login(_ command: LoginCommand) async throws -> ExitCode {
         let instance: InstanceURL
         do {
-            instance = try InstanceURL(parsing: instanceText)
+            instance = try InstanceURL(parsing: command.instance)
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
-        let tokenText = try readSecret(prompt: "API token for \(instance) (input hidden): ", limit: .apiToken)
+        if let mint = command.mint { return try await loginOverSSH(instance, mint, tokenName: command.tokenName) }
+        let tokenText = try readSecret(prompt: Self.tokenPrompt(for: instance), limit: .apiToken)
         try Self.checkAPIToken(tokenText)
         let apiToken = Secret(tokenText)
         // A database already there is opened (and so checked) before any server is called; a
         // missing one is created only once the token is proven, so a refused login leaves none.
         let existing = location.databaseExists ? try await openStore() : nil
+        if let twin = try await SyncEngine.signedInTwice(in: existing, instance: instance, username: nil, apiToken: apiToken) {
+            throw Self.loginFailure(.alreadySignedIn(as: twin), instance: instance)
+        }
+        return try await signIn(instance, apiToken: apiToken, details: APITokenDetails(name: command.tokenName), existing: existing)
+    }
+
+    /// What the hidden prompt says before it asks: where a token comes from.
+    static func tokenPrompt(for instance: InstanceURL) -> String {
+        "Paste a full-scope API token for \(instance). Mint one with `\(TokenMinting.command(for: instance))`, "
+            + "or let gitbay-sync mint its own with `gitbay-sync login \(instance) --ssh`.\nAPI token (input hidden): "
+    }
+
+    /// Checks `apiToken` with the server, stores the account with `details`, and prints the
+    /// sign-in. `existing` is the database opened before any server was called; when there
+    /// was none, one is created only now, its device row given `installMarker` when set.
+    func signIn(
+        _ instance: InstanceURL, apiToken: Secret, details: APITokenDetails, existing: StateStore?, installMarker: String? = nil
+    ) async throws -> ExitCode {
         do {
-            if let twin = try await SyncEngine.signedInTwice(in: existing, instance: instance, username: nil, apiToken: apiToken) {
-                throw SyncEngine.SignInFailure.alreadySignedIn(as: twin)
-            }
             let client = GitbayClient(
                 instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
             let username = try await SyncEngine.verifiedUsername(client)
             let store = if let existing { existing } else { try await openStore() }
-            let signedIn = try await engine(store).signIn(instance: instance, username: username, apiToken: apiToken)
-            show(Self.signedInOutput(signedIn, instance: instance))
+            _ = try await store.device(installMarker: installMarker)
+            let signedIn = try await engine(store).signIn(instance: instance, username: username, apiToken: apiToken, details: details)
+            show(Self.signedInOutput(signedIn, instance: instance, details: details))
             return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes.map(SkipReasonText.worded))
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
@@ -102,44 +174,18 @@ extension CommandRunner {
     }
 
     /// What `login` prints.
-    private static func signedInOutput(_ signedIn: SyncEngine.SignedIn, instance: InstanceURL) -> ReconciledOutput {
+    private static func signedInOutput(_ signedIn: SyncEngine.SignedIn, instance: InstanceURL, details: APITokenDetails) -> ReconciledOutput {
         let account = signedIn.account
         var text = ["Signed in as \(escaped: account.name)."]
+        if let name = details.name, let expiresAt = details.expiresAt {
+            text.append("Its API token, \(escaped: name), works until \(Timestamp.format(expiresAt)); `gitbay-sync status` shows it.")
+        }
         if !signedIn.deviceTokenSet {
             text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
         }
         return ReconciledOutput(
             fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
-            outcomes: signedIn.outcomes.map(SkipReasonText.worded), text: text)
-    }
-
-    /// What a sign-in that stored nothing says, and its exit code.
-    private static func loginFailure(_ failure: SyncEngine.SignInFailure, instance: InstanceURL) -> CommandFailure {
-        let mint = "Mint a new one with `token create --name gitbay-sync --scope full`."
-        switch failure {
-        case .tokenRefused:
-            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. \(mint)", exitCode: .denied)
-        case .readOnlyToken:
-            return CommandFailure(
-                "the API token is read-only, and registering a device needs a full-scope token; nothing was stored. Mint one with `token create --name gitbay-sync --scope full`.",
-                exitCode: .denied)
-        case .notGitbay:
-            return CommandFailure(
-                "\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.",
-                exitCode: .unavailable)
-        case .unusableUsername(let username):
-            return CommandFailure(
-                "\(instance) answered `whoami` with \"\(username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
-                exitCode: .dataError)
-        case .alreadySignedIn(let twin):
-            return CommandFailure(
-                "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
-                exitCode: .dataError)
-        case .failed(let error as GitbayError):
-            return CommandFailure(
-                "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
-        case .failed(let error):
-            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: .unavailable)
-        }
+            outcomes: signedIn.outcomes.map(SkipReasonText.worded), text: text,
+            laterFields: [("token_name", .optional(details.name)), ("token_expires_at", .optional(details.expiresAt))])
     }
 }

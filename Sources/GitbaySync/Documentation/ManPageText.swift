@@ -27,18 +27,18 @@ enum ManPageText {
         case .partialFailure: "Partly done: one or more accounts failed (named on standard error), or `doctor` found a problem."
         case .usage: "The command line is wrong: an unknown command or option, a missing argument or a bad value."
         case .dataError:
-            "Bad input data: a malformed instance URL, API token, device token, label or push payload, or more on standard input than the command reads."
+            "Bad input data: a malformed instance URL, SSH destination, $GITBAY_SYNC_SSH, API token, device token, label or push payload, more on standard input than the command reads, or a token name the server refused for `login --ssh`."
         case .noDatabase: "There is no state database at the path, and the command only reads one (or is `run`): nothing was created."
         case .noSuchAccount:
             "The named account is not signed in, or is being signed out (`removing`) and the command acts on signed-in accounts only."
         case .unavailable:
-            "A server could not be reached or failed, or the pre-remove hook failed or was refused (someone else could change it); a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing."
+            "A server could not be reached or failed, or the pre-remove hook failed or was refused (someone else could change it); a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing. Or, for `login --ssh`, there is no ssh program, ssh could not reach the host or ran past its timeout, or the answer was not gitbay's."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
         case .busy:
             "Busy: another gitbay-sync is writing for the account right now (it, or the next run, finishes the job), the account was signed in again while `remove-account` ran, or the state database stayed locked by another process; nothing was lost, try again."
         case .denied:
-            "A server refused the API token (invalid, expired or read-only); for `remove-account`, the removal is kept and nothing retries it until a new sign-in or `--force`."
+            "A server refused the API token (invalid, expired or read-only), or, for `login --ssh`, the SSH key or the `token create`; for `remove-account`, the removal is kept and nothing retries it until a new sign-in or `--force`."
         case .foreignFile:
             "`service install` or `service uninstall`: a unit file of that name was not written by `service install`; `--force` replaces or removes it. Or `service install`: the unit folder is another user's or others can write it, or would be created in another user's folder; nothing was written."
         }
@@ -75,6 +75,10 @@ enum ManPageText {
         (
             "GITBAY_SYNC_LIBCURL",
             "The libcurl file to open, instead of the system's, when a command first sends a request (commands that send nothing never open it)."
+        ),
+        (
+            "GITBAY_SYNC_SSH",
+            "The ssh program `login --ssh` runs, with the words it starts with (`ssh -i ~/.ssh/gitbay_key`), split as a shell splits words but run by no shell; else ssh on PATH."
         ),
         ("JOURNAL_STREAM", "Set by systemd: when a standard stream is the journal's, each line carries its priority."),
         (

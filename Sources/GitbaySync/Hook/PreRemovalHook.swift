@@ -176,65 +176,11 @@ package struct PreRemovalHook: PreRemovalStep {
 
     /// Starts the hook in its own process group, stdin from /dev/null, output to `output`.
     private func spawn(environment: [String: String], output: Int32) throws -> pid_t {
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
+        switch ChildSpawn.spawn(path, argv: [path], environment: environment, output: output, errors: output, ownGroup: true) {
+        case .success(let pid):
+            return pid
+        case .failure(let failure):
+            throw Failure(path: path, status: nil, timedOut: false, output: "could not start: \(String(cString: strerror(failure.code)))")
         }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
-        let closeOthers = Self.closingOthers(&actions)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        // The hook starts with no signal blocked and the default action for the signals this
-        // process turns off: threads here block them (the dispatch sources read them), and both
-        // the mask and ignored signals pass through exec, where they would make SIGTERM miss.
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | closeOthers))
-
-        let variables = environment.map { "\($0.key)=\($0.value)" }
-        var argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, &argv, &envp)
-        guard result == 0 else {
-            throw Failure(path: path, status: nil, timedOut: false, output: "could not start: \(String(cString: strerror(result)))")
-        }
-        return pid
     }
-
-    // Nothing else of this process reaches the hook: not the database, not a connection.
-    #if os(Linux)
-    /// Closes every descriptor above stderr in the child (glibc 2.34 and later); no spawn flag.
-    private static func closingOthers(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) -> Int32 {
-        if let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(actions, 3)
-        }
-        return 0
-    }
-    #else
-    /// The spawn flag that closes every descriptor not given to the child.
-    private static func closingOthers(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t?>) -> Int32 {
-        Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
-    }
-    #endif
 }

@@ -81,7 +81,11 @@ struct CommandLineParserErrorTests {
         Case(
             ["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),
         Case(["devices", "rm", "a@h"], "'devices rm' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "rm"]),
-        Case(["login", "https://a.example", "https://b.example"], "unexpected argument 'https://b.example' for 'login'", ["login"]),
+        Case(
+            ["login", "https://a.example", "https://b.example"],
+            "unexpected argument 'https://b.example' for 'login': an SSH destination follows --ssh",
+            ["login"]),
+        Case(["login", "https://a.example", "--ssh", "git@b.example", "c"], "unexpected argument 'c' for 'login'", ["login"]),
         Case(["status", "now"], "unexpected argument 'now' for 'status'", ["status"]),
         Case(["devices", "a@h", "b@h"], "unexpected argument 'b@h' for 'devices'", ["devices"]),
         Case(["run", "--", "--every"], "unexpected argument '--every' for 'run'", ["run"]),
@@ -152,7 +156,7 @@ struct CommandLineParserErrorTests {
     @Test("the usage lines name the command's options and arguments")
     func usageLines() throws {
         let expected: [[String]: String] = [
-            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now] [--unattended]",
+            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now] [--dry-run] [--unattended]",
             ["devices", "remove"]: "gitbay-sync devices remove [--yes] <account> <id>",
             ["device", "set-token"]: "gitbay-sync device set-token [--label LABEL]",
             ["push", "show"]: "gitbay-sync push show [<account>]",

@@ -117,6 +117,9 @@ struct DoctorTests {
             ])
         #expect(checks.filter { $0.value["ok"] as? Bool == false }.values.allSatisfy { ($0["fix"] as? String)?.isEmpty == false })
         #expect((checks["account.token \(bob)"]?["fix"] as? String)?.contains("gitbay-sync login \(bobServer.baseURL)") == true)
+        let fix = checks["account.token \(bob)"]?["fix"] as? String ?? ""
+        #expect(fix.contains("`ssh git@127.0.0.1 token create --name gitbay-sync --scope full`"), "\(fix)")
+        #expect(fix.contains("`gitbay-sync login \(bobServer.baseURL) --ssh`"), "\(fix)")
         #expect((checks["account.push \(carol)"]?["fix"] as? String)?.contains("gitbay-sync push on \(carol)") == true)
         #expect((checks["instance.push \(carol)"]?["fix"] as? String)?.contains("[push] enabled = true") == true)
         #expect(checks["account.reachable \(bob)"]?["ok"] as? Bool == true)

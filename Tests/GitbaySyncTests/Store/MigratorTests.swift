@@ -150,6 +150,7 @@ struct LegacyRecordTests {
                 DROP TABLE unattended_runs; ALTER TABLE account_status DROP COLUMN next_retry_reason;
                 DROP TABLE same_servers; ALTER TABLE device DROP COLUMN machine; ALTER TABLE device DROP COLUMN moved_at;
                 ALTER TABLE accounts DROP COLUMN removal_started_at;
+                ALTER TABLE api_tokens DROP COLUMN name; ALTER TABLE api_tokens DROP COLUMN expires_at;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql

@@ -54,13 +54,19 @@ final class CLIHarness: Sendable {
         let out = Lines()
         let err = Lines()
         let questions = Lines()
+        let prompts = Lines()
         // Bounded like the real streams: more than the limit is `.tooLong`.
         let bounded: @Sendable (Int) -> BoundedInput = { limit in
             let text = stdin ?? ""
             return text.utf8.count > limit ? .tooLong : .complete(text)
         }
         let console = Console(
-            readInput: bounded, inputIsTerminal: terminal, readSecret: { _, limit in terminal ? bounded(limit) : nil },
+            readInput: bounded, inputIsTerminal: terminal,
+            readSecret: { prompt, limit in
+                guard terminal else { return nil }
+                prompts.append(prompt)
+                return bounded(limit)
+            },
             confirm: { question in
                 questions.append(question)
                 return confirm
@@ -75,7 +81,7 @@ final class CLIHarness: Sendable {
         context.terminalColumns = { _ in nil }
         adjust(&context)
         let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
-        return CLIResult(code: code, out: out.text, err: err.text, questions: questions.all)
+        return CLIResult(code: code, out: out.text, err: err.text, questions: questions.all, prompts: prompts.all)
     }
 
     /// Signs in `user` on `server` with a fresh full-scope token; returns the account name.

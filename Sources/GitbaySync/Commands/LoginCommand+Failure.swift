@@ -1,0 +1,35 @@
+import GitbayAPI
+import GitbayReconcile
+import GitbaySupport
+
+extension CommandRunner {
+    /// What a sign-in that stored nothing says, and its exit code.
+    static func loginFailure(_ failure: SyncEngine.SignInFailure, instance: InstanceURL) -> CommandFailure {
+        let mint =
+            "Mint a new one with `\(TokenMinting.command(for: instance))`, or let gitbay-sync mint its own with `gitbay-sync login \(instance) --ssh`."
+        switch failure {
+        case .tokenRefused:
+            return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. \(mint)", exitCode: .denied)
+        case .readOnlyToken:
+            return CommandFailure(
+                "the API token is read-only, and registering a device needs a full-scope token; nothing was stored. \(mint)", exitCode: .denied)
+        case .notGitbay:
+            return CommandFailure(
+                "\(instance) did not answer as a gitbay API (is `[api] enabled = true` there, and is the address right?); nothing was stored.",
+                exitCode: .unavailable)
+        case .unusableUsername(let username):
+            return CommandFailure(
+                "\(instance) answered `whoami` with \"\(username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
+                exitCode: .dataError)
+        case .alreadySignedIn(let twin):
+            return CommandFailure(
+                "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
+                exitCode: .dataError)
+        case .failed(let error as GitbayError):
+            return CommandFailure(
+                "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
+        case .failed(let error):
+            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: .unavailable)
+        }
+    }
+}

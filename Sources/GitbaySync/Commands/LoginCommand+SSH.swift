@@ -1,0 +1,69 @@
+import GitbayAPI
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension CommandRunner {
+    /// `login <instance-url> --ssh [<ssh-destination>]`: mints a full-scope token over SSH,
+    /// then signs in with it as with a pasted one. Everything that can be checked is checked
+    /// before ssh runs (the destination, `$GITBAY_SYNC_SSH`, the program, the database); a
+    /// sign-in that fails once the token is minted revokes it again, so nothing is left.
+    func loginOverSSH(_ instance: InstanceURL, _ mint: LoginCommand.Mint, tokenName: String?) async throws -> ExitCode {
+        let destination: SSHDestination
+        do {
+            destination =
+                try mint.destination.map { text throws(SSHDestination.Malformed) in try SSHDestination(parsing: text) }
+                ?? .default(for: instance)
+        } catch {
+            throw CommandFailure("\(error); nothing was stored.", exitCode: .dataError)
+        }
+        let program = try SSHProgram.resolve(environment: context.environment).mapError(Self.programFailure).get()
+        let existing = location.databaseExists ? try await openStore() : nil
+        let device = try await existing?.device()
+        let installMarker = device?.installMarker ?? DeviceDefaults.newInstallMarker()
+        let name = tokenName ?? TokenName.forInstall(label: device?.label ?? DeviceDefaults.hostLabel(), installMarker: installMarker)
+        let minting = SSHTokenMint(program: program, destination: destination, name: name, lifetime: mint.lifetime)
+        let startedAt = context.now()
+        logger.info("login.ssh.mint", ["ssh.destination": destination.description, "token.name": name, "token.ttl": mint.lifetime.text])
+        let minted = try await minting.run(environment: context.environment, timeout: context.sshTimeout, shutdown: context.shutdown)
+            .mapError { Self.mintFailure($0, minting, instance: instance) }.get()
+        // The whole second before: never later than the server's expiry, and an instant that
+        // reads back from the database as itself.
+        let expiresAt = (startedAt.timeIntervalSinceReferenceDate + mint.lifetime.duration.inSeconds).rounded(.down)
+        let details = APITokenDetails(name: name, expiresAt: Date(timeIntervalSinceReferenceDate: expiresAt))
+        do {
+            try Self.checkAPIToken(minted.token.exposedValue)
+            return try await signIn(instance, apiToken: minted.token, details: details, existing: existing, installMarker: installMarker)
+        } catch {
+            let undone = await revoke(minted.token, minting, instance: instance)
+            let (code, message, _) = GitbaySyncCLI.classify(error)
+            throw CommandFailure("\(message) \(undone)", exitCode: code)
+        }
+    }
+
+    /// Revokes a token minted for a sign-in that failed, with the token itself (a full-scope
+    /// token may revoke itself); says how it went, and how to revoke it by hand if need be.
+    private func revoke(_ token: Secret, _ minting: SSHTokenMint, instance: InstanceURL) async -> String {
+        let client = GitbayClient(
+            instance: instance, apiToken: token, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
+        do {
+            try await client.revokeToken(named: minting.name)
+            return "The token \(escaped: minting.name) minted for it was revoked again."
+        } catch {
+            logger.info("login.ssh.revoke-failed", ["token.name": minting.name, "error": "\(error)"])
+            return
+                "The token \(escaped: minting.name) minted for it could not be revoked: revoke it with `\(Self.sshLine(minting, ["token", "revoke", minting.name]))`."
+        }
+    }
+
+    /// `ssh [-p port] user@host <words>` as the user would type it.
+    static func sshLine(_ minting: SSHTokenMint, _ words: [String]) -> String {
+        (["ssh"] + minting.destination.arguments + words).map(ShellWords.quoted).joined(separator: " ")
+    }
+}
