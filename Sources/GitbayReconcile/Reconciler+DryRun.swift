@@ -32,16 +32,7 @@ extension Reconciler {
     /// lists are sent; nothing is written, to a server or to the store.
     package func plans(only: Set<Int64>? = nil) async throws -> [AccountPlan] {
         let facts = try await store.runFacts()
-        let now = options.now()
-        let scheduled = RunSchedule.entries(
-            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, names: facts.names,
-            hasDeviceToken: facts.device.token != nil, honourBackoff: options.honourBackoff, now: now
-        ).filter { only?.contains($0.account.id) ?? true }
-        let holder = options.leaseHolder
-        let heldElsewhere = facts.leases.filter { _, lease in
-            (lease.holderPID != holder.pid || lease.holderID != holder.id) && lease.isLive(at: now)
-        }
-        let entries = RunSchedule.leaving(scheduled, heldElsewhere: heldElsewhere, statuses: facts.statuses)
+        let entries = entries(facts, only: only)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }

@@ -63,17 +63,7 @@ package struct Reconciler: Sendable {
     /// One round: every account (or `only` these) reconciled once.
     private func reconcileRound(only: Set<Int64>?) async throws -> [AccountOutcome] {
         let facts = try await store.runFacts()
-        let now = options.now()
-        let scheduled = RunSchedule.entries(
-            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, names: facts.names,
-            hasDeviceToken: facts.device.token != nil,
-            honourBackoff: options.honourBackoff, now: now
-        ).filter { only?.contains($0.account.id) ?? true }
-        let holder = options.leaseHolder
-        let heldElsewhere = facts.leases.filter { _, lease in
-            (lease.holderPID != holder.pid || lease.holderID != holder.id) && lease.isLive(at: now)
-        }
-        let entries = RunSchedule.leaving(scheduled, heldElsewhere: heldElsewhere, statuses: facts.statuses)
+        let entries = entries(facts, only: only)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
@@ -83,6 +73,21 @@ package struct Reconciler: Sendable {
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         // Each outcome's place is looked up once, not at every comparison.
         return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+    }
+
+    /// What a run does with each account (or `only` these): the schedule's entries, with the
+    /// accounts another live process holds left to it.
+    func entries(_ facts: RunFacts, only: Set<Int64>?) -> [RunSchedule.Entry] {
+        let now = options.now()
+        let scheduled = RunSchedule.entries(
+            accounts: facts.accounts, statuses: facts.statuses, preferred: facts.preferred, names: facts.names,
+            hasDeviceToken: facts.device.token != nil, honourBackoff: options.honourBackoff, now: now
+        ).filter { only?.contains($0.account.id) ?? true }
+        let holder = options.leaseHolder
+        let heldElsewhere = facts.leases.filter { _, lease in
+            (lease.holderPID != holder.pid || lease.holderID != holder.id) && lease.isLive(at: now)
+        }
+        return RunSchedule.leaving(scheduled, heldElsewhere: heldElsewhere, statuses: facts.statuses)
     }
 
     /// One account's outcome, and the times still to record when nothing else changed.
