@@ -31,7 +31,7 @@ extension GitbayClient {
 
     /// Sends `call` and returns a successful answer; a `304` here is malformed.
     func answer(to call: Call, command: [String]) async throws(GitbayError) -> HTTPResponse {
-        switch try await send(call, command: command) {
+        switch try await send(call, command: command, ahead: nil) {
         case .answer(let response):
             return response
         case .notModified(let status):
@@ -41,16 +41,20 @@ extension GitbayClient {
 
     /// Sends `call`, retrying as the policy allows, and returns the first answer that is not an error.
     /// What it logs and how it classifies are non-async steps, kept out of the frames an
-    /// account's task holds while its request is in flight.
-    func send(_ call: Call, command: [String]) async throws(GitbayError) -> Reply {
+    /// account's task holds while its request is in flight. `ahead`: the first attempt's
+    /// exchange, already started (`startListAhead`).
+    func send(_ call: Call, command: [String], ahead: ListAhead?) async throws(GitbayError) -> Reply {
         let request = makeRequest(call)
+        if let ahead, firstAttemptAt == nil { firstAttemptAt = ahead.sentAt }
         var attempt = 0
         while true {
             attempt += 1
-            let left = try timeLeft(command: command)
+            let sent = attempt == 1 ? ahead : nil
+            let left = if let sent { sent.left } else { try timeLeft(command: command) }
             noteAttempt(attempt, of: request, command: command)
             let failure: GitbayError
             do throws(GitbayError) {
+                if let sent { return try classify(sent.result, command: command, within: sent.left) }
                 return try await exchange(request, command: command, within: left)
             } catch {
                 failure = error
@@ -113,15 +117,22 @@ extension GitbayClient {
 
     /// One HTTP exchange, classified; `left` (what is left of the deadline) bounds its timeouts.
     private func exchange(_ request: HTTPRequest, command: [String], within left: Duration?) async throws(GitbayError) -> Reply {
-        let response: HTTPResponse
+        let result: Result<HTTPResponse, TransportError>
         do throws(TransportError) {
-            var limits = configuration.transport
-            limits.responseHeaders = Self.responseHeaders
-            response = try await transport.send(request, limits: left.map(limits.limited(to:)) ?? limits)
+            result = .success(try await transport.send(request, limits: limits(within: left)))
         } catch {
+            result = .failure(error)
+        }
+        return try classify(result, command: command, within: left)
+    }
+
+    /// What one exchange, sent with `left` of the deadline, answered.
+    private func classify(_ result: Result<HTTPResponse, TransportError>, command: [String], within left: Duration?) throws(GitbayError) -> Reply {
+        switch result {
+        case .success(let response): return try reply(to: response, command: command)
+        case .failure(let error):
             throw GitbayError(kind: .transport(deadlineTimeout(error, left: left) ?? error), account: accountName, command: command)
         }
-        return try reply(to: response, command: command)
     }
 
     /// A timeout that ran out because the deadline cut it short, as the deadline's; nil for any
@@ -148,7 +159,7 @@ extension GitbayClient {
         }
     }
 
-    private func makeRequest(_ call: Call) -> HTTPRequest {
+    nonisolated func makeRequest(_ call: Call) -> HTTPRequest {
         var headers: [(name: String, value: String)] = [
             ("Authorization", "Bearer " + apiToken.exposedValue),
             ("Accept", "application/json"),

@@ -85,10 +85,12 @@ package actor GitbayClient {
         }
     }
 
-    /// `notifications device list` over `GET /api/v1/read`; `.notModified` when `etag` still matches.
-    package func listDevices(ifNoneMatch etag: String?) async throws(GitbayError) -> DeviceList {
-        let words = ["notifications", "device", "list"]
-        switch try await send(.read(argv: words, ifNoneMatch: etag), command: words) {
+    /// `notifications device list` over `GET /api/v1/read`; `.notModified` when `etag` still
+    /// matches. `ahead`: its first exchange, sent with the same tag (`startListAhead`).
+    package func listDevices(ifNoneMatch etag: String?, ahead: ListAhead? = nil) async throws(GitbayError) -> DeviceList {
+        let words = Self.listWords
+        precondition(ahead == nil || ahead?.etag == etag, "a list sent ahead with another tag")
+        switch try await send(.read(argv: words, ifNoneMatch: etag), command: words, ahead: ahead) {
         case .notModified(let status):
             guard etag != nil else {
                 // A 304 to an unconditional request is not an answer this client can use.

@@ -67,3 +67,39 @@ package final class CurlTransport: HTTPTransport {
         return try result.get()
     }
 }
+
+extension CurlTransport {
+    /// Starts `request` on the event loop; `completion` runs on the loop's thread when it ends.
+    package func start(
+        _ request: HTTPRequest, limits configuration: TransportConfiguration,
+        completion: @escaping @Sendable (Result<HTTPResponse, TransportError>) -> Void
+    ) -> TransportTransfer {
+        let transfer = CurlTransfer(maxResponseBytes: configuration.maxResponseBytes, keeping: configuration.responseHeaders)
+        let pool = pool
+        let loop: CurlEventLoop
+        let easy: CurlEasyHandle
+        do throws(TransportError) {
+            try HTTPDestination.check(request.url)
+            loop = try pool.loop
+            easy = try pool.borrowHandle()
+        } catch {
+            completion(.failure(error))
+            return TransportTransfer {}
+        }
+        if let refusal = easy.prepare(request, transfer: transfer, configuration: configuration) {
+            pool.giveBack(easy)
+            completion(.failure(refusal))
+            return TransportTransfer {}
+        }
+        loop.submit(
+            CurlEventLoop.Job(easy: easy, transfer: transfer) { code in
+                let result = easy.finish(code, transfer: transfer, configuration: configuration)
+                pool.giveBack(easy)
+                completion(result)
+            })
+        return TransportTransfer {
+            transfer.cancel()
+            loop.noticeCancellation()
+        }
+    }
+}

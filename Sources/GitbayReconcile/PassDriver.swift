@@ -23,27 +23,6 @@ struct PassDriver: Sendable {
     let logger: Logger
     let sameServer: SameServerCheck
 
-    /// What the loop carries from step to step, confined to the account's task.
-    final class Carrier {
-        var pass: AccountPass
-        var step: AccountPass.Step
-        var client: Result<GitbayClient, any Error>
-        let logger: Logger
-        /// Requests of the clients of superseded passes.
-        var spent = 0
-        /// The accounts of other names listed around this account's adds, and around the last.
-        var witnesses: [SameServerCheck.Witness] = []
-        var around: [SameServerCheck.Witness] = []
-        var holdsTurn = false
-
-        init(pass: AccountPass, client: Result<GitbayClient, any Error>, logger: Logger) {
-            self.pass = pass
-            self.client = client
-            self.logger = logger
-            step = self.pass.begin()
-        }
-    }
-
     /// The account's first pass and what carries it, built outside any async frame.
     @inline(never)
     func start(_ pass: () -> AccountPass, token: Secret?) -> Carrier {
@@ -52,7 +31,23 @@ struct PassDriver: Sendable {
             pass: pass, client: Result { try makeClient(pass.account, token: token) }, logger: logger.with(["account.name": pass.account.name]))
     }
 
-    /// The account's result.
+    /// The pass's result if its first list, started ahead (`Carrier.startFirstList`), answered
+    /// `304` and the pass finishes on that, as the pass decides: then no task is needed. Nil
+    /// leaves the carrier as it was, with the answer kept for the list step to read.
+    func finished(_ carrier: Carrier, ahead: ListAhead) -> Reconciler.Reconciled? {
+        carrier.ahead = ahead
+        guard case .success(let client) = carrier.client, client.notModified(ahead: ahead) else { return nil }
+        var pass = carrier.pass
+        let step = pass.handle(.notModified)
+        guard case .finish = step else { return nil }
+        (carrier.pass, carrier.step, carrier.ahead) = (pass, step, nil)
+        client.logNotModified(ahead: ahead)
+        return finished(carrier, requests: 1)
+    }
+
+    /// The account's result. Not inlined into the account's task, whose frame is kept while
+    /// the first list is in flight.
+    @inline(never)
     func run(_ carrier: Carrier) async -> Reconciler.Reconciled {
         while !carrier.isFinished {
             await advance(carrier)
@@ -105,7 +100,7 @@ struct PassDriver: Sendable {
         case .failure(let error): return .noClient(error)
         }
         do {
-            switch try await client.listDevices(ifNoneMatch: tag) {
+            switch try await client.listDevices(ifNoneMatch: tag, ahead: carrier.takeAhead()) {
             case .list(let rows, let etag): return .listed(rows, etag: etag)
             case .notModified: return .notModified
             }
@@ -220,26 +215,5 @@ struct PassDriver: Sendable {
         } catch {
             return (.failed(error), nil)
         }
-    }
-}
-
-extension PassDriver.Carrier {
-    /// Hands `event` to the pass, and keeps the step it asks for. Not inlined: what deciding
-    /// builds stays out of the async frames.
-    @inline(never)
-    func next(after event: AccountPass.Event) {
-        step = pass.handle(event)
-    }
-
-    /// The tag the list in hand is sent with.
-    @inline(never)
-    var tagToSend: String? {
-        guard case .list(let tag) = step else { preconditionFailure("not a list") }
-        return tag
-    }
-
-    var isFinished: Bool {
-        if case .finish = step { return true }
-        return false
     }
 }

@@ -118,16 +118,6 @@ package struct Reconciler: Sendable {
         }
     }
 
-    /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
-    /// instance and `concurrency` in all at a time.
-    private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
-        let options = options
-        return await RunQueue.perform(
-            accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:),
-            mayStartMore: options.mayStartMore
-        ) { account, desire in await reconcileInPasses(account, desire, facts: facts) }
-    }
-
     /// Records the times of every account where nothing changed, in one transaction, for each
     /// only while what it should have is still what its pass planned for.
     private func recordSteadyVerdicts(_ reconciled: inout [Reconciled], read facts: RunFacts) async {
@@ -150,20 +140,4 @@ package struct Reconciler: Sendable {
     /// How many times an account is planned in one run when what it should have keeps
     /// changing under the run.
     static let passes = AccountPass.maximumPasses
-
-    /// Reconciles one account: its pass (`AccountPass`) planned from what the run read, carried
-    /// out by a `PassDriver` over the account's own client.
-    private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> Reconciled {
-        let driver = PassDriver(
-            store: store, options: options, logger: logger,
-            sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns))
-        let carrier = driver.start(
-            {
-                AccountPass(
-                    account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
-                    records: facts.registrations[account.id] ?? [],
-                    settings: AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now))
-            }, token: facts.apiTokens[account.id])
-        return await driver.run(carrier)
-    }
 }

@@ -1,0 +1,106 @@
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+import Synchronization
+
+/// How a run's accounts are carried out together. An account in flight is, most of the time,
+/// a list waiting on its server, and in a steady run that list answers `304` and finishes the
+/// pass: so every pass's first list is started with no task waiting for it, a `304` that
+/// finishes the pass is taken where it arrives, and only a pass with more to do gets a task
+/// (which reads the list's answer as its first attempt, `ListAhead`). A request in flight then
+/// costs its transfer, not a task's frames.
+extension Reconciler {
+    /// What reaches the run's loop: a first list answered, or a pass carried out by its task.
+    private enum Arrival: Sendable {
+        case listed(Int, ListAhead)
+        case finished(Int, Reconciled)
+    }
+
+    /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
+    /// instance and `concurrency` in all at a time; the results in the order they ended.
+    func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
+        let driver = PassDriver(
+            store: store, options: options, logger: logger,
+            sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns))
+        var queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
+        let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
+        let transfers = FirstLists()
+        var waiting: [Int: PassDriver.Carrier] = [:]
+        var results: [Reconciled] = []
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                func carryOut(_ index: Int, _ carrier: PassDriver.Carrier) {
+                    group.addTask { sink.yield(.finished(index, await driver.run(carrier))) }
+                }
+                func startWhatFits() {
+                    while options.mayStartMore(), let (_, index) = queue.start() {
+                        let carrier = driver.start(pass(accounts[index], facts), token: facts.apiTokens[accounts[index].0.id])
+                        guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
+                            carryOut(index, carrier)
+                            continue
+                        }
+                        waiting[index] = carrier
+                        transfers.add(index, transfer)
+                    }
+                    if queue.running == 0 { sink.finish() }
+                }
+                startWhatFits()
+                for await arrival in arrivals {
+                    var (index, result): (Int, Reconciled?)
+                    switch arrival {
+                    case .listed(let listed, let ahead):
+                        transfers.remove(listed)
+                        guard let carrier = waiting.removeValue(forKey: listed) else { preconditionFailure("an answer for no account") }
+                        (index, result) = (listed, driver.finished(carrier, ahead: ahead))
+                        if result == nil { carryOut(listed, carrier) }
+                    case .finished(let finished, let done): (index, result) = (finished, done)
+                    }
+                    guard let result else { continue }
+                    results.append(result)
+                    queue.finished(accounts[index].0.instance)
+                    startWhatFits()
+                }
+            }
+        } onCancel: {
+            transfers.cancelAll()
+        }
+        return results
+    }
+
+    /// The account's first pass, planned from what the run read.
+    private func pass(_ entry: (AccountRecord, Desire), _ facts: RunFacts) -> () -> AccountPass {
+        let (account, desire) = entry
+        let settings = AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now)
+        return {
+            AccountPass(
+                account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
+                records: facts.registrations[account.id] ?? [], settings: settings)
+        }
+    }
+}
+
+/// The first lists in flight, for cancelling them when the run is cancelled: one started after
+/// that is cancelled at once.
+private final class FirstLists: Sendable {
+    private let state = Mutex<(transfers: [Int: TransportTransfer], cancelled: Bool)>(([:], false))
+
+    func add(_ index: Int, _ transfer: TransportTransfer) {
+        let cancelled = state.withLock { state in
+            if !state.cancelled { state.transfers[index] = transfer }
+            return state.cancelled
+        }
+        if cancelled { transfer.cancel() }
+    }
+
+    func remove(_ index: Int) {
+        _ = state.withLock { $0.transfers.removeValue(forKey: index) }
+    }
+
+    func cancelAll() {
+        let transfers = state.withLock { state in
+            state.cancelled = true
+            return state.transfers.values
+        }
+        for transfer in transfers { transfer.cancel() }
+    }
+}
