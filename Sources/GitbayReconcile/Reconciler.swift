@@ -63,11 +63,12 @@ package struct Reconciler: Sendable {
     /// One round: every account (or `only` these) reconciled once.
     private func reconcileRound(only: Set<Int64>?) async throws -> [AccountOutcome] {
         let facts = try await store.runFacts()
-        let entries = entries(facts, only: only)
+        _ = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
+        let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
-        var reconciled = await reconcileConcurrently(pending, facts: facts)
+        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens)
         await recordSteadyVerdicts(&reconciled, read: facts)
         let outcomes = entries.compactMap(\.skippedOutcome) + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
@@ -88,6 +89,20 @@ package struct Reconciler: Sendable {
             (lease.holderPID != holder.pid || lease.holderID != holder.id) && lease.isLive(at: now)
         }
         return RunSchedule.leaving(scheduled, heldElsewhere: heldElsewhere, statuses: facts.statuses)
+    }
+
+    /// The accounts' API tokens, in the database and the keyring of `options`.
+    var tokens: APITokens { APITokens(store: store, keyring: options.keyring) }
+
+    /// The token of every account the entries reconcile, the keyring read once when it holds
+    /// any of theirs; when it cannot be read, those accounts wait for it instead.
+    func withTokens(_ entries: [RunSchedule.Entry], _ facts: RunFacts) async -> ([RunSchedule.Entry], [Int64: Secret]) {
+        let reconciled = entries.compactMap { entry -> AccountRecord? in
+            if case .reconcile(let account, _) = entry { account } else { nil }
+        }
+        let (apiTokens, unavailable) = await tokens.tokens(of: reconciled, facts: facts)
+        guard let unavailable else { return (entries, apiTokens) }
+        return (RunSchedule.waiting(entries, forKeyring: unavailable, inKeyring: facts.keyringTokens, statuses: facts.statuses), apiTokens)
     }
 
     /// One account's outcome, and the times still to record when nothing else changed.
@@ -120,12 +135,12 @@ package struct Reconciler: Sendable {
 
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
     /// instance and `concurrency` in all at a time.
-    private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
+    private func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens: [Int64: Secret]) async -> [Reconciled] {
         let options = options
         return await RunQueue.perform(
             accounts.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:),
             mayStartMore: options.mayStartMore
-        ) { account, desire in await reconcileInPasses(account, desire, facts: facts) }
+        ) { account, desire in await reconcileInPasses(account, desire, facts: facts, token: tokens[account.id]) }
     }
 
     /// Records the times of every account where nothing changed, in one transaction, for each
@@ -153,17 +168,17 @@ package struct Reconciler: Sendable {
 
     /// Reconciles one account: its pass (`AccountPass`) planned from what the run read, carried
     /// out by a `PassDriver` over the account's own client.
-    private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> Reconciled {
+    private func reconcileInPasses(_ account: AccountRecord, _ desire: Desire, facts: RunFacts, token: Secret?) async -> Reconciled {
         let driver = PassDriver(
             store: store, options: options, logger: logger,
-            sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns))
+            sameServer: SameServerCheck(store: store, tokens: tokens, configuration: options.client, logger: logger, turns: turns))
         let carrier = driver.start(
             {
                 AccountPass(
                     account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
                     records: facts.registrations[account.id] ?? [],
                     settings: AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now))
-            }, token: facts.apiTokens[account.id])
+            }, token: token)
         return await driver.run(carrier)
     }
 }
