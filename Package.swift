@@ -11,7 +11,7 @@ import PackageDescription
 //   │   └── GitbayURLSession           an app's transport on Apple's platforms (not linked into gitbay-sync)
 //   ├── GitbayKeyring (libsecret)      tokens in the OS keyring: Secret Service, Keychain
 //   └── PushResolve                    which account a push payload is for
-//   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs
+//   GitbayReconcile                    the pure core (plans, verdicts, schedule) and the runs; tokens where they live
 //   GitbaySyncKit                      the public API an app embeds: the use cases, URLSession
 //   GitbaySync                         the command line: commands, output, services
 //   gitbay-sync                        the executable
@@ -51,13 +51,16 @@ let package = Package(
         .target(name: "GitbayCurl", dependencies: ["GitbaySupport", "GitbayAPI", "CCurl"]),
         .target(name: "GitbayURLSession", dependencies: ["GitbaySupport", "GitbayAPI"]),
         .target(
-            name: "GitbaySyncKit", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayURLSession", "GitbayReconcile"]),
+            name: "GitbaySyncKit",
+            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayURLSession", "GitbayKeyring", "GitbayReconcile"]),
         .target(name: "GitbayKeyring", dependencies: ["GitbaySupport", "CSecret"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
-        .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI"]),
+        .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayKeyring"]),
         .target(
             name: "GitbaySync",
-            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile", "CProcess"]
+            dependencies: [
+                "GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbayKeyring", "PushResolve", "GitbayReconcile", "CProcess",
+            ]
         ),
         .executableTarget(name: "gitbay-sync", dependencies: ["GitbaySync", "GitbaySupport", "CProcess"]),
         .target(name: "GitbayFake"),
@@ -69,7 +72,9 @@ let package = Package(
         // A state database driven through the core directly, for the core's tests and the CLI's.
         .target(
             name: "ReconcileSupport",
-            dependencies: ["GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport"],
+            dependencies: [
+                "GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbayKeyring", "GitbaySupport", "GitbayFake", "TestSupport",
+            ],
             path: "Tests/ReconcileSupport"),
         .testTarget(name: "GitbayFakeTests", dependencies: ["GitbayFake", "TestSupport"]),
         .testTarget(name: "GitbaySupportTests", dependencies: ["GitbaySupport", "TestSupport"]),
@@ -86,14 +91,14 @@ let package = Package(
         .testTarget(
             name: "GitbayReconcileTests",
             dependencies: [
-                "GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbaySupport", "GitbayFake", "TestSupport", "TransportSupport",
-                "ReconcileSupport",
+                "GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbayKeyring", "GitbaySupport", "GitbayFake", "TestSupport",
+                "TransportSupport", "ReconcileSupport",
             ]
         ),
         .testTarget(
             name: "GitbaySyncTests",
             dependencies: [
-                "GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "PushResolve", "GitbayReconcile", "GitbaySync",
+                "GitbaySupport", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbayKeyring", "PushResolve", "GitbayReconcile", "GitbaySync",
                 "GitbayFake", "TestSupport", "TransportSupport", "ReconcileSupport",
             ]
         ),

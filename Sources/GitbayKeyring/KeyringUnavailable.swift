@@ -19,6 +19,16 @@ package enum KeyringUnavailable: Error, Sendable, Equatable, CustomStringConvert
     /// The keyring answered with an error of another kind.
     case failed(detail: String)
 
+    /// True when there is no keyring here to wait for (no library, no session bus, no
+    /// Secret Service, no default keyring); false for one that may answer later (locked,
+    /// slow, failing).
+    package var isAbsent: Bool {
+        switch self {
+        case .libraryMissing, .noSessionBus, .noService, .noKeyring: true
+        case .locked, .timedOut, .failed: false
+        }
+    }
+
     package var description: String {
         switch self {
         case .libraryMissing(let path, let detail): "the keyring library \(path) could not be opened: \(detail)"

@@ -26,8 +26,9 @@ package struct AccountOutcome: Sendable, Equatable {
         case removed
         /// Another account of the instance holds the device token.
         case shadowed
-        /// Not attempted: its token was refused, it waits out a backoff, another gitbay-sync is
-        /// reconciling it, or what it should have kept changing during the run.
+        /// Not attempted: its token was refused, it waits out a backoff or for the keyring that
+        /// holds its token, another gitbay-sync is reconciling it, or what it should have kept
+        /// changing during the run.
         case skipped
         case failed
     }

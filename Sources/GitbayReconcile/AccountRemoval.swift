@@ -113,13 +113,22 @@ package struct AccountRemoval: Sendable {
             if !force { return .kept(outcome, reason: reason, deregistered: deregistered) }
         }
         let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
+        let place = try await store.tokenPlaces()[account.id]
         switch try await store.deleteAccount(id: account.id, removalStartedAt: account.removalStartedAt) {
         case .notRemoving:
             return .signedInAgain(try await stillSignedIn(account, outcome))
         case .deleted(let wiped):
+            await forgetKeyringItem(of: account, keptIn: place)
             outcome.action = .removed
             return reason == nil
                 ? .removed(outcome, tokenWiped: wiped) : .forced(outcome, rowsLeft: left, deregistered: deregistered, tokenWiped: wiped)
+        }
+    }
+
+    /// Once the account is deleted: the keyring's item of its token, when the keyring held it.
+    private func forgetKeyringItem(of account: AccountRecord, keptIn place: TokenPlace?) async {
+        if let reason = await reconciler.tokens.forget(account, keptIn: place) {
+            reconciler.logger.warning("token.left-in-keyring", ["account.name": account.name, "reason": reason.description])
         }
     }
 

@@ -6,11 +6,12 @@ extension GitbayClient {
     /// The short-lived client of a signed-in account: its own token, its own instance.
     ///
     /// An account without a stored API token (lost from the database) fails like a refused
-    /// token: it needs a new sign-in.
+    /// token: it needs a new sign-in. A token in a keyring that cannot be read throws the
+    /// keyring's reason.
     package static func forAccount(
-        _ account: AccountRecord, in store: StateStore, configuration: ClientConfiguration, logger: Logger
+        _ account: AccountRecord, in tokens: APITokens, configuration: ClientConfiguration, logger: Logger
     ) async throws -> GitbayClient {
-        try forAccount(account, token: try await store.apiToken(ofAccount: account.id), configuration: configuration, logger: logger)
+        try forAccount(account, token: try await tokens.token(of: account), configuration: configuration, logger: logger)
     }
 
     /// The same, with the account's API token as already read (nil when none is stored).

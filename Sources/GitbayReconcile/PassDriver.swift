@@ -210,7 +210,7 @@ struct PassDriver: Sendable {
             let fresh = AccountPass.Fresh(
                 account: account, snapshot: snapshot, device: try await store.device(), status: try await store.status(ofAccount: id),
                 records: try await store.registrations(ofAccount: id))
-            let token = try await store.apiToken(ofAccount: id)
+            let token = try await sameServer.tokens.token(of: account)
             return (.fresh(fresh), Result { try makeClient(account, token: token) })
         } catch {
             return (.failed(error), nil)

@@ -32,7 +32,7 @@ extension Reconciler {
     /// lists are sent; nothing is written, to a server or to the store.
     package func plans(only: Set<Int64>? = nil) async throws -> [AccountPlan] {
         let facts = try await store.runFacts()
-        let entries = entries(facts, only: only)
+        let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
@@ -40,7 +40,7 @@ extension Reconciler {
         let planned = await RunQueue.perform(
             pending.map { ($0.0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:),
             mayStartMore: options.mayStartMore
-        ) { account, desire in await plan(account, desire, facts: facts) }
+        ) { account, desire in await plan(account, desire, facts: facts, token: apiTokens[account.id]) }
         let skipped = entries.compactMap { entry -> AccountPlan? in
             guard case .skip(let account, _, let reason) = entry else { return nil }
             return AccountPlan(
@@ -51,13 +51,13 @@ extension Reconciler {
     }
 
     /// One account's plan, from a list sent as its run would send it.
-    private func plan(_ account: AccountRecord, _ desire: Desire, facts: RunFacts) async -> AccountPlan {
+    private func plan(_ account: AccountRecord, _ desire: Desire, facts: RunFacts, token: Secret?) async -> AccountPlan {
         let decision = AccountDecision(desire: desire, account: account, device: facts.device)
         let records = facts.registrations[account.id] ?? []
         var plan = AccountPlan(
             account: account.name, desire: desire, instance: account.instance, finishesRemoval: account.state == .removing)
         do {
-            let client = try GitbayClient.forAccount(account, token: facts.apiTokens[account.id], configuration: options.client, logger: logger)
+            let client = try GitbayClient.forAccount(account, token: token, configuration: options.client, logger: logger)
             let tag = decision.tagToSend(remembered: facts.statuses[account.id] ?? AccountStatusRecord(), records: records)
             plan.actions = decision.plan(records: records, answer: try await client.listDevices(ifNoneMatch: tag)).actions
         } catch {

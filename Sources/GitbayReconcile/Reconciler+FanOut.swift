@@ -18,10 +18,10 @@ extension Reconciler {
 
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
     /// instance and `concurrency` in all at a time; the results in the order they ended.
-    func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts) async -> [Reconciled] {
+    func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret]) async -> [Reconciled] {
         let driver = PassDriver(
             store: store, options: options, logger: logger,
-            sameServer: SameServerCheck(store: store, configuration: options.client, logger: logger, turns: turns))
+            sameServer: SameServerCheck(store: store, tokens: tokens, configuration: options.client, logger: logger, turns: turns))
         var queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let transfers = FirstLists()
@@ -34,7 +34,7 @@ extension Reconciler {
                 }
                 func startWhatFits() {
                     while options.mayStartMore(), let (_, index) = queue.start() {
-                        let carrier = driver.start(pass(accounts[index], facts), token: facts.apiTokens[accounts[index].0.id])
+                        let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id])
                         guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
                             carryOut(index, carrier)
                             continue

@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayState
 import GitbaySupport
 
@@ -33,6 +34,8 @@ extension Reconciler {
         package var mayStartMore: @Sendable () -> Bool
         /// Who takes the accounts' leases: one command of this process.
         package var leaseHolder: LeaseHolder
+        /// The OS keyring, for the tokens kept there; nil keeps every new token in the database.
+        package var keyring: (any TokenKeyring)?
 
         /// The default of `concurrency`.
         package static let defaultConcurrency = 256
@@ -47,7 +50,7 @@ extension Reconciler {
             honourBackoff: Bool = false,
             backoffCeiling: Duration = FailurePolicy.defaultCeiling,
             client: ClientConfiguration, now: @escaping @Sendable () -> Date = { Date() },
-            mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new()
+            mayStartMore: @escaping @Sendable () -> Bool = { true }, leaseHolder: LeaseHolder = .new(), keyring: (any TokenKeyring)? = nil
         ) {
             self.concurrency = concurrency
             self.perInstance = perInstance
@@ -58,6 +61,7 @@ extension Reconciler {
             self.now = now
             self.mayStartMore = mayStartMore
             self.leaseHolder = leaseHolder
+            self.keyring = keyring
         }
 
         /// How many accounts of `instance` may be in flight at once.

@@ -63,11 +63,12 @@ package struct Reconciler: Sendable {
     /// One round: every account (or `only` these) reconciled once.
     private func reconcileRound(only: Set<Int64>?) async throws -> [AccountOutcome] {
         let facts = try await store.runFacts()
-        let entries = entries(facts, only: only)
+        _ = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
+        let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
-        var reconciled = await reconcileConcurrently(pending, facts: facts)
+        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens)
         await recordSteadyVerdicts(&reconciled, read: facts)
         let outcomes = entries.compactMap(\.skippedOutcome) + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
@@ -88,6 +89,20 @@ package struct Reconciler: Sendable {
             (lease.holderPID != holder.pid || lease.holderID != holder.id) && lease.isLive(at: now)
         }
         return RunSchedule.leaving(scheduled, heldElsewhere: heldElsewhere, statuses: facts.statuses)
+    }
+
+    /// The accounts' API tokens, in the database and the keyring of `options`.
+    var tokens: APITokens { APITokens(store: store, keyring: options.keyring) }
+
+    /// The token of every account the entries reconcile, the keyring read once when it holds
+    /// any of theirs; when it cannot be read, those accounts wait for it instead.
+    func withTokens(_ entries: [RunSchedule.Entry], _ facts: RunFacts) async -> ([RunSchedule.Entry], [Int64: Secret]) {
+        let reconciled = entries.compactMap { entry -> AccountRecord? in
+            if case .reconcile(let account, _) = entry { account } else { nil }
+        }
+        let (apiTokens, unavailable) = await tokens.tokens(of: reconciled, facts: facts)
+        guard let unavailable else { return (entries, apiTokens) }
+        return (RunSchedule.waiting(entries, forKeyring: unavailable, inKeyring: facts.keyringTokens, statuses: facts.statuses), apiTokens)
     }
 
     /// One account's outcome, and the times still to record when nothing else changed.

@@ -1,3 +1,4 @@
+import GitbayKeyring
 import GitbayState
 import GitbaySupport
 
@@ -27,6 +28,9 @@ package enum RunSchedule {
         case keptChanging
         /// Signed in again while its removal finished: it stays signed in.
         case signedInAgain
+        /// Its API token is in the OS keyring, which could not be read (locked, gone, slow):
+        /// it waits, its token unknown rather than refused, and the next run tries again.
+        case keyringUnavailable(KeyringUnavailable)
     }
 
     /// What a run does with one account.
@@ -57,7 +61,7 @@ package enum RunSchedule {
             case .tokenRefused, .backingOff:
                 outcome.error = status.lastError
                 (outcome.nextRetryAt, outcome.nextRetryReason) = reason == .backingOff ? (status.nextRetryAt, status.nextRetryReason) : (nil, nil)
-            case .removalTokenRefused, .heldElsewhere, .signedOutDuringRun, .keptChanging, .signedInAgain:
+            case .removalTokenRefused, .heldElsewhere, .signedOutDuringRun, .keptChanging, .signedInAgain, .keyringUnavailable:
                 break
             }
             return outcome
@@ -100,6 +104,17 @@ package enum RunSchedule {
                 return .reconcile(account, .release)
             }
             return .reconcile(account, holder.id == account.id ? .hold : .shadowed(by: holder.name))
+        }
+    }
+
+    /// The entries once the keyring could not be read (`reason`): an account whose token it
+    /// holds (`inKeyring`) waits for it.
+    static func waiting(
+        _ entries: [Entry], forKeyring reason: KeyringUnavailable, inKeyring: Set<Int64>, statuses: [Int64: AccountStatusRecord]
+    ) -> [Entry] {
+        entries.map { entry in
+            guard case .reconcile(let account, _) = entry, inKeyring.contains(account.id) else { return entry }
+            return .skip(account, statuses[account.id] ?? AccountStatusRecord(), .keyringUnavailable(reason))
         }
     }
 

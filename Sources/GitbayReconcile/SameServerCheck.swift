@@ -21,6 +21,8 @@ import Foundation
 /// times alone.
 struct SameServerCheck: Sendable {
     let store: StateStore
+    /// Where the witnesses' tokens are read.
+    let tokens: APITokens
     let configuration: ClientConfiguration
     let logger: Logger
     let turns: AddTurns
@@ -45,7 +47,7 @@ struct SameServerCheck: Sendable {
         var witnesses: [Witness] = []
         for (id, records) in holding where id != account.id {
             guard let other = try? await store.account(id: id), !names.areSame(other.instance, account.instance),
-                let apiToken = try? await store.apiToken(ofAccount: id)
+                let apiToken = try? await tokens.token(of: other)
             else { continue }
             let client = GitbayClient(
                 instance: other.instance, apiToken: apiToken, accountName: other.name, configuration: configuration, logger: logger)

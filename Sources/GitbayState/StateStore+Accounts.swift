@@ -52,10 +52,12 @@ extension StateStore {
 
     /// Records a sign-in: a new account, or a new token for one already signed in (which
     /// makes it active again and clears an auth failure), with what is known of the token
-    /// (`details` replaces what was known of the one before). Returns the account.
+    /// (`details` replaces what was known of the one before), kept in `place` (the keyring:
+    /// only the reference, the keyring holds the token already). Returns the account.
     @discardableResult
     package func signIn(
-        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, now: Date = Date()
+        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, place: TokenPlace = .database,
+        now: Date = Date()
     ) throws -> AccountRecord {
         let name = AccountRecord.name(username: username, instance: instance)
         return try write { database in
@@ -72,14 +74,7 @@ extension StateStore {
                 )
                 id = database.lastInsertRowID
             }
-            try database.run(
-                """
-                INSERT INTO api_tokens (account_id, token, name, expires_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at
-                """,
-                .integer(id), .text(apiToken.exposedValue), .optionalText(details.name),
-                .optionalText(details.expiresAt.map(Timestamp.format))
-            )
+            try Self.upsertAPIToken(database, accountID: id, token: apiToken, place: place, details: details)
             try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(instance.description))
             // A new token starts afresh: forget an auth failure and the remembered list tag.
             try database.run(
@@ -117,13 +112,13 @@ extension StateStore {
         }
     }
 
-    /// The account's API token, if it still has one.
+    /// The account's API token, if the database holds it (nil too when the keyring does).
     package func apiToken(ofAccount id: Int64) throws -> Secret? {
         try access { database in
             try database.row("SELECT token FROM api_tokens WHERE account_id = ?", .integer(id)) { row throws(SQLiteError) in
-                Secret(try row.text("token"))
+                try row.optionalText("token").map(Secret.init)
             }
-        }
+        } ?? nil
     }
 
     /// What is known of the account's API token besides the token; nil when it has none.

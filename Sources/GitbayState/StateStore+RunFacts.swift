@@ -20,8 +20,12 @@ package struct RunFacts: Sendable {
     package let preferred: [InstanceURL: Int64]
     /// Which instance URLs name one server.
     package let names: ServerNames
-    /// Each account's API token, by account id.
+    /// Each account's API token the database holds, by account id.
     package let apiTokens: [Int64: Secret]
+    /// The accounts whose API token the OS keyring holds.
+    package let keyringTokens: Set<Int64>
+    /// The accounts whose token an earlier version kept in the database, for the keyring.
+    package let awaitingKeyring: Set<Int64>
     /// Every lease on record, live or not, by account id.
     package let leases: [Int64: LeaseRecord]
     /// The database as these facts were read.
@@ -106,8 +110,11 @@ extension StateStore {
                     accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
                     names: names, preferred: try Self.preferredAccounts(database, names: names),
-                    apiTokens: try database.rows("SELECT account_id, token FROM api_tokens") { row throws(SQLiteError) in
-                        (try row.int64("account_id"), Secret(try row.text("token")))
+                    apiTokens: try database.rows("SELECT account_id, token, store FROM api_tokens") { row throws(SQLiteError) in
+                        (
+                            id: try row.int64("account_id"), token: try row.optionalText("token").map(Secret.init),
+                            place: TokenPlace(column: try row.optionalText("store"))
+                        )
                     },
                     leases: try Self.allLeases(database), version: try database.version()
                 )
@@ -116,7 +123,9 @@ extension StateStore {
         return RunFacts(
             device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
             preferred: read.preferred, names: read.names,
-            apiTokens: Dictionary(read.apiTokens, uniquingKeysWith: { first, _ in first }),
+            apiTokens: Dictionary(read.apiTokens.compactMap { row in row.token.map { (row.id, $0) } }, uniquingKeysWith: { first, _ in first }),
+            keyringTokens: Set(read.apiTokens.filter { $0.place == .keyring }.map(\.id)),
+            awaitingKeyring: Set(read.apiTokens.filter { $0.place == .awaitingKeyring }.map(\.id)),
             leases: Dictionary(read.leases.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first }),
             version: read.version
         )

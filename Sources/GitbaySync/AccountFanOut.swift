@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -17,13 +18,16 @@ import Foundation
 /// others past their own timeouts.
 struct AccountFanOut: Sendable {
     let store: StateStore
+    /// Where the accounts' tokens are read, the keyring once for all of them.
+    let tokens: APITokens
     let configuration: ClientConfiguration
     let logger: Logger
     /// The bounds: a run's defaults.
     var bounds: Reconciler.Options
 
-    init(store: StateStore, configuration: ClientConfiguration, logger: Logger) {
+    init(store: StateStore, tokens: APITokens, configuration: ClientConfiguration, logger: Logger) {
         self.store = store
+        self.tokens = tokens
         self.configuration = configuration
         self.logger = logger
         bounds = Reconciler.Options(client: configuration)
@@ -40,18 +44,26 @@ struct AccountFanOut: Sendable {
         _ accounts: [AccountRecord], _ body: @escaping @Sendable (GitbayClient) async throws -> Value
     ) async -> [Answer<Value>] {
         let bounds = bounds
+        let read: Result<[Int64: Result<Secret, KeyringUnavailable>], any Error>
+        do {
+            read = .success(try await tokens.tokens(of: accounts))
+        } catch {
+            read = .failure(error)
+        }
         let answers = await RunQueue.perform(
             accounts.enumerated().map { ($1.instance, $0) }, overall: bounds.concurrency, perInstance: bounds.bound(for:)
-        ) { index in (index, await call(accounts[index], body)) }
+        ) { index in (index, await call(accounts[index], read, body)) }
         let results = Dictionary(answers, uniquingKeysWith: { first, _ in first })
         return accounts.indices.compactMap { results[$0] }
     }
 
     private func call<Value: Sendable>(
-        _ account: AccountRecord, _ body: @Sendable (GitbayClient) async throws -> Value
+        _ account: AccountRecord, _ read: Result<[Int64: Result<Secret, KeyringUnavailable>], any Error>,
+        _ body: @Sendable (GitbayClient) async throws -> Value
     ) async -> Answer<Value> {
         do {
-            let client = try await GitbayClient.forAccount(account, in: store, configuration: configuration, logger: logger)
+            let token = try read.get()[account.id].map { try $0.get() }
+            let client = try GitbayClient.forAccount(account, token: token, configuration: configuration, logger: logger)
             return Answer(account: account, outcome: .success(try await body(client)))
         } catch {
             return Answer(account: account, outcome: .failure(error))

@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -15,6 +16,9 @@ import Foundation
 struct AccountProbe: Sendable {
     let account: AccountRecord
     let store: StateStore
+    /// Where its API token lives, and the token as read there (nil: none is stored).
+    let place: TokenPlace?
+    let token: Result<Secret, KeyringUnavailable>?
     let client: ClientConfiguration
     let logger: Logger
 
@@ -41,7 +45,7 @@ struct AccountProbe: Sendable {
 
     func checks(device: DeviceRecord?, now: Date) async -> [DoctorCheck] {
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
-        var checks = await serverChecks(device: device)
+        var checks = [placeCheck] + (await serverChecks(device: device))
         if let next = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(next, from: now) {
             // Local: said whether or not the server answers.
             checks.append(
@@ -52,12 +56,31 @@ struct AccountProbe: Sendable {
         return checks
     }
 
+    /// Where its API token lives: a warning when it is not in the keyring.
+    private var placeCheck: DoctorCheck {
+        let detail = KeyringText.place(place)
+        guard place != .keyring, place != nil else { return .pass("account.token_store", name, detail) }
+        return .warn(
+            "account.token_store", name, detail,
+            fix:
+                "to keep it in the OS keyring, sign in again where a keyring is unlocked: `gitbay-sync login \(account.instance) --token-store keyring`"
+        )
+    }
+
     private func serverChecks(device: DeviceRecord?) async -> [DoctorCheck] {
         if account.state == .removing {
             return [await removalCheck()]
         }
-        guard let apiToken = try? await store.apiToken(ofAccount: account.id) else {
-            return [.fail("account.token", name, "no API token is stored", fix: signIn)]
+        let apiToken: Secret
+        switch token {
+        case nil: return [.fail("account.token", name, "no API token is stored", fix: signIn)]
+        case .failure(let reason)?:
+            return [
+                .fail(
+                    "account.token", name, "its API token is in the OS keyring, which could not be read: \(reason)",
+                    fix: "\(KeyringText.fix(reason)); runs leave the account waiting until then")
+            ]
+        case .success(let stored)?: apiToken = stored
         }
         let client = GitbayClient(
             instance: account.instance, apiToken: apiToken, accountName: name, configuration: Self.configuration(from: client), logger: logger)

@@ -20,6 +20,6 @@ extension CommandRunner {
 
     /// Concurrent per-account calls with this command's client settings.
     func fanOut(_ store: StateStore) -> AccountFanOut {
-        AccountFanOut(store: store, configuration: context.client, logger: logger)
+        AccountFanOut(store: store, tokens: tokens(store), configuration: context.client, logger: logger)
     }
 }

@@ -117,7 +117,8 @@ struct CommandRunner {
         -> Reconciler.Options
     {
         var options = Reconciler.Options(
-            honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder
+            honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder,
+            keyring: keyring
         )
         if let concurrency { options.concurrency = concurrency }
         if let ceiling { options.backoffCeiling = ceiling }

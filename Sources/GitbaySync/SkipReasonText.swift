@@ -34,6 +34,9 @@ enum SkipReasonText {
             outcome.reason = "what it should have kept changing during the run; the next `gitbay-sync run` brings it in line"
         case .signedInAgain:
             outcome.reason = "signed in again while its removal finished, so it stays signed in; the next `gitbay-sync run` registers it"
+        case .keyringUnavailable(let reason):
+            outcome.reason =
+                "waiting for the OS keyring, which holds its API token: \(reason); \(KeyringText.fix(reason)), and the next `gitbay-sync run` tries again"
         }
         return outcome
     }

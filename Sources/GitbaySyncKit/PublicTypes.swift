@@ -99,6 +99,8 @@ public enum SignInError: Error, Sendable, Equatable {
     case unusableUsername(String)
     /// The same account is signed in already, under another name of the same server.
     case alreadySignedIn(as: String)
+    /// The token store the app gave did not take the token.
+    case tokenStoreUnavailable(String)
     /// The server or the connection failed.
     case failed(String)
 
@@ -109,6 +111,7 @@ public enum SignInError: Error, Sendable, Equatable {
         case .notGitbay: self = .notGitbay
         case .unusableUsername(let name): self = .unusableUsername(name)
         case .alreadySignedIn(let twin): self = .alreadySignedIn(as: twin.name)
+        case .keyringUnavailable(let reason): self = .tokenStoreUnavailable(reason.description)
         case .failed(let error): self = .failed(String(describing: error))
         }
     }

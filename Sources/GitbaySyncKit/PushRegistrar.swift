@@ -28,11 +28,17 @@ public final class PushRegistrar: Sendable {
 
     /// Opens (creating and migrating when needed) the state database at `databasePath`; its
     /// folder is made private to the user. `removalStep` runs when an account is signed out,
-    /// after this device is deregistered and before its API token is deleted.
-    public init(databasePath: String, transport: any HTTPTransport, removalStep: (any RemovalStep)? = nil) async throws {
+    /// after this device is deregistered and before its API token is deleted. `tokenStore`
+    /// keeps the API tokens of the accounts signed in from now on (the database keeps only a
+    /// reference), and takes over those the database holds from an earlier version; nil keeps
+    /// them in the database.
+    public init(
+        databasePath: String, transport: any HTTPTransport, removalStep: (any RemovalStep)? = nil, tokenStore: (any APITokenStore)? = nil
+    ) async throws {
         let store = try await StateStore.open(StateLocation(databasePath: databasePath))
+        let options = Reconciler.Options(client: ClientConfiguration(http: transport), keyring: tokenStore.map(AppTokenKeyring.init))
         engine = SyncEngine(
-            store: store, options: Reconciler.Options(client: ClientConfiguration(http: transport)), logger: .disabled,
+            store: store, options: options, logger: .disabled,
             removalStep: removalStep.map(AppRemovalStep.init) ?? NoPreRemovalStep())
     }
 
@@ -50,7 +56,9 @@ public final class PushRegistrar: Sendable {
         do { url = try InstanceURL(parsing: instance) } catch { throw SignInError.badInstance(String(describing: error)) }
         let secret = Secret(apiToken)
         do {
-            if let twin = try await SyncEngine.signedInTwice(in: engine.store, instance: url, username: nil, apiToken: secret) {
+            if let twin = try await SyncEngine.signedInTwice(
+                in: engine.store, keyring: engine.options.keyring, instance: url, username: nil, apiToken: secret)
+            {
                 throw SyncEngine.SignInFailure.alreadySignedIn(as: twin)
             }
             let client = GitbayClient(

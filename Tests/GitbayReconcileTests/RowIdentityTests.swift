@@ -42,7 +42,8 @@ struct RowIdentityTests {
         let tablet = server.insertDevice(owner: "alice", token: "tab", label: "tablet")
         #expect(tablet == ours.id)
 
-        let client = try await GitbayClient.forAccount(alice, in: world.store, configuration: ReconcileWorld.client, logger: .disabled)
+        let client = try await GitbayClient.forAccount(
+            alice, in: APITokens(store: world.store, keyring: nil), configuration: ReconcileWorld.client, logger: .disabled)
         guard case .list(let rows, _) = try await client.listDevices(ifNoneMatch: nil) else {
             Issue.record("a list without a tag is answered in full")
             return

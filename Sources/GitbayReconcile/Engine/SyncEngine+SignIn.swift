@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayState
 import GitbaySupport
 
@@ -21,6 +22,8 @@ extension SyncEngine {
         case unusableUsername(String)
         /// The account is signed in already under another name of the same server.
         case alreadySignedIn(as: AccountRecord)
+        /// The keyring was asked for (`--token-store keyring`) and did not answer.
+        case keyringUnavailable(KeyringUnavailable)
         /// Anything else the server or the connection answered.
         case failed(any Error)
     }
@@ -31,6 +34,8 @@ extension SyncEngine {
         package let account: AccountRecord
         package let outcomes: [AccountOutcome]
         package let deviceTokenSet: Bool
+        /// Where its API token is kept.
+        package let kept: KeptToken
     }
 
     /// The user an API token signs in as, once `whoami` names a usable user and a write refused
@@ -63,28 +68,34 @@ extension SyncEngine {
     /// The account already signed in under another name of the server `instance` names: the
     /// same API token, or (once `username` is known) the same user on a server proven to be
     /// this one. The same name signing in again (a new token) is a sign-in like any other.
-    package static func signedInTwice(in store: StateStore?, instance: InstanceURL, username: String?, apiToken: Secret) async throws
-        -> AccountRecord?
-    {
+    /// Tokens in `keyring` are looked at when the database keeps any there.
+    package static func signedInTwice(
+        in store: StateStore?, keyring: (any TokenKeyring)? = nil, instance: InstanceURL, username: String?, apiToken: Secret
+    ) async throws -> AccountRecord? {
         guard let store else { return nil }
         let name = username.map { AccountRecord.name(username: $0, instance: instance) }
-        if let twin = try await store.account(holdingAPIToken: apiToken), twin.instance != instance { return twin }
+        let tokens = APITokens(store: store, keyring: keyring)
+        if let twin = try await tokens.account(holding: apiToken), twin.instance != instance { return twin }
         guard let username else { return nil }
         return try await store.accounts(onServerOf: instance).first { $0.username == username && $0.name != name }
     }
 
     /// Signs in with an API token checked by `verifiedUsername`: stores the account (a new
     /// token for one already signed in) with what is known of the token (`details`: its name,
-    /// its expiry) and, when a device token is set, reconciles its server.
+    /// its expiry) and, when a device token is set, reconciles its server. The token goes
+    /// where `choice` says (`APITokens.keep`; nil: the keyring when one answers).
     package func signIn(
-        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown
+        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, choice: TokenStoreChoice? = nil
     ) async throws -> SignedIn {
-        if let twin = try await Self.signedInTwice(in: store, instance: instance, username: username, apiToken: apiToken) {
+        if let twin = try await Self.signedInTwice(in: store, keyring: options.keyring, instance: instance, username: username, apiToken: apiToken) {
             throw SignInFailure.alreadySignedIn(as: twin)
         }
-        let account = try await store.signIn(instance: instance, username: username, apiToken: apiToken, details: details, now: options.now())
-        guard try await store.device().token != nil else { return SignedIn(account: account, outcomes: [], deviceTokenSet: false) }
-        return SignedIn(account: account, outcomes: try await reconcileServer(of: instance), deviceTokenSet: true)
+        let (account, kept) = try await tokens.signIn(
+            instance: instance, username: username, apiToken: apiToken, details: details, choice: choice, now: options.now())
+        guard try await store.device().token != nil else {
+            return SignedIn(account: account, outcomes: [], deviceTokenSet: false, kept: kept)
+        }
+        return SignedIn(account: account, outcomes: try await reconcileServer(of: instance), deviceTokenSet: true, kept: kept)
     }
 
     private static func failure(_ error: any Error) -> SignInFailure {

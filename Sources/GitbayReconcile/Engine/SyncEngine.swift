@@ -38,6 +38,9 @@ package struct SyncEngine: Sendable {
 
     package var reconciler: Reconciler { Reconciler(store: store, options: options, logger: logger) }
 
+    /// The accounts' API tokens, in the database and the keyring of `options`.
+    package var tokens: APITokens { APITokens(store: store, keyring: options.keyring) }
+
     package var removal: AccountRemoval { AccountRemoval(reconciler: reconciler, step: removalStep, shutdown: shutdown) }
 
     /// Reconciles every account of the server `instance` names, under any of its names: a

@@ -64,7 +64,7 @@ extension CommandRunner {
         }
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let client = try await GitbayClient.forAccount(account, in: store, configuration: context.client, logger: logger)
+        let client = try await GitbayClient.forAccount(account, in: tokens(store), configuration: context.client, logger: logger)
         let rows = try await Self.fullList(client)
         let ownership = RowOwnership(device: try await store.device(), records: try await store.registrations(ofAccount: account.id), rows: rows)
         let listed = rows.first { $0.id == id }.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
@@ -74,7 +74,7 @@ extension CommandRunner {
             if !yes { try confirmRemoval(listed, from: account) }
             // A client of its own: the time a person takes to answer is not the server's, and
             // must not count against the list's client's deadline.
-            let remover = try await GitbayClient.forAccount(account, in: store, configuration: context.client, logger: logger)
+            let remover = try await GitbayClient.forAccount(account, in: tokens(store), configuration: context.client, logger: logger)
             outcome = try await remover.removeDevice(id: id)
         }
         // Whatever the server said, the row is gone now: a record of it would be stale, and a

@@ -227,10 +227,14 @@ extension CommandRunner {
         }
         var results = [[DoctorCheck]](repeating: [], count: accounts.count)
         let now = context.now()
+        // Where each token lives, and the tokens: the keyring read once for all of them.
+        let places = (try? await store.tokenPlaces()) ?? [:]
+        let stored = (try? await tokens(store).tokens(of: accounts)) ?? [:]
         await withTaskGroup(of: (Int, [DoctorCheck]).self) { group in
             for (index, account) in accounts.enumerated() {
                 group.addTask {
-                    let probe = AccountProbe(account: account, store: store, client: context.client, logger: logger)
+                    let probe = AccountProbe(
+                        account: account, store: store, place: places[account.id], token: stored[account.id], client: context.client, logger: logger)
                     return (index, await probe.checks(device: device, now: now))
                 }
             }

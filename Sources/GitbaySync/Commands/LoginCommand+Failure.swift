@@ -25,6 +25,10 @@ extension CommandRunner {
             return CommandFailure(
                 "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
                 exitCode: .dataError)
+        case .keyringUnavailable(let reason):
+            return CommandFailure(
+                "could not keep the API token in the OS keyring, as --token-store keyring asks: \(reason); nothing was stored. \(KeyringText.fix(reason)), or keep the token in the database with `--token-store database`.",
+                exitCode: .unavailable)
         case .failed(let error as GitbayError):
             return CommandFailure(
                 "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)

@@ -14,7 +14,7 @@ extension CommandRunner {
     /// then signs in with it as with a pasted one. Everything that can be checked is checked
     /// before ssh runs (the destination, `$GITBAY_SYNC_SSH`, the program, the database); a
     /// sign-in that fails once the token is minted revokes it again, so nothing is left.
-    func loginOverSSH(_ instance: InstanceURL, _ mint: LoginCommand.Mint, tokenName: String?) async throws -> ExitCode {
+    func loginOverSSH(_ instance: InstanceURL, _ mint: LoginCommand.Mint, tokenName: String?, choice: TokenStoreChoice?) async throws -> ExitCode {
         let destination: SSHDestination
         do {
             destination =
@@ -39,7 +39,8 @@ extension CommandRunner {
         let details = APITokenDetails(name: name, expiresAt: Date(timeIntervalSinceReferenceDate: expiresAt))
         do {
             try Self.checkAPIToken(minted.token.exposedValue)
-            return try await signIn(instance, apiToken: minted.token, details: details, existing: existing, installMarker: installMarker)
+            return try await signIn(
+                instance, apiToken: minted.token, details: details, choice: choice, existing: existing, installMarker: installMarker)
         } catch {
             let undone = await revoke(minted.token, minting, instance: instance)
             let (code, message, _) = GitbaySyncCLI.classify(error)

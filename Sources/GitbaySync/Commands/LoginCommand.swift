@@ -27,10 +27,16 @@ struct LoginCommand: CommandDefinition {
             "The token's name on the server, kept with the account: the name to mint with --ssh (default gitbay-sync-<label>-<install marker>), or a pasted token's."
     )
 
+    static let tokenStore = CommandSpec.Option(
+        name: "--token-store", valueName: "keyring|database",
+        help:
+            "Where to keep the API token: the OS keyring (or store nothing when none answers), or the database (default: the keyring when one answers)."
+    )
+
     static let sendsRequests = true
 
     static let spec = CommandSpec(
-        words: ["login"], group: .accounts, arguments: [instanceURL, sshDestination], options: [ssh, ttl, tokenName],
+        words: ["login"], group: .accounts, arguments: [instanceURL, sshDestination], options: [ssh, ttl, tokenName, tokenStore],
         summary: "Sign in to an account with an API token.",
         discussion: """
             Reads a full-scope API token on stdin (or asks for it without echo on a terminal), at
@@ -46,6 +52,12 @@ struct LoginCommand: CommandDefinition {
             program is `$GITBAY_SYNC_SSH` when set, a command line read as a shell reads words
             (quotes, no expansion; no shell runs it), else `ssh` on PATH; it has 60 seconds.
             The token is never printed; its name and expiry are kept with the account.
+
+            The token is kept in the OS keyring where one answers (the Secret Service: gnome-keyring,
+            KeePassXC, KWallet; the login Keychain on macOS), and the database keeps only a reference.
+            Where none answers (no session bus, a locked keyring), it is kept in the database, and
+            login says so. `--token-store keyring` refuses to sign in without the keyring (exit 69,
+            nothing stored); `--token-store database` keeps it in the database.
 
             When a device token is set, the new account is registered at once. A failed sign-in
             stores nothing (a token minted for it is revoked again).
@@ -75,16 +87,25 @@ struct LoginCommand: CommandDefinition {
     /// Nil: the token is read on stdin.
     let mint: Mint?
     let tokenName: String?
+    /// Nil: the keyring when one answers, else the database.
+    let tokenStore: TokenStoreChoice?
 
-    init(instance: String, mint: Mint? = nil, tokenName: String? = nil) {
+    init(instance: String, mint: Mint? = nil, tokenName: String? = nil, tokenStore: TokenStoreChoice? = nil) {
         self.instance = instance
         self.mint = mint
         self.tokenName = tokenName
+        self.tokenStore = tokenStore
     }
 
     init(_ input: CommandInput) throws(UsageError) {
         instance = try input.required(Self.instanceURL)
         tokenName = try input.value(Self.tokenName, TokenName.option)
+        tokenStore = try input.value(Self.tokenStore) { text throws(UsageError) in
+            guard let choice = TokenStoreChoice(rawValue: text) else {
+                throw UsageError("invalid value for --token-store: '\(text)'; it is keyring or database")
+            }
+            return choice
+        }
         let lifetime = try input.value(Self.ttl, TokenLifetime.option)
         let destination = input.value(Self.sshDestination)
         if input.isSet(Self.ssh) {
@@ -114,17 +135,18 @@ extension CommandRunner {
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }
-        if let mint = command.mint { return try await loginOverSSH(instance, mint, tokenName: command.tokenName) }
+        if let mint = command.mint { return try await loginOverSSH(instance, mint, tokenName: command.tokenName, choice: command.tokenStore) }
         let tokenText = try readSecret(prompt: Self.tokenPrompt(for: instance), limit: .apiToken)
         try Self.checkAPIToken(tokenText)
         let apiToken = Secret(tokenText)
         // A database already there is opened (and so checked) before any server is called; a
         // missing one is created only once the token is proven, so a refused login leaves none.
         let existing = location.databaseExists ? try await openStore() : nil
-        if let twin = try await SyncEngine.signedInTwice(in: existing, instance: instance, username: nil, apiToken: apiToken) {
+        if let twin = try await SyncEngine.signedInTwice(in: existing, keyring: keyring, instance: instance, username: nil, apiToken: apiToken) {
             throw Self.loginFailure(.alreadySignedIn(as: twin), instance: instance)
         }
-        return try await signIn(instance, apiToken: apiToken, details: APITokenDetails(name: command.tokenName), existing: existing)
+        return try await signIn(
+            instance, apiToken: apiToken, details: APITokenDetails(name: command.tokenName), choice: command.tokenStore, existing: existing)
     }
 
     /// What the hidden prompt says before it asks: where a token comes from.
@@ -137,7 +159,8 @@ extension CommandRunner {
     /// sign-in. `existing` is the database opened before any server was called; when there
     /// was none, one is created only now, its device row given `installMarker` when set.
     func signIn(
-        _ instance: InstanceURL, apiToken: Secret, details: APITokenDetails, existing: StateStore?, installMarker: String? = nil
+        _ instance: InstanceURL, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, existing: StateStore?,
+        installMarker: String? = nil
     ) async throws -> ExitCode {
         do {
             let client = GitbayClient(
@@ -145,8 +168,9 @@ extension CommandRunner {
             let username = try await SyncEngine.verifiedUsername(client)
             let store = if let existing { existing } else { try await openStore() }
             _ = try await store.device(installMarker: installMarker)
-            let signedIn = try await engine(store).signIn(instance: instance, username: username, apiToken: apiToken, details: details)
-            show(Self.signedInOutput(signedIn, instance: instance, details: details))
+            let signedIn = try await engine(store).signIn(
+                instance: instance, username: username, apiToken: apiToken, details: details, choice: choice)
+            show(Self.signedInOutput(signedIn, instance: instance, details: details, choice: choice))
             return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes.map(SkipReasonText.worded))
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
@@ -174,18 +198,25 @@ extension CommandRunner {
     }
 
     /// What `login` prints.
-    private static func signedInOutput(_ signedIn: SyncEngine.SignedIn, instance: InstanceURL, details: APITokenDetails) -> ReconciledOutput {
+    private static func signedInOutput(
+        _ signedIn: SyncEngine.SignedIn, instance: InstanceURL, details: APITokenDetails, choice: TokenStoreChoice?
+    ) -> ReconciledOutput {
         let account = signedIn.account
         var text = ["Signed in as \(escaped: account.name)."]
         if let name = details.name, let expiresAt = details.expiresAt {
             text.append("Its API token, \(escaped: name), works until \(Timestamp.format(expiresAt)); `gitbay-sync status` shows it.")
         }
+        text.append(KeyringText.kept(signedIn.kept, choice: choice))
         if !signedIn.deviceTokenSet {
             text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
         }
         return ReconciledOutput(
             fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
             outcomes: signedIn.outcomes.map(SkipReasonText.worded), text: text,
-            laterFields: [("token_name", .optional(details.name)), ("token_expires_at", .optional(details.expiresAt))])
+            laterFields: [
+                ("token_name", .optional(details.name)), ("token_expires_at", .optional(details.expiresAt)),
+                ("token_store", .string(signedIn.kept.place.rawValue)),
+                ("keyring_unavailable", .optional(signedIn.kept.keyringUnavailable.map(\.description))),
+            ])
     }
 }

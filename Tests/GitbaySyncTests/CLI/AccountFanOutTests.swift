@@ -49,7 +49,7 @@ struct AccountFanOutTests {
                 try await store.signIn(instance: InstanceURL(parsing: server.baseURL), username: user, apiToken: Secret(server.mintToken(for: user))))
         }
         let overlap = Overlap()
-        var fanOut = AccountFanOut(store: store, configuration: CLIHarness.client, logger: .disabled)
+        var fanOut = AccountFanOut(store: store, tokens: APITokens(store: store, keyring: nil), configuration: CLIHarness.client, logger: .disabled)
         fanOut.bounds = Reconciler.Options(concurrency: 8, perInstance: 3, client: CLIHarness.client)
         let answers = await fanOut.run(accounts) { client in
             let instance = client.instance.description

@@ -66,7 +66,7 @@ struct FarNextAttemptTests {
         let doctor = await Self.run(cli, ["doctor"], at: now)
         #expect(doctor.code == 1, "\(doctor.out)")
         #expect(doctor.out.contains("FAIL  account.schedule  \(alice): the next attempt \(recorded)"), "\(doctor.out)")
-        #expect(doctor.out.hasSuffix("1 of 13 checks failed, 1 with a warning."), "\(doctor.out)")
+        #expect(doctor.out.hasSuffix("1 of 14 checks failed, 2 with a warning."), "\(doctor.out)")
 
         server.resetRequests()
         let run = await Self.run(cli, ["run", "--json"], at: now)

@@ -51,7 +51,10 @@ struct TokenHintTests {
         #expect(help.code == 0)
         let flat = help.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(flat.contains("`ssh git@HOST token create --name gitbay-sync --scope full`"), "\(help.out)")
-        #expect(flat.contains("gitbay-sync login [--ssh] [--ttl DURATION] [--token-name NAME] <instance-url> [<ssh-destination>]"), "\(help.out)")
+        #expect(
+            flat.contains(
+                "gitbay-sync login [--ssh] [--ttl DURATION] [--token-name NAME] [--token-store keyring|database] <instance-url> [<ssh-destination>]"),
+            "\(help.out)")
         #expect(flat.contains("`ssh git@HOST -- token create --name <name> --scope full --ttl <lifetime> --json`"))
         #expect(flat.contains("$GITBAY_SYNC_SSH"))
         #expect(man.out.contains("token create"))

@@ -1,0 +1,63 @@
+import GitbayKeyring
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where a sign-in asks its API token to be kept.
+package enum TokenStoreChoice: String, Sendable, Equatable, CaseIterable {
+    /// The OS keyring, or nothing is stored.
+    case keyring
+    /// The database.
+    case database
+}
+
+/// Where a sign-in kept its API token.
+package struct KeptToken: Sendable, Equatable {
+    package let place: TokenPlace
+    /// Why the keyring did not take it, when it went to the database without being asked to.
+    package let keyringUnavailable: KeyringUnavailable?
+
+    package init(place: TokenPlace, keyringUnavailable: KeyringUnavailable? = nil) {
+        self.place = place
+        self.keyringUnavailable = keyringUnavailable
+    }
+}
+
+extension APITokens {
+    /// Where a verified sign-in's token goes, storing it in the keyring when it goes there:
+    /// the keyring when `choice` asks for it (a keyring that does not answer is the sign-in's
+    /// failure, and nothing is stored) or asks for nothing and one answers; else the
+    /// database, with the keyring's reason when none was asked for.
+    func keep(_ token: Secret, for name: String, choice: TokenStoreChoice?) async throws(SyncEngine.SignInFailure) -> KeptToken {
+        guard choice != .database else { return KeptToken(place: .database) }
+        do throws(KeyringUnavailable) {
+            guard let keyring else { throw Self.noKeyring }
+            try await keyring.store(token, for: name)
+            return KeptToken(place: .keyring)
+        } catch {
+            if choice == .keyring { throw .keyringUnavailable(error) }
+            return KeptToken(place: .database, keyringUnavailable: error)
+        }
+    }
+
+    /// Stores a verified sign-in: the token where `keep` puts it, then the account with only
+    /// a reference when the keyring holds it. A token of the account's that the keyring held
+    /// before and no longer stands for it is deleted from the keyring.
+    func signIn(
+        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, now: Date
+    ) async throws -> (account: AccountRecord, kept: KeptToken) {
+        let name = AccountRecord.name(username: username, instance: instance)
+        var previous: TokenPlace?
+        if let existing = try await store.account(named: name) { previous = try await store.tokenPlaces()[existing.id] }
+        let kept = try await keep(apiToken, for: name, choice: choice)
+        let account = try await store.signIn(
+            instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place, now: now)
+        if previous == .keyring, kept.place != .keyring { _ = try? await keyring?.delete(account: name) }
+        return (account, kept)
+    }
+}

@@ -1,0 +1,97 @@
+import GitbayKeyring
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The accounts' API tokens where they live: in the database, or in the OS keyring, whose
+/// item (account: the account's name) holds the token of an account whose row keeps only a
+/// reference. A run reads the keyring once for all its accounts, and not at all when none
+/// keeps its token there.
+package struct APITokens: Sendable {
+    let store: StateStore
+    /// Nil: no keyring is used here; an account whose token is in one waits, as it does for
+    /// a keyring that does not answer.
+    let keyring: (any TokenKeyring)?
+
+    package init(store: StateStore, keyring: (any TokenKeyring)?) {
+        self.store = store
+        self.keyring = keyring
+    }
+
+    /// Why the keyring cannot be read when none is used here.
+    static let noKeyring = KeyringUnavailable.noService(detail: "this program was given no keyring to use")
+
+    /// Every token the keyring holds, by account name.
+    func readKeyring() async throws(KeyringUnavailable) -> [String: Secret] {
+        guard let keyring else { throw Self.noKeyring }
+        return try await keyring.readAll()
+    }
+
+    /// The tokens of `accounts` for a run: the database's as `facts` read them, and the
+    /// keyring's in one query when one of them keeps its token there. The keyring's reason
+    /// when it could not be read, for the accounts whose token it holds.
+    func tokens(of accounts: [AccountRecord], facts: RunFacts) async -> (tokens: [Int64: Secret], unavailable: KeyringUnavailable?) {
+        var tokens = facts.apiTokens
+        let inKeyring = accounts.filter { facts.keyringTokens.contains($0.id) }
+        guard !inKeyring.isEmpty else { return (tokens, nil) }
+        do {
+            let stored = try await readKeyring()
+            for account in inKeyring { tokens[account.id] = stored[account.name] }
+            return (tokens, nil)
+        } catch {
+            return (tokens, error)
+        }
+    }
+
+    /// One account's token, wherever it lives; nil when none is stored. Throws
+    /// `KeyringUnavailable` when the keyring holds it and does not answer.
+    package func token(of account: AccountRecord) async throws -> Secret? {
+        guard try await store.tokenPlaces()[account.id] == .keyring else { return try await store.apiToken(ofAccount: account.id) }
+        return try await readKeyring()[account.name]
+    }
+
+    /// The tokens of `accounts` wherever they live, the keyring read once when it holds any
+    /// of theirs: each account's token, or the keyring's reason when it holds the account's
+    /// and cannot be read. An account without a token is missing.
+    package func tokens(of accounts: [AccountRecord]) async throws -> [Int64: Result<Secret, KeyringUnavailable>] {
+        let places = try await store.tokenPlaces()
+        var tokens: [Int64: Result<Secret, KeyringUnavailable>] = [:]
+        for account in accounts where places[account.id] != .keyring {
+            tokens[account.id] = try await store.apiToken(ofAccount: account.id).map { .success($0) }
+        }
+        let inKeyring = accounts.filter { places[$0.id] == .keyring }
+        guard !inKeyring.isEmpty else { return tokens }
+        do {
+            let stored = try await readKeyring()
+            for account in inKeyring { tokens[account.id] = stored[account.name].map { .success($0) } }
+        } catch {
+            for account in inKeyring { tokens[account.id] = .failure(error) }
+        }
+        return tokens
+    }
+
+    /// The account whose API token this is, wherever it is kept, if one has it.
+    func account(holding token: Secret) async throws -> AccountRecord? {
+        if let account = try await store.account(holdingAPIToken: token) { return account }
+        let places = try await store.tokenPlaces()
+        guard places.values.contains(.keyring), let stored = try? await readKeyring() else { return nil }
+        return try await store.accounts().first { places[$0.id] == .keyring && stored[$0.name] == token }
+    }
+
+    /// After the account's deletion: its keyring item, when the keyring held its token.
+    /// Nil when there was none to delete or it is gone; the reason when it is left behind.
+    func forget(_ account: AccountRecord, keptIn place: TokenPlace?) async -> KeyringUnavailable? {
+        guard place == .keyring, let keyring else { return nil }
+        do {
+            try await keyring.delete(account: account.name)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

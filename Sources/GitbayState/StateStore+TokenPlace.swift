@@ -1,0 +1,69 @@
+import GitbaySupport
+
+/// Where the accounts' API tokens live, and their move from the database into the keyring.
+extension StateStore {
+    /// Stores an account's API token (`token`, or only the reference when `place` is the
+    /// keyring) with what is known of it, replacing the one before.
+    static func upsertAPIToken(
+        _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, details: APITokenDetails
+    ) throws(SQLiteError) {
+        precondition(place != .awaitingKeyring, "a sign-in says where its token lives")
+        try database.run(
+            """
+            INSERT INTO api_tokens (account_id, token, name, expires_at, store) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at,
+                store = excluded.store
+            """,
+            .integer(id), place == .keyring ? .null : .text(token.exposedValue), .optionalText(details.name),
+            .optionalText(details.expiresAt.map(Timestamp.format)), .text(place.rawValue)
+        )
+    }
+
+    /// Where each account's API token lives, by account id; an account without one is missing.
+    package func tokenPlaces() throws -> [Int64: TokenPlace] {
+        let rows = try access { database in
+            try database.rows("SELECT account_id, store FROM api_tokens") { row throws(SQLiteError) in
+                (try row.int64("account_id"), TokenPlace(column: try row.optionalText("store")))
+            }
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The tokens an earlier version kept in the database, by account id: those a run moves
+    /// into the keyring.
+    package func tokensAwaitingKeyring() throws -> [Int64: Secret] {
+        let rows = try access { database in
+            try database.rows("SELECT account_id, token FROM api_tokens WHERE store IS NULL") { row throws(SQLiteError) in
+                (try row.int64("account_id"), Secret(try row.text("token")))
+            }
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// After the keyring stored `token` for the account: the database keeps only the
+    /// reference, if the token there is still that one and still awaits the keyring (a
+    /// sign-in meanwhile wins). Then checkpoints the WAL so that the token's bytes are gone
+    /// from the files (`secure_delete` zeroes freed pages). Returns whether the row changed,
+    /// and whether the bytes are gone (false while another connection's read kept the WAL
+    /// from being checkpointed: they leave at the next checkpoint).
+    package func keepOnlyReference(ofAccount id: Int64, token: Secret) throws -> (moved: Bool, wiped: Bool) {
+        let moved = try write { database in
+            try database.run(
+                "UPDATE api_tokens SET token = NULL, store = 'keyring' WHERE account_id = ? AND token = ? AND store IS NULL",
+                .integer(id), .text(token.exposedValue))
+            return database.changes > 0
+        }
+        guard moved else { return (false, false) }
+        return (true, try checkpoint())
+    }
+
+    /// Keeps the tokens of these accounts that still await the keyring in the database for
+    /// good: there is no keyring here to move them into.
+    package func keepInDatabase(accounts ids: [Int64]) throws {
+        try write { database in
+            for id in ids {
+                try database.run("UPDATE api_tokens SET store = 'database' WHERE account_id = ? AND store IS NULL", .integer(id))
+            }
+        }
+    }
+}

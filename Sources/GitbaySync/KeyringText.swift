@@ -1,0 +1,43 @@
+import GitbayKeyring
+import GitbayReconcile
+import GitbayState
+
+/// The command line's words for where an API token lives, and for a keyring that did not
+/// answer: the core says why as a value (`KeyringUnavailable`), the agent says what to do.
+enum KeyringText {
+    /// What to do about a keyring that did not answer, as a clause.
+    static func fix(_ reason: KeyringUnavailable) -> String {
+        switch reason {
+        case .locked: "unlock the keyring (log in to your desktop session, or unlock it in Seahorse)"
+        case .noSessionBus: "run gitbay-sync inside your desktop session, where DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus names its bus"
+        case .noService: "start a Secret Service (gnome-keyring, KeePassXC or KWallet) in your session"
+        case .libraryMissing: "install libsecret (Debian and Ubuntu: `apt install libsecret-1-0`)"
+        case .noKeyring: "make a default keyring (in Seahorse, or your keyring's own tool)"
+        case .timedOut, .failed: "check the keyring (in Seahorse, or your keyring's own tool)"
+        }
+    }
+
+    /// What `login` says of where it kept the token.
+    static func kept(_ kept: KeptToken, choice: TokenStoreChoice?) -> String {
+        switch kept.place {
+        case .keyring:
+            return "Its API token is kept in the OS keyring; the database keeps only a reference to it."
+        case .database, .awaitingKeyring:
+            guard choice != .database, let reason = kept.keyringUnavailable else {
+                return "Its API token is kept in the state database (a file only you can read), as --token-store database asks."
+            }
+            return
+                "Its API token is kept in the state database (a file only you can read), not in a keyring: \(reason). To keep it in the keyring instead, \(fix(reason)) and sign in again."
+        }
+    }
+
+    /// What `doctor` says of where an account's token lives.
+    static func place(_ place: TokenPlace?) -> String {
+        switch place {
+        case .keyring?: "in the OS keyring; the database keeps only a reference"
+        case .database?: "in the state database (a file only you can read), not in a keyring"
+        case .awaitingKeyring?: "in the state database, stored by an earlier version; the next run moves it into the keyring once one answers"
+        case nil: "nowhere: no API token is stored"
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GitbayFake
+import GitbayKeyring
+import ReconcileSupport
+import Synchronization
+import Testing
+import TransportSupport
+
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// A keyring in memory: its items, the calls made on it, and the reason it gives instead of
+/// answering while `failure` is set.
+final class MemoryKeyring: TokenKeyring {
+    let items = Mutex<[String: Secret]>([:])
+    let calls = Mutex<[String]>([])
+    let failure = Mutex<KeyringUnavailable?>(nil)
+
+    init(failing failure: KeyringUnavailable? = nil) {
+        self.failure.withLock { $0 = failure }
+    }
+
+    private func answer(_ call: String) throws(KeyringUnavailable) {
+        calls.withLock { $0.append(call) }
+        if let failure = failure.withLock({ $0 }) { throw failure }
+    }
+
+    func store(_ secret: Secret, for account: String) async throws(KeyringUnavailable) {
+        try answer("store")
+        items.withLock { $0[account] = secret }
+    }
+
+    func readAll() async throws(KeyringUnavailable) -> [String: Secret] {
+        try answer("readAll")
+        return items.withLock { $0 }
+    }
+
+    func delete(account: String) async throws(KeyringUnavailable) -> KeyringDeletion {
+        try answer("delete")
+        return items.withLock { $0.removeValue(forKey: account) } == nil ? .noItem : .deleted
+    }
+
+    var reads: Int { calls.withLock { $0.filter { $0 == "readAll" }.count } }
+}
+
+@Suite("Tokens in the keyring")
+struct KeyringTokenTests {
+    let world: ReconcileWorld
+    let server: FakeGitbayServer
+    let client: ClientConfiguration
+
+    init() async throws {
+        world = try await ReconcileWorld()
+        server = try FakeGitbayServer()
+        var client = ReconcileWorld.client
+        client.http = MemoryTransport([server])
+        self.client = client
+    }
+
+    private func engine(_ keyring: (any TokenKeyring)?) -> SyncEngine {
+        SyncEngine(store: world.store, options: Reconciler.Options(honourBackoff: false, client: client, keyring: keyring), logger: .disabled)
+    }
+
+    private func signIn(_ user: String, _ engine: SyncEngine, choice: TokenStoreChoice? = nil) async throws -> SyncEngine.SignedIn {
+        try await engine.signIn(
+            instance: try InstanceURL(parsing: server.baseURL), username: user, apiToken: Secret(server.mintToken(for: user)), choice: choice)
+    }
+
+    /// Makes the account's token one an earlier version stored: in the database, not yet offered to the keyring.
+    private func storedByEarlierVersion(_ account: AccountRecord) async throws {
+        try await world.store.access { database in
+            try database.run("UPDATE api_tokens SET store = NULL WHERE account_id = ?", .integer(account.id))
+        }
+    }
+
+    @Test("a sign-in keeps the token in the keyring and only a reference in the database")
+    func signInKeepsReference() async throws {
+        let keyring = MemoryKeyring()
+        let signedIn = try await signIn("alice", engine(keyring))
+
+        #expect(signedIn.kept == KeptToken(place: .keyring))
+        #expect(keyring.items.withLock { $0[signedIn.account.name] } != nil)
+        #expect(try await world.store.apiToken(ofAccount: signedIn.account.id) == nil)
+        #expect(try await world.store.tokenPlaces() == [signedIn.account.id: .keyring])
+    }
+
+    @Test("with no keyring answering, a sign-in keeps the token in the database and says why; asked for the keyring, it stores nothing")
+    func fallback() async throws {
+        let absent = MemoryKeyring(failing: .noSessionBus(detail: "none"))
+        let signedIn = try await signIn("alice", engine(absent))
+        #expect(signedIn.kept == KeptToken(place: .database, keyringUnavailable: .noSessionBus(detail: "none")))
+        #expect(try await world.store.apiToken(ofAccount: signedIn.account.id) != nil)
+
+        let refused = try await #require(throws: SyncEngine.SignInFailure.self) { try await signIn("bob", engine(absent), choice: .keyring) }
+        guard case .keyringUnavailable(.noSessionBus) = refused else {
+            Issue.record("\(refused)")
+            return
+        }
+        #expect(try await world.store.accounts().map(\.username) == ["alice"], "nothing stored for bob")
+
+        let chosen = try await signIn("carol", engine(MemoryKeyring()), choice: .database)
+        #expect(chosen.kept == KeptToken(place: .database))
+    }
+
+    @Test("a run reads every account's token in one keyring query, and none when no token is kept there")
+    func oneQuery() async throws {
+        let keyring = MemoryKeyring()
+        for user in ["alice", "bob", "carol"] { _ = try await signIn(user, engine(keyring)) }
+        _ = try await engine(keyring).setDeviceToken(Secret(ReconcileWorld.token), label: "laptop")
+        let before = keyring.reads
+
+        let entries = try await engine(keyring).run()
+        #expect(keyring.reads == before + 1)
+        #expect(Set(entries.map(\.outcome.condition)) == [.registered, .shadowed])
+
+        let other = try await ReconcileWorld()
+        let database = MemoryKeyring()
+        _ = try await other.signIn(server, "dave")
+        _ = try await Reconciler(
+            store: other.store, options: .init(client: client, keyring: database), logger: .disabled
+        ).reconcile()
+        #expect(database.calls.withLock { $0 }.isEmpty)
+    }
+
+    @Test("a locked keyring leaves its accounts waiting, not refused, and a removal kept; the next run goes on")
+    func lockedWaits() async throws {
+        let keyring = MemoryKeyring()
+        let alice = try await signIn("alice", engine(keyring)).account
+        _ = try await engine(keyring).setDeviceToken(Secret(ReconcileWorld.token), label: "laptop")
+        _ = try await engine(keyring).run()
+        #expect(server.devices(of: "alice").count == 1)
+        try await world.store.setState(.removing, ofAccount: alice.id)
+        keyring.failure.withLock { $0 = .locked }
+
+        let waiting = try await engine(keyring).run()
+        let outcome = try #require(waiting.first?.outcome)
+        #expect(outcome.action == .skipped && outcome.skipReason == .keyringUnavailable(.locked))
+        #expect(outcome.condition != .authFailed && !outcome.isFailure)
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+        #expect(server.devices(of: "alice").count == 1)
+
+        keyring.failure.withLock { $0 = nil }
+        let done = try await engine(keyring).run()
+        #expect(done.first?.removal.map { if case .removed = $0 { true } else { false } } == true)
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(keyring.items.withLock { $0.isEmpty }, "the removal deletes the keyring's item")
+    }
+
+    @Test("an earlier version's token moves into the keyring at the next run; a locked keyring leaves it, an absent one keeps it")
+    func moveEarlierTokens() async throws {
+        let alice = try await world.signIn(server, "alice")
+        let token = try #require(try await world.store.apiToken(ofAccount: alice.id))
+        try await storedByEarlierVersion(alice)
+
+        let locked = MemoryKeyring(failing: .locked)
+        _ = try await Reconciler(store: world.store, options: .init(client: client, keyring: locked), logger: .disabled).reconcile()
+        #expect(try await world.store.tokenPlaces()[alice.id] == .awaitingKeyring)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == token, "a failure leaves the token where it was")
+
+        let keyring = MemoryKeyring()
+        _ = try await Reconciler(store: world.store, options: .init(client: client, keyring: keyring), logger: .disabled).reconcile()
+        #expect(keyring.items.withLock { $0[alice.name] } == token)
+        #expect(try await world.store.tokenPlaces()[alice.id] == .keyring)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == nil)
+
+        let bob = try await world.signIn(server, "bob")
+        try await storedByEarlierVersion(bob)
+        let absent = MemoryKeyring(failing: .noService(detail: "none"))
+        _ = try await Reconciler(store: world.store, options: .init(client: client, keyring: absent), logger: .disabled).reconcile()
+        #expect(try await world.store.tokenPlaces()[bob.id] == .database, "no keyring here: kept in the database for good")
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GitbayFake
+import TestSupport
+import Testing
+
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+@testable import GitbaySync
+
+/// Tokens in a real Secret Service (gnome-keyring on a private session bus), through the
+/// command line as a user runs it.
+@Suite("Tokens in the OS keyring")
+struct KeyringTests {
+    static let deviceToken = "c0ffee00aaaabbbbccccddddeeeeffff"
+
+    /// The database's files, together: no API token may be in them.
+    private static func databaseBytes(_ cli: CLIHarness) -> String {
+        [cli.databasePath, cli.databasePath + "-wal"].compactMap(fileBytes).map { String(decoding: $0, as: UTF8.self) }.joined()
+    }
+
+    private static func bus(_ session: SecretServiceSession) -> [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": session.busAddress]
+    }
+
+    @Test("login keeps the token in the keyring and says so; the files hold no token; run reads it in one query; remove-account deletes it")
+    func loginRunRemove() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let token = server.mintToken(for: "alice")
+        let login = await cli.run(["login", server.baseURL, "--json"], stdin: token, extraEnvironment: Self.bus(session))
+        #expect(login.code == 0, "\(login.err)")
+        #expect(login.out.contains("\"token_store\":\"keyring\""), "\(login.out)")
+        let name = "alice@127.0.0.1:\(server.port)"
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 1)
+        #expect(!Self.databaseBytes(cli).contains(token))
+        #expect(!Self.databaseBytes(cli).contains("gb_"))
+
+        #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken, extraEnvironment: Self.bus(session)).code == 0)
+        let monitor = try await session.monitor()
+        let run = await cli.run(["run"], extraEnvironment: Self.bus(session))
+        let calls = monitor.stop()
+        #expect(run.code == 0, "\(run.err)")
+        #expect(server.devices(of: "alice").count == 1)
+        #expect(calls.filter { $0 == "org.freedesktop.Secret.Service.SearchItems" }.count == 1, "\(calls)")
+
+        let removed = await cli.run(["remove-account", name], extraEnvironment: Self.bus(session))
+        #expect(removed.code == 0, "\(removed.err)")
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 0)
+        #expect(server.devices(of: "alice").isEmpty)
+    }
+
+    @Test("a locked keyring leaves the account waiting with that reason: not refused, not removed, the run not failed")
+    func lockedKeyringWaits() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
+        let login = await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "alice"), extraEnvironment: Self.bus(session))
+        #expect(login.code == 0, "\(login.err)")
+        #expect(login.out.contains("kept in the OS keyring"), "\(login.out)")
+        try await session.lock()
+
+        let run = await cli.run(["run", "--json"], extraEnvironment: Self.bus(session))
+        #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.contains("waiting for the OS keyring, which holds its API token: the keyring is locked"), "\(run.out)")
+        #expect(!run.out.contains("auth-failed"))
+        let store = try await cli.store()
+        let account = try #require(try await store.accounts().first)
+        #expect(try await store.status(ofAccount: account.id).condition != .authFailed)
+        #expect(try await store.tokenPlaces()[account.id] == .keyring)
+
+        let doctor = await cli.run(["doctor"], extraEnvironment: Self.bus(session))
+        #expect(doctor.out.contains("its API token is in the OS keyring, which could not be read: the keyring is locked"), "\(doctor.out)")
+    }
+
+    @Test("without a keyring, login keeps the token in the database and says so, doctor warns; --token-store keyring stores nothing and exits 69")
+    func noKeyring() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let refused = await cli.run(["login", server.baseURL, "--token-store", "keyring"], stdin: server.mintToken(for: "bob"))
+        #expect(refused.code == 69, "\(refused.err)")
+        #expect(refused.err.contains("could not keep the API token in the OS keyring"), "\(refused.err)")
+        #expect(refused.err.contains("nothing was stored"))
+        #expect(try await cli.store().accounts().isEmpty)
+
+        let login = await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "alice"))
+        #expect(login.code == 0, "\(login.err)")
+        #expect(login.out.contains("kept in the state database (a file only you can read), not in a keyring: no D-Bus session bus"), "\(login.out)")
+        let json = await cli.run(["login", server.baseURL, "--json"], stdin: server.mintToken(for: "alice"))
+        #expect(json.out.contains("\"token_store\":\"database\""), "\(json.out)")
+        #expect(json.out.contains("\"keyring_unavailable\":\"no D-Bus session bus"), "\(json.out)")
+
+        let doctor = await cli.run(["doctor", "--json"])
+        #expect(doctor.out.contains("\"name\":\"account.token_store\""), "\(doctor.out)")
+        #expect(doctor.out.contains("in the state database (a file only you can read), not in a keyring"))
+    }
+
+    @Test("a database an earlier version wrote: the next run with a keyring moves its token there and wipes it from the files")
+    func moveExistingDatabase() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let token = server.mintToken(for: "alice")
+        try Self.writeEarlierDatabase(at: cli.databasePath, instance: server.baseURL, port: server.port, token: token)
+        #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
+        #expect(Self.databaseBytes(cli).contains(token), "the earlier version's copy is in the file")
+        let name = "alice@127.0.0.1:\(server.port)"
+        let doctor = await cli.run(["doctor"])
+        #expect(doctor.out.contains("stored by an earlier version"), "\(doctor.out)")
+
+        let run = await cli.run(["run"], extraEnvironment: Self.bus(session))
+        #expect(run.code == 0, "\(run.err)")
+        #expect(server.devices(of: "alice").count == 1)
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 1)
+        #expect(!Self.databaseBytes(cli).contains(token))
+        #expect(!Self.databaseBytes(cli).contains("gb_"))
+        #expect(try await cli.store().tokenPlaces().values.map { $0 } == [.keyring])
+    }
+
+    /// A state database as migration 7 left it, with one account and its token in the file.
+    private static func writeEarlierDatabase(at path: String, instance: String, port: UInt16, token: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let database = try Database(path: path)
+        try Migrator(migrations: Array(Migration.all.prefix(7))).migrate(database, now: "2026-01-01T00:00:00.000Z")
+        try database.run(
+            "INSERT INTO accounts (instance, username, name, state, signed_in_at) VALUES (?, 'alice', ?, 'active', '2026-01-01T00:00:00.000Z')",
+            .text(instance), .text("alice@127.0.0.1:\(port)"))
+        try database.run("INSERT INTO api_tokens (account_id, token) VALUES (1, ?)", .text(token))
+        _ = try database.scalarText("PRAGMA journal_mode = WAL")
+    }
+}
