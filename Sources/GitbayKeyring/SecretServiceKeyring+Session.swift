@@ -1,5 +1,10 @@
 internal import CSecret
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One keyring operation: the library, the bus, a session on it, the deadline, and what
 /// libsecret's failures mean.
