@@ -13,7 +13,8 @@ struct StatusCommand: PlainCommand {
     static let spec = CommandSpec(
         words: ["status"], group: .lookingAround, arguments: [], options: [],
         summary: "Show each account's condition and this device.",
-        discussion: "Per account: condition, server device id, last success, last error and next retry.",
+        discussion:
+            "Per account: condition, server device id, last success, last error and next retry. Exits 1 when an account waits for you (auth-failed, denied, push-disabled), as gh auth status does, so that a script or a login shell can tell.",
         examples: [
             .init("Each account's condition, last success, last error and next attempt", ["status"]),
             .init("The same as JSON, for a script", ["status", "--json"]),
@@ -30,11 +31,10 @@ extension CommandRunner {
     fileprivate func status() async throws -> ExitCode {
         let store = try await openExistingStore()
         let facts = try await store.accountFacts()
-        show(
-            StatusOutput(
-                databasePath: location.databasePath, device: facts.device, rows: AccountRow.rows(facts), now: context.now(),
-                names: facts.names))
-        return .success
+        let output = StatusOutput(
+            databasePath: location.databasePath, device: facts.device, rows: AccountRow.rows(facts), now: context.now(), names: facts.names)
+        show(output)
+        return output.waitingForYou.isEmpty ? .success : .partialFailure
     }
 }
 
@@ -50,6 +50,11 @@ struct StatusOutput: CommandOutput {
 
     var json: JSONValue {
         .object([("database", .string(databasePath)), ("device", device.json), ("accounts", .array(rows.map(\.json)))])
+    }
+
+    /// The accounts in a condition that waits for a person, not for time.
+    var waitingForYou: [AccountRow] {
+        rows.filter { $0.status.condition.needsAttention }
     }
 
     var text: [String] {
@@ -70,6 +75,11 @@ struct StatusOutput: CommandOutput {
         for row in rows {
             lines.append(row.text)
             lines += row.details(now: now)
+        }
+        if !waitingForYou.isEmpty {
+            let names = waitingForYou.map { "\(escaped: $0.account.name) (\($0.status.condition.rawValue))" }
+            lines.append(
+                "waiting for you: \(names.joined(separator: ", ")); no run gets past this on its own, the lines above say what to do")
         }
         return lines
     }

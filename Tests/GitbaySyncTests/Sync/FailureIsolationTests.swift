@@ -37,6 +37,11 @@ struct FailureIsolationTests {
         #expect(outcomes[bob]?["condition"] as? String == "auth-failed")
         #expect((outcomes[bob]?["error"] as? String)?.contains(bob) == true)
 
+        let status = await cli.run(["status"])
+        #expect(status.code == ExitCode.partialFailure.rawValue, "an account waits for a new token")
+        #expect(status.out.contains("waiting for you: \(bob) (auth-failed)"), "\(status.out)")
+        #expect(await cli.run(["status", "--json"]).code == ExitCode.partialFailure.rawValue)
+
         broken.resetRequests()
         let again = await cli.run(["run", "--json"])
         #expect(again.code == ExitCode.partialFailure.rawValue)
@@ -45,6 +50,7 @@ struct FailureIsolationTests {
         #expect(try await cli.login(broken, "bob") == bob)
         #expect(await cli.run(["run"]).code == 0)
         #expect(broken.devices(of: "bob").count == 1)
+        #expect(await cli.run(["status"]).code == 0, "signed in again, nothing waits for you")
     }
 
     @Test("accounts another process is reconciling are left to it: runs skip them, local changes take effect, a removal says who finishes it")
