@@ -74,11 +74,12 @@ extension StateStore {
             }
             try database.run(
                 """
-                INSERT INTO api_tokens (account_id, token, name, expires_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at
+                INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at,
+                    lifetime_seconds = excluded.lifetime_seconds
                 """,
                 .integer(id), .text(apiToken.exposedValue), .optionalText(details.name),
-                .optionalText(details.expiresAt.map(Timestamp.format))
+                .optionalText(details.expiresAt.map(Timestamp.format)), .optionalInteger(details.lifetime?.components.seconds)
             )
             try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(instance.description))
             // A new token starts afresh: forget an auth failure and the remembered list tag.
@@ -129,7 +130,8 @@ extension StateStore {
     /// What is known of the account's API token besides the token; nil when it has none.
     package func apiTokenDetails(ofAccount id: Int64) throws -> APITokenDetails? {
         try access { database in
-            try database.row("SELECT name, expires_at FROM api_tokens WHERE account_id = ?", .integer(id), map: APITokenDetails.init(row:))
+            try database.row(
+                "SELECT name, expires_at, lifetime_seconds FROM api_tokens WHERE account_id = ?", .integer(id), map: APITokenDetails.init(row:))
         }
     }
 

@@ -12,10 +12,15 @@ import Testing
 
 @Suite("Migrations")
 struct MigratorTests {
+    /// Numbers kept for a migration made on another branch, not embedded yet: 0008 (the tokens
+    /// in the OS keyring). Empty again once it is.
+    static let reserved: Set<Int> = [8]
+
     @Test("the embedded migrations are numbered 1, 2, 3 … in order")
     func numbering() {
         #expect(!Migration.all.isEmpty)
-        #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
+        let expected = Array(1...(Migration.all.count + Self.reserved.count)).filter { !Self.reserved.contains($0) }
+        #expect(Migration.all.map(\.version) == expected)
     }
 
     @Test("the embedded SQL is byte for byte the Migrations folder")
@@ -151,6 +156,8 @@ struct LegacyRecordTests {
                 DROP TABLE same_servers; ALTER TABLE device DROP COLUMN machine; ALTER TABLE device DROP COLUMN moved_at;
                 ALTER TABLE accounts DROP COLUMN removal_started_at;
                 ALTER TABLE api_tokens DROP COLUMN name; ALTER TABLE api_tokens DROP COLUMN expires_at;
+                DROP TABLE stale_api_tokens; ALTER TABLE api_tokens DROP COLUMN lifetime_seconds;
+                ALTER TABLE accounts DROP COLUMN removal_step_passed_for;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql
