@@ -132,8 +132,9 @@ public enum SignOutResult: Sendable, Equatable {
     init(_ result: AccountRemoval.Result) {
         switch result {
         case .removed: self = .removed
-        case .forced(_, let rows, _, _): self = .removedByForce(rowsLeft: rows)
-        case .kept(_, let reason, _), .interrupted(_, let reason): self = .kept(reason: reason)
+        case .forced(_, let rows, _, _, _): self = .removedByForce(rowsLeft: rows)
+        case .kept(_, let reason): self = .kept(reason: reason.detail)
+        case .interrupted(_, let reason): self = .kept(reason: reason)
         case .busy: self = .busy
         case .signedInAgain: self = .signedInAgain
         }

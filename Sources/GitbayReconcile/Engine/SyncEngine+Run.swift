@@ -68,8 +68,8 @@ extension AccountRemoval.Result {
     /// The account's outcome, as the removal left it.
     package var outcome: AccountOutcome {
         switch self {
-        case .removed(let outcome, _), .forced(let outcome, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
-            .kept(let outcome, _, _), .signedInAgain(let outcome):
+        case .removed(let outcome, _, _), .forced(let outcome, _, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
+            .kept(let outcome, _), .signedInAgain(let outcome):
             outcome
         }
     }
@@ -79,7 +79,7 @@ extension AccountRemoval.Result {
     package var deregistered: Bool {
         switch self {
         case .removed: true
-        case .forced(_, _, let deregistered, _), .kept(_, _, let deregistered): deregistered
+        case .forced(_, _, let reason, _, _), .kept(_, let reason): reason.deregistered
         case .busy, .interrupted, .signedInAgain: false
         }
     }
