@@ -46,7 +46,7 @@ extension CommandRunner {
         let name = outcome.account
         switch entry.removal {
         case nil:
-            return outcome
+            return RemovalText.renewal(outcome)
         case .removed(var done, let wiped, let token), .forced(var done, _, _, let wiped, let token):
             let lingering = wiped ? nil : tokenBytesLinger
             let stillValid = entry.removing.flatMap { RemovalText.stillValid(token, on: $0.instance) }

@@ -61,4 +61,27 @@ enum RemovalText {
             "or `gitbay-sync remove-account \(account) --force` deletes it here now (it then stays valid on the server until revoked by hand)"
         }
     }
+
+    /// `outcome` with what its run did to the API token said in its reason (after any the
+    /// command line put there).
+    static func renewal(_ outcome: AccountOutcome) -> AccountOutcome {
+        guard let renewal = outcome.tokenRenewal else { return outcome }
+        var said: [String] = outcome.reason.map { [$0] } ?? []
+        if let successor = renewal.successor, let predecessor = renewal.predecessor {
+            let revoked = renewal.predecessorRevoked ? "revoked" : "left to revoke at the next run"
+            said.append(
+                "API token rotated before its expiry: \(TerminalText.escaped(successor)) replaces \(TerminalText.escaped(predecessor)), \(revoked)")
+        }
+        if !renewal.revoked.isEmpty {
+            said.append(
+                "stale API token\(renewal.revoked.count == 1 ? "" : "s") of this device revoked: \(renewal.revoked.map(TerminalText.escaped).joined(separator: ", "))"
+            )
+        }
+        if let failure = renewal.failure {
+            said.append("the API token could not be renewed (\(CommandRunner.sentence(failure))); the next `gitbay-sync run` tries again")
+        }
+        var outcome = outcome
+        if !said.isEmpty { outcome.reason = said.joined(separator: "; ") }
+        return outcome
+    }
 }

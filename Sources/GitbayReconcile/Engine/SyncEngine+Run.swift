@@ -19,7 +19,8 @@ extension SyncEngine {
     }
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
-    /// once), then finishes the removals whose deregistration went through.
+    /// once), then finishes the removals whose deregistration went through, then renews the
+    /// API tokens near their expiry (`TokenRenewer`).
     package func run() async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -42,6 +43,9 @@ extension SyncEngine {
             let result = try await removal.complete(account, after: outcome, force: false)
             entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
         }
+        // Tokens near their expiry are rotated, and stale ones revoked: no request for the others.
+        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome))
+        for index in entries.indices { entries[index].outcome = renewed[index] }
         return entries
     }
 

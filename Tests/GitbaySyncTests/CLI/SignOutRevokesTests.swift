@@ -110,6 +110,7 @@ struct SignOutRevokesTests {
         #expect(login.code == 0, "\(login.err)")
         let minted = try #require(server.tokens(of: "alice").first)
         let account = try #require(try await cli.store().accounts().first)
+        #expect(try await cli.store().apiTokenDetails(ofAccount: account.id)?.lifetime == .seconds(90 * 86_400))
 
         let result = await cli.run(["remove-account", account.name, "--json"])
         #expect(result.code == 0, "\(result.err)")
