@@ -12,20 +12,28 @@ import Foundation
 /// `remove-account <account> [--force]`, also called `logout`.
 struct RemoveAccountCommand: CommandDefinition {
     static let force = CommandSpec.Option(
-        name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")
+        name: "--force", valueName: nil,
+        help:
+            "Delete now even if the server cannot be reached, the hook fails or the token cannot be revoked; lists the rows left behind and how to revoke the token by hand."
+    )
 
     static let sendsRequests = true
 
     static let spec = CommandSpec(
         words: ["remove-account"], aliases: ["logout"], group: .accounts, arguments: [.account], options: [force],
-        summary: "Sign out: deregister this device, then delete the token.",
+        summary: "Sign out: deregister this device, then revoke and delete the token.",
         discussion: """
             Runs the pre-removal hook: deregisters every row this device holds for the account,
-            then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, and only
-            then deletes the API token and the records. If the account held the device token on
+            then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, then
+            revokes the API token on the server when its name is known (`login --ssh` minted
+            it, or `login --token-name` named it), and only then deletes the token and the
+            records. A token pasted without a name is deleted here only, and is still valid on
+            the server: the message says how to revoke it (`ssh git@HOST token list`, then
+            `ssh git@HOST token revoke <name>`). If the account held the device token on
             its instance, another account there takes it over at once. If the server cannot be
-            reached, or the hook fails, the account stays `removing` with its token (exit 69), and
-            `gitbay-sync run` retries the removal (so does the timer, if installed). A hook that
+            reached, the hook fails or the token cannot be revoked, the account stays `removing`
+            with its token (exit 69), and `gitbay-sync run` retries the removal (so does the
+            timer, if installed; a hook that passed is not run again). A hook that
             another user owns, or that group or others can write (or its folder), is not run and
             counts as failed. A hook running after 30 seconds is stopped and counts as failed;
             whatever it started is stopped with it (on macOS, only its process group: a child it
