@@ -89,13 +89,33 @@ package struct AccountRemoval: Sendable {
         var outcome = outcome
         guard try await isStillRemoving(account) else { return .signedInAgain(try await stillSignedIn(account, outcome)) }
         var hold: RemovalHold?
-        if outcome.isFailure || outcome.action == .skipped {
+        if try await Self.revokedAfterStep(account, outcome, reconciler.store) {
+            // Deregistered before the step passed: the refusal is the removal's own revocation.
+            (outcome.action, outcome.condition, outcome.error, outcome.skipReason) = (.unchanged, .removing, nil, nil)
+        }
+        if !(outcome.isFailure || outcome.action == .skipped) {
+            if let failure = await runStep(for: account) {
+                if failure.interrupted { return .interrupted(Self.held(outcome, failure.detail), reason: failure.detail) }
+                hold = .stepFailed(failure.detail)
+            }
+        } else {
             hold = .deregistrationFailed(outcome.error ?? outcome.reason ?? "the server could not be reached")
-        } else if let failure = await runStep(for: account) {
-            if failure.interrupted { return .interrupted(Self.held(outcome, failure.detail), reason: failure.detail) }
-            hold = .stepFailed(failure.detail)
         }
         if let hold, !force { return .kept(Self.held(outcome, hold.detail), reason: hold) }
+        return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
+    }
+
+    /// True when the token of an account whose step passed in this removal (so this device was
+    /// deregistered before it) is refused: its revocation went through and its answer was lost
+    /// (a crash), or it expired. Nothing is left to send with it; the removal can end.
+    static func revokedAfterStep(_ account: AccountRecord, _ outcome: AccountOutcome, _ store: StateStore) async throws -> Bool {
+        guard outcome.condition == .authFailed else { return false }
+        return try await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)
+    }
+
+    /// Revokes the token (unless the server could not be reached), then deletes the account.
+    private func revokeAndDelete(_ account: AccountRecord, outcome: AccountOutcome, hold: RemovalHold?, force: Bool) async throws -> Result {
+        var (outcome, hold) = (outcome, hold)
         let stored = try await reconciler.store.storedAPIToken(ofAccount: account.id)
         var token = stored?.details.name.map { TokenRevocation.notRevoked(name: $0) } ?? .unnamed
         // The server answered the deregistration: the token is revoked there, the last request sent with it.

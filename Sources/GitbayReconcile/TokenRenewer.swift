@@ -19,8 +19,8 @@ struct TokenRenewer: Sendable {
     let options: Reconciler.Options
     let logger: Logger
 
-    /// Renews the tokens of the accounts whose outcome in `outcomes` was no failure, when they
-    /// need it; an account whose token is far from expiry costs no request.
+    /// Renews the tokens of the accounts whose pass in `outcomes` reached the server and did
+    /// not fail, when they need it; an account whose token is far from expiry costs no request.
     func renew(_ outcomes: [AccountOutcome]) async throws -> [AccountOutcome] {
         let now = options.now()
         let due = try await store.storedAPITokens().filter { _, stored in
@@ -29,8 +29,10 @@ struct TokenRenewer: Sendable {
         guard !due.isEmpty else { return outcomes }
         let accounts = Dictionary(try await store.accounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var renewed = outcomes
-        for index in renewed.indices where !renewed[index].isFailure && options.mayStartMore() {
-            guard let account = accounts[renewed[index].account], account.state == .active, let stored = due[account.id] else { continue }
+        // An account its run reached: active or paused (a paused one lists too), not one left
+        // waiting out a backoff, failed, or being removed.
+        for index in renewed.indices where !renewed[index].isFailure && renewed[index].action != .skipped && options.mayStartMore() {
+            guard let account = accounts[renewed[index].account], account.state != .removing, let stored = due[account.id] else { continue }
             await renew(account, stored, outcome: &renewed[index])
         }
         return renewed

@@ -76,7 +76,7 @@ extension StateStore {
         }
     }
 
-    /// Replaces the API token of an active account whose current token is still the one named
+    /// Replaces the API token of an account not being removed whose current token is still the one named
     /// `previous` by its successor: the successor's name is no longer stale, the predecessor's
     /// is (until it is revoked). False, and nothing written, when the account changed meanwhile
     /// (another rotation, a sign-in, a removal).
@@ -88,7 +88,7 @@ extension StateStore {
                 "SELECT t.name AS name, a.state AS state FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = ?",
                 .integer(id)
             ) { row throws(SQLiteError) in (name: try row.optionalText("name"), state: try row.text("state")) }
-            guard let current, current.name == previous, current.state == AccountState.active.rawValue else { return false }
+            guard let current, current.name == previous, current.state != AccountState.removing.rawValue else { return false }
             try database.run(
                 "UPDATE api_tokens SET token = ?, name = ?, expires_at = ?, lifetime_seconds = ? WHERE account_id = ?", .text(token.exposedValue),
                 .optionalText(details.name), .optionalText(details.expiresAt.map(Timestamp.format)),

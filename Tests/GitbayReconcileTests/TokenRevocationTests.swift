@@ -122,4 +122,31 @@ struct TokenRevocationTests {
         server.isDown = false
         #expect(server.accepts(token))
     }
+
+    @Test("a crash after the revocation went through, before the deletion: the next run finishes the removal")
+    func crashAfterRevocation() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-eeeeee")
+        try await world.setToken()
+        _ = try await world.run()
+        // The list, the row's removal, then the revocation, whose answer is lost.
+        let crashing = TokenRotationTests.crashingClient(server, at: 3, afterServerApplied: true)
+        let removal = AccountRemoval(
+            reconciler: world.reconciler(honourBackoff: false, client: crashing), step: NoPreRemovalStep(), shutdown: ShutdownSignal())
+        guard case .kept(_, .revocationFailed) = try await world.remove(alice, removal: removal) else {
+            Issue.record("a lost answer to the revocation keeps the account")
+            return
+        }
+        #expect(!server.accepts(token))
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+
+        let entries = try await world.engine().run()
+        guard case .removed(_, _, .revoked(name: "gitbay-sync-laptop-gbs-eeeeee")) = try #require(entries.first?.removal) else {
+            Issue.record("the next run ends the removal whose token is refused after its step passed: \(entries)")
+            return
+        }
+        #expect(entries.first?.removal?.outcome.isFailure == false, "the run reports the removal, not the refusal")
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
 }

@@ -36,7 +36,9 @@ extension SyncEngine {
                 // Refused now: no later run sends the token again.
                 outcome.skipReason = .removalTokenRefused
             }
-            guard !outcome.isFailure, outcome.action != .skipped else {
+            let deregistered = !outcome.isFailure && outcome.action != .skipped
+            let revoked = try await AccountRemoval.revokedAfterStep(account, outcome, store)
+            guard deregistered || revoked else {
                 entries.append(RunEntry(outcome: outcome, removing: account))
                 continue
             }
