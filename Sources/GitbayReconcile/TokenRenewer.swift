@@ -23,8 +23,12 @@ struct TokenRenewer: Sendable {
     /// not fail, when they need it; an account whose token is far from expiry costs no request.
     func renew(_ outcomes: [AccountOutcome]) async throws -> [AccountOutcome] {
         let now = options.now()
-        let due = try await store.storedAPITokens().filter { _, stored in
-            TokenRotation.need(stored.details, staleNames: stored.staleNames, now: now).isNeeded
+        let tokens = try await store.storedAPITokens()
+        // Nothing is read beyond the tokens unless one has a name, and then only the install marker.
+        guard tokens.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return outcomes }
+        let marker = try await store.device().installMarker
+        let due = tokens.filter { _, stored in
+            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: now).isNeeded
         }
         guard !due.isEmpty else { return outcomes }
         let accounts = Dictionary(try await store.accounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -33,22 +37,22 @@ struct TokenRenewer: Sendable {
         // waiting out a backoff, failed, or being removed.
         for index in renewed.indices where !renewed[index].isFailure && renewed[index].action != .skipped && options.mayStartMore() {
             guard let account = accounts[renewed[index].account], account.state != .removing, let stored = due[account.id] else { continue }
-            await renew(account, stored, outcome: &renewed[index])
+            await renew(account, stored, installMarker: marker, outcome: &renewed[index])
         }
         return renewed
     }
 
     /// Renews one account's token, holding its lease; another process holding it leaves the
     /// renewal to that process or the next run.
-    private func renew(_ account: AccountRecord, _ stored: StoredAPIToken, outcome: inout AccountOutcome) async {
+    private func renew(_ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, outcome: inout AccountOutcome) async {
         let holder = options.leaseHolder
         guard let grant = try? await store.takeLeases([account.id], holder: holder), grant.heldElsewhere.isEmpty else { return }
-        let need = TokenRotation.need(stored.details, staleNames: stored.staleNames, now: options.now())
+        let need = TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: installMarker, now: options.now())
         let client = GitbayClient(
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: options.client, logger: logger)
         var renewal = TokenRenewal()
         do {
-            if need.cleanUp { try await cleanUp(account, stored, client, &renewal) }
+            if need.cleanUp { try await cleanUp(account, stored, installMarker: installMarker, client, &renewal) }
             if need.rotate { try await rotate(account, stored, client, &renewal, outcome: &outcome) }
         } catch let error as GitbayError where error.kind == .authFailed {
             await refused(account, error, outcome: &outcome)
@@ -62,9 +66,11 @@ struct TokenRenewer: Sendable {
     }
 
     /// Revokes the stale tokens the server still lists, and forgets every stale name checked.
-    private func cleanUp(_ account: AccountRecord, _ stored: StoredAPIToken, _ client: GitbayClient, _ renewal: inout TokenRenewal) async throws {
+    private func cleanUp(
+        _ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, _ client: GitbayClient, _ renewal: inout TokenRenewal
+    ) async throws {
         let listed = Set(try await client.listTokens().map(\.name))
-        for name in stored.staleNames {
+        for name in stored.staleNames where TokenRotation.isThisInstalls(name, installMarker: installMarker) {
             // The current token is never revoked here, whatever is recorded.
             if name != stored.details.name, listed.contains(name) {
                 try await Self.revoke(name, with: client, gone: [.notFound])

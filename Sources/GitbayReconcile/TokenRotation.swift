@@ -26,9 +26,21 @@ package enum TokenRotation {
         package var isNeeded: Bool { cleanUp || rotate }
     }
 
-    /// A token is rotated once no more than a third of its lifetime is left before it expires.
-    package static func need(_ details: APITokenDetails, staleNames: [String], now: Date) -> Need {
-        Need(cleanUp: !staleNames.isEmpty, rotate: rotationTime(details).map { now >= $0 } ?? false)
+    /// A token is rotated once no more than a third of its lifetime is left before it expires,
+    /// when this install minted it: its name ends in `installMarker` (before any rotation
+    /// suffix). A database copied from another machine is a new install there, and leaves the
+    /// tokens the other install minted (and uses) alone.
+    package static func need(_ details: APITokenDetails, staleNames: [String], installMarker: String, now: Date) -> Need {
+        let ours = details.name.map { isThisInstalls($0, installMarker: installMarker) } ?? false
+        return Need(
+            cleanUp: staleNames.contains { isThisInstalls($0, installMarker: installMarker) },
+            rotate: ours && (rotationTime(details).map { now >= $0 } ?? false))
+    }
+
+    /// Whether `name` is one this install generates: its name for the install, with or without
+    /// a rotation suffix.
+    package static func isThisInstalls(_ name: String, installMarker: String) -> Bool {
+        !installMarker.isEmpty && baseName(of: name).hasSuffix("-" + installMarker)
     }
 
     /// When the token is due for rotation; nil when it is never rotated (its name, expiry or

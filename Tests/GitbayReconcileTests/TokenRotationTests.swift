@@ -42,13 +42,17 @@ struct TokenRotationTests {
             label: "no name known: never rotated", details: .init(name: nil, expiresAt: minted, lifetime: ninetyDays), stale: [],
             need: .init(cleanUp: false, rotate: false)),
         NeedCase(
+            label: "another install's token (a copied database): never rotated",
+            details: .init(name: "gitbay-sync-desk-gbs-zzzzzz", expiresAt: minted.addingTimeInterval(30 * day), lifetime: ninetyDays),
+            stale: ["gitbay-sync-desk-gbs-zzzzzz-r20260101000000"], need: .init(cleanUp: false, rotate: false)),
+        NeedCase(
             label: "stale names: clean up", details: .init(name: name, expiresAt: minted.addingTimeInterval(89 * day), lifetime: ninetyDays),
-            stale: ["old"], need: .init(cleanUp: true, rotate: false)),
+            stale: [name + "-r20260101000000"], need: .init(cleanUp: true, rotate: false)),
     ]
 
     @Test("when a token is renewed", arguments: needs)
     func need(_ example: NeedCase) {
-        #expect(TokenRotation.need(example.details, staleNames: example.stale, now: Self.minted) == example.need)
+        #expect(TokenRotation.need(example.details, staleNames: example.stale, installMarker: "gbs-aaaaaa", now: Self.minted) == example.need)
     }
 
     @Test("the successor keeps the install's name and says when it was minted; --ttl as the server reads it")
@@ -61,19 +65,21 @@ struct TokenRotationTests {
         #expect(TokenRotation.ttl(.seconds(5400)) == "5400s")
     }
 
-    /// A world with alice signed in with a minted 90-day token, registered.
-    static func aliceWithMintedToken() async throws -> (FakeGitbayServer, ReconcileWorld, AccountRecord, String) {
+    /// A world with alice signed in with a 90-day token minted under the install's name,
+    /// registered; and that name.
+    static func aliceWithMintedToken() async throws -> (FakeGitbayServer, ReconcileWorld, AccountRecord, String, String) {
         let server = try FakeGitbayServer()
         let world = try await ReconcileWorld()
+        let name = "gitbay-sync-laptop-" + (try await world.store.device().installMarker)
         let (alice, token) = try await world.signInMinted(server, "alice", name: name)
         try await world.setToken()
         _ = try await world.run()
-        return (server, world, alice, token)
+        return (server, world, alice, token, name)
     }
 
     @Test("a run far from expiry sends only its list; within a third of the lifetime it mints the successor, stores it, revokes the old")
     func rotates() async throws {
-        let (server, world, alice, old) = try await Self.aliceWithMintedToken()
+        let (server, world, alice, old, name) = try await Self.aliceWithMintedToken()
         server.resetRequests()
         _ = try await world.engine().run()
         #expect(server.requests().count == 1, "a token far from expiry costs nothing")
@@ -81,10 +87,10 @@ struct TokenRotationTests {
         let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * Self.day) }
         let entries = try await world.engine(now: later).run()
         let renewal = try #require(entries.first?.outcome.tokenRenewal)
-        #expect(renewal.predecessor == Self.name && renewal.predecessorRevoked)
+        #expect(renewal.predecessor == name && renewal.predecessorRevoked)
         let stored = try #require(try await world.store.storedAPIToken(ofAccount: alice.id))
         #expect(stored.details.name == renewal.successor)
-        #expect(stored.details.name?.hasPrefix(Self.name + "-r") == true)
+        #expect(stored.details.name?.hasPrefix(name + "-r") == true)
         #expect(stored.details.lifetime == .seconds(90 * 86_400))
         #expect(stored.staleNames.isEmpty)
         #expect(!server.accepts(old))
@@ -127,7 +133,7 @@ struct TokenRotationTests {
         "a crash between the mint and the store, or between the store and the revocation, leaves both valid; the next run leaves exactly one",
         arguments: [(2, true), (3, false)])
     func crashHealed(at request: Int, afterServerApplied: Bool) async throws {
-        let (server, world, alice, _) = try await Self.aliceWithMintedToken()
+        let (server, world, alice, _, _) = try await Self.aliceWithMintedToken()
         let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * Self.day) }
         // Request 1 is the list, 2 the create, 3 the revocation of the old token.
         let crashing = Self.crashingClient(server, at: request, afterServerApplied: afterServerApplied)
@@ -143,15 +149,15 @@ struct TokenRotationTests {
 
     @Test("the stale tokens revoked are only names this install recorded, never another install's or the user's")
     func onlyOwnStaleTokens() async throws {
-        let (server, world, alice, _) = try await Self.aliceWithMintedToken()
+        let (server, world, alice, _, name) = try await Self.aliceWithMintedToken()
         let others = [
-            server.mintToken(for: "alice", name: "gitbay-sync-desk-gbs-zzzzzz"), server.mintToken(for: "alice", name: Self.name + "-mine"),
-            server.mintToken(for: "alice", name: Self.name + "-r20260101000000"),
+            server.mintToken(for: "alice", name: "gitbay-sync-desk-gbs-zzzzzz"), server.mintToken(for: "alice", name: name + "-mine"),
+            server.mintToken(for: "alice", name: name + "-r20260101000000"),
         ]
-        let stale = server.mintToken(for: "alice", name: Self.name + "-r20250101000000")
-        try await world.store.recordStaleTokenNames([Self.name + "-r20250101000000", "never-minted"], ofAccount: alice.id)
+        let stale = server.mintToken(for: "alice", name: name + "-r20250101000000")
+        try await world.store.recordStaleTokenNames([name + "-r20250101000000", name + "-r20240101000000"], ofAccount: alice.id)
         let entries = try await world.engine().run()
-        #expect(entries.first?.outcome.tokenRenewal?.revoked == [Self.name + "-r20250101000000"])
+        #expect(entries.first?.outcome.tokenRenewal?.revoked == [name + "-r20250101000000"])
         #expect(!server.accepts(stale))
         for token in others { #expect(server.accepts(token)) }
         #expect(try await world.store.storedAPIToken(ofAccount: alice.id)?.staleNames == [])
@@ -159,7 +165,7 @@ struct TokenRotationTests {
 
     @Test("a token refused during its rotation is auth-failed, with the login --ssh command to fix it")
     func refusedDuringRotation() async throws {
-        let (server, world, alice, _) = try await Self.aliceWithMintedToken()
+        let (server, world, alice, _, _) = try await Self.aliceWithMintedToken()
         server.inject(.status(401, body: #"{"protocol_version":1,"error":"invalid or expired token"}"#), command: "token create")
         let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * Self.day) }
         let outcome = try #require(try await world.engine(now: later).run().first?.outcome)
