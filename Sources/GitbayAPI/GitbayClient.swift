@@ -44,6 +44,12 @@ package actor GitbayClient {
         transport = configuration.http
     }
 
+    /// Adds a secret this client learnt (a token a server minted for it) to those redacted from
+    /// any server message it reports.
+    func noteSecret(_ secret: Secret) {
+        if !sentSecrets.contains(secret) { sentSecrets.append(secret) }
+    }
+
     /// The answer's header fields a client reads: a list's `ETag` and a limit's `Retry-After`
     /// (`ServerAnswer`). Others are not kept.
     static let responseHeaders: Set<String> = ["etag", "retry-after"]

@@ -57,6 +57,9 @@ package struct AccountOutcome: Sendable, Equatable {
     /// Why the run left it alone, when it did; `removalTokenRefused` also for the run that
     /// found the token of an account being removed refused.
     package var skipReason: RunSchedule.SkipReason?
+    /// What the run did to the account's API token (rotated it, revoked stale ones), when it
+    /// did anything.
+    package var tokenRenewal: TokenRenewal?
 
     package init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,

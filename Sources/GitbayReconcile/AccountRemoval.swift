@@ -1,3 +1,4 @@
+import GitbayKeyring
 import GitbayState
 import GitbaySupport
 
@@ -8,8 +9,9 @@ import Foundation
 #endif
 
 /// Signs an account out: the pre-removal hook (deregister every row of ours through the
-/// account's own client, then the `PreRemovalStep`: the agent's user hook, an app's own), and
-/// only then the token and the records.
+/// account's own client, then the `PreRemovalStep`: the agent's user hook, an app's own), the
+/// API token revoked on the server when its name is known, and only then the token and the
+/// records.
 package struct AccountRemoval: Sendable {
     let reconciler: Reconciler
     let step: any PreRemovalStep
@@ -24,15 +26,16 @@ package struct AccountRemoval: Sendable {
 
     /// How a removal ended.
     package enum Result: Sendable, Equatable {
-        /// Deregistered, hook passed, token and records deleted. `tokenWiped`: the token's
-        /// bytes are gone from the files too (false: they leave at the next checkpoint).
-        case removed(AccountOutcome, tokenWiped: Bool)
-        /// Kept as `removing` with its token: the deregistration failed, or (`deregistered`)
-        /// it went through and the hook failed.
-        case kept(AccountOutcome, reason: String, deregistered: Bool)
-        /// Deleted by force although the deregistration or (`deregistered`) the hook failed;
-        /// these server rows of ours were left behind.
-        case forced(AccountOutcome, rowsLeft: [Int], deregistered: Bool, tokenWiped: Bool)
+        /// Deregistered, step passed, token revoked (when its name is known), token and records
+        /// deleted. `tokenWiped`: the token's bytes are gone from the files too (false: they
+        /// leave at the next checkpoint). `token`: `.revoked`, or `.unnamed` when no name is
+        /// known, and the token stays valid on the server.
+        case removed(AccountOutcome, tokenWiped: Bool, token: TokenRevocation)
+        /// Kept as `removing` with its token, for `reason`; runs retry it.
+        case kept(AccountOutcome, reason: RemovalHold)
+        /// Deleted by force although the removal was held for `reason`; these server rows of
+        /// ours were left behind, and the token is as `token` says.
+        case forced(AccountOutcome, rowsLeft: [Int], reason: RemovalHold, tokenWiped: Bool, token: TokenRevocation)
         /// Left as `removing`: another process is reconciling the account and finishes it, or
         /// the next run does.
         case busy(AccountOutcome, pid: Int32)
@@ -50,6 +53,9 @@ package struct AccountRemoval: Sendable {
     /// The same, when the hook was interrupted (or a stop came before it started).
     package static let interruptedDetail =
         "this device is deregistered; the API token is kept because the removal was interrupted at the pre-remove hook"
+    /// The same, when the hook passed and the token could not be revoked on the server.
+    package static let revocationFailedDetail =
+        "this device is deregistered and the pre-remove hook passed; the API token is kept because it could not be revoked on the server"
 
     /// Removes an account already marked `removing`. Holds the account's lease from the
     /// deregistration to the deletion, so that no run can add a row for it in between; when
@@ -76,42 +82,76 @@ package struct AccountRemoval: Sendable {
         }
     }
 
-    /// Finishes a removal whose deregistration `outcome` is known (from this run's reconcile).
-    /// Nothing is run or deleted once the account is no longer in the removal `account` was
-    /// read in: a sign-in made meanwhile wins, whatever the interleaving.
+    /// Finishes a removal whose deregistration `outcome` is known (from this run's reconcile):
+    /// the step (unless it passed already in this removal), the token revoked, then the
+    /// deletion. Nothing is run or deleted once the account is no longer in the removal
+    /// `account` was read in: a sign-in made meanwhile wins, whatever the interleaving.
     package func complete(_ account: AccountRecord, after outcome: AccountOutcome, force: Bool) async throws -> Result {
-        let store = reconciler.store
         var outcome = outcome
         guard try await isStillRemoving(account) else { return .signedInAgain(try await stillSignedIn(account, outcome)) }
-        var reason: String?
-        var interrupted = false
-        let deregistered = !(outcome.isFailure || outcome.action == .skipped)
-        if !deregistered {
-            reason = outcome.error ?? outcome.reason ?? "the server could not be reached"
+        var hold: RemovalHold?
+        if try await Self.revokedAfterStep(account, outcome, reconciler.store) {
+            // Deregistered before the step passed: the refusal is the removal's own revocation.
+            (outcome.action, outcome.condition, outcome.error, outcome.skipReason) = (.unchanged, .removing, nil, nil)
+        }
+        if !(outcome.isFailure || outcome.action == .skipped) {
+            if let failure = await runStep(for: account) {
+                if failure.interrupted { return .interrupted(Self.held(outcome, failure.detail), reason: failure.detail) }
+                hold = .stepFailed(failure.detail)
+            }
         } else {
-            do {
-                try await step.run(for: account, shutdown: shutdown)
-            } catch {
-                reason = String(describing: error)
-                interrupted = error is any PreRemovalInterruption
-                // The deregistration stands: say so, so that no one reads the account as
-                // still registered.
-                var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
-                status.condition = .removing
-                status.detail = interrupted ? Self.interruptedDetail : Self.hookFailedDetail
-                status.lastAttemptAt = reconciler.options.now()
-                status.lastError = reason
-                status.nextRetryAt = nil
-                try? await store.saveStatus(status, ofAccount: account.id)
+            hold = .deregistrationFailed(outcome.error ?? outcome.reason ?? "the server could not be reached")
+        }
+        if let hold, !force { return .kept(Self.held(outcome, hold.detail), reason: hold) }
+        return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
+    }
+
+    /// True when the token of an account whose step passed in this removal (so this device was
+    /// deregistered before it) is refused: its revocation went through and its answer was lost
+    /// (a crash), or it expired. Nothing is left to send with it; the removal can end.
+    static func revokedAfterStep(_ account: AccountRecord, _ outcome: AccountOutcome, _ store: StateStore) async throws -> Bool {
+        guard outcome.condition == .authFailed else { return false }
+        return try await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)
+    }
+
+    /// Revokes the token (unless the server could not be reached), then deletes the account.
+    private func revokeAndDelete(_ account: AccountRecord, outcome: AccountOutcome, hold: RemovalHold?, force: Bool) async throws -> Result {
+        var (outcome, hold) = (outcome, hold)
+        let stored: StoredAPIToken?
+        switch await storedToken(of: account) {
+        case .success(let found): stored = found
+        case .failure(let unavailable):
+            // The keyring holds the token and does not answer: it cannot be revoked yet.
+            let name = (try? await reconciler.store.apiTokenDetails(ofAccount: account.id))??.name
+            let revocation = RemovalHold.revocationFailed(name: name ?? "", detail: unavailable.description)
+            guard force else {
+                await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: unavailable.description)
+                return .kept(Self.held(outcome, unavailable.description), reason: revocation)
+            }
+            (stored, hold) = (nil, hold ?? revocation)
+        }
+        var token = stored?.details.name.map { TokenRevocation.notRevoked(name: $0) } ?? .unnamed
+        // The server answered the deregistration: the token is revoked there, the last request sent with it.
+        if hold?.deregistered ?? true, let stored, stored.details.name != nil {
+            switch await revoke(stored, of: account, outcome: &outcome) {
+            case .success(let revoked):
+                token = revoked
+            case .failure(let failure):
+                let revocation = RemovalHold.revocationFailed(name: failure.name, detail: failure.detail)
+                guard force else {
+                    await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: failure.detail)
+                    return .kept(Self.held(outcome, failure.detail), reason: revocation)
+                }
+                hold = hold ?? revocation
             }
         }
-        if let reason {
-            // A refused token stays said: it is what keeps the removal from going on.
-            if outcome.condition != .authFailed { outcome.condition = .removing }
-            outcome.error = outcome.error ?? reason
-            if interrupted { return .interrupted(outcome, reason: reason) }
-            if !force { return .kept(outcome, reason: reason, deregistered: deregistered) }
-        }
+        return try await delete(account, outcome: outcome, hold: hold, token: token)
+    }
+
+    /// Deletes the account, its token and its records, once nothing (or `--force`) holds it.
+    private func delete(_ account: AccountRecord, outcome: AccountOutcome, hold: RemovalHold?, token: TokenRevocation) async throws -> Result {
+        var outcome = outcome
+        let store = reconciler.store
         let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
         let place = try await store.tokenPlaces()[account.id]
         switch try await store.deleteAccount(id: account.id, removalStartedAt: account.removalStartedAt) {
@@ -119,9 +159,29 @@ package struct AccountRemoval: Sendable {
             return .signedInAgain(try await stillSignedIn(account, outcome))
         case .deleted(let wiped):
             await forgetKeyringItem(of: account, keptIn: place)
+            if let hold {
+                outcome = Self.held(outcome, hold.detail)
+                outcome.action = .removed
+                return .forced(outcome, rowsLeft: left, reason: hold, tokenWiped: wiped, token: token)
+            }
             outcome.action = .removed
-            return reason == nil
-                ? .removed(outcome, tokenWiped: wiped) : .forced(outcome, rowsLeft: left, deregistered: deregistered, tokenWiped: wiped)
+            return .removed(outcome, tokenWiped: wiped, token: token)
+        }
+    }
+
+    /// The account's token with its name and stale names, from the keyring when it lives there.
+    private func storedToken(of account: AccountRecord) async -> Swift.Result<StoredAPIToken?, KeyringUnavailable> {
+        let store = reconciler.store
+        guard (try? await store.tokenPlaces()[account.id]) == .keyring else {
+            return .success(try? await store.storedAPIToken(ofAccount: account.id))
+        }
+        do {
+            let token = try await reconciler.tokens.token(of: account)
+            return .success(try? await store.storedAPIToken(ofAccount: account.id, token: token))
+        } catch let unavailable as KeyringUnavailable {
+            return .failure(unavailable)
+        } catch {
+            return .success(nil)
         }
     }
 
@@ -130,6 +190,44 @@ package struct AccountRemoval: Sendable {
         if let reason = await reconciler.tokens.forget(account, keptIn: place) {
             reconciler.logger.warning("token.left-in-keyring", ["account.name": account.name, "reason": reason.description])
         }
+    }
+
+    /// `outcome` of a removal held by a failure that `detail` describes.
+    private static func held(_ outcome: AccountOutcome, _ detail: String) -> AccountOutcome {
+        var outcome = outcome
+        // A refused token stays said: it is what keeps the removal from going on.
+        if outcome.condition != .authFailed { outcome.condition = .removing }
+        outcome.error = outcome.error ?? detail
+        return outcome
+    }
+
+    /// Runs the pre-removal step, unless it passed already in this removal; nil when it passed,
+    /// else what it said and whether a stop request cut it short (the status then says so).
+    private func runStep(for account: AccountRecord) async -> (detail: String, interrupted: Bool)? {
+        let store = reconciler.store
+        if (try? await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)) == true { return nil }
+        do {
+            try await step.run(for: account, shutdown: shutdown)
+            try? await store.markRemovalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)
+            return nil
+        } catch {
+            let interrupted = error is any PreRemovalInterruption
+            // The deregistration stands: say so, so that no one reads the account as still registered.
+            await saveHeldStatus(account, detail: interrupted ? Self.interruptedDetail : Self.hookFailedDetail, error: String(describing: error))
+            return (String(describing: error), interrupted)
+        }
+    }
+
+    /// Records that the account is deregistered and still `removing`, for `detail`.
+    private func saveHeldStatus(_ account: AccountRecord, detail: String, error: String) async {
+        let store = reconciler.store
+        var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        status.condition = .removing
+        status.detail = detail
+        status.lastAttemptAt = reconciler.options.now()
+        status.lastError = error
+        status.nextRetryAt = nil
+        try? await store.saveStatus(status, ofAccount: account.id)
     }
 
     /// True while the account is still in the removal it was read in.

@@ -38,7 +38,9 @@ extension AccountRecord {
 
 extension APITokenDetails {
     init(row: Row) throws(SQLiteError) {
-        self.init(name: try row.optionalText("name"), expiresAt: try row.optionalDate("expires_at"))
+        self.init(
+            name: try row.optionalText("name"), expiresAt: try row.optionalDate("expires_at"),
+            lifetime: try row.optionalInt64("lifetime_seconds").map { .seconds($0) })
     }
 }
 

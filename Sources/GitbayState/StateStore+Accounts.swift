@@ -124,7 +124,8 @@ extension StateStore {
     /// What is known of the account's API token besides the token; nil when it has none.
     package func apiTokenDetails(ofAccount id: Int64) throws -> APITokenDetails? {
         try access { database in
-            try database.row("SELECT name, expires_at FROM api_tokens WHERE account_id = ?", .integer(id), map: APITokenDetails.init(row:))
+            try database.row(
+                "SELECT name, expires_at, lifetime_seconds FROM api_tokens WHERE account_id = ?", .integer(id), map: APITokenDetails.init(row:))
         }
     }
 

@@ -34,9 +34,14 @@ extension StateStore {
                 try database.run("UPDATE device SET machine = ? WHERE id = 1", .text(machine.hash))
                 return false
             }
-            for table in ["registrations", "device_token_history", "account_leases", "unattended_runs"] {
+            for table in ["registrations", "device_token_history", "account_leases", "unattended_runs", "stale_api_tokens"] {
                 try database.run("DELETE FROM \(table)")
             }
+            // The API tokens are the other install's too, which signs in with them: this one
+            // neither revokes them at a sign-out nor rotates them (their names are forgotten),
+            // and says at a sign-out that they stay valid on the server.
+            try database.run("UPDATE api_tokens SET name = NULL, lifetime_seconds = NULL")
+            try database.run("UPDATE accounts SET removal_step_passed_for = NULL")
             try database.run(
                 """
                 UPDATE device SET token = NULL, token_set_at = NULL, label = ?, install_marker = ?, machine = ?, moved_at = ?

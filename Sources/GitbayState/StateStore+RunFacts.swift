@@ -89,7 +89,8 @@ extension StateStore {
                     accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
                     names: try Self.serverNames(database),
-                    tokenDetails: try database.rows("SELECT account_id, name, expires_at FROM api_tokens") { row throws(SQLiteError) in
+                    tokenDetails: try database.rows("SELECT account_id, name, expires_at, lifetime_seconds FROM api_tokens") {
+                        row throws(SQLiteError) in
                         (try row.int64("account_id"), try APITokenDetails(row: row))
                     }
                 )

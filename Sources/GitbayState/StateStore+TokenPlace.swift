@@ -10,12 +10,13 @@ extension StateStore {
         precondition(place != .awaitingKeyring, "a sign-in says where its token lives")
         try database.run(
             """
-            INSERT INTO api_tokens (account_id, token, name, expires_at, store) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds, store) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at,
-                store = excluded.store
+                lifetime_seconds = excluded.lifetime_seconds, store = excluded.store
             """,
             .integer(id), place == .keyring ? .null : .text(token.exposedValue), .optionalText(details.name),
-            .optionalText(details.expiresAt.map(Timestamp.format)), .text(place.rawValue)
+            .optionalText(details.expiresAt.map(Timestamp.format)), .optionalInteger(details.lifetime?.components.seconds),
+            .text(place.rawValue)
         )
     }
 

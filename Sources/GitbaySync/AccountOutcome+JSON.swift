@@ -15,6 +15,8 @@ extension AccountOutcome {
             ("reason", .optional(reason)),
             ("next_retry_at", .optional(nextRetryAt)),
             ("next_retry_reason", .optional(nextRetryReason?.rawValue)),
+            ("token_rotated_to", .optional(tokenRenewal?.successor)),
+            ("stale_tokens_revoked", .array((tokenRenewal?.revoked ?? []).map(JSONValue.string))),
         ])
     }
 }

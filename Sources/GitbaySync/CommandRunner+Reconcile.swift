@@ -46,9 +46,12 @@ extension CommandRunner {
         let name = outcome.account
         switch entry.removal {
         case nil:
-            return outcome
-        case .removed(var done, let wiped), .forced(var done, _, _, let wiped):
-            if !wiped { done.reason = tokenBytesLinger }
+            return RemovalText.renewal(outcome)
+        case .removed(var done, let wiped, let token), .forced(var done, _, _, let wiped, let token):
+            let lingering = wiped ? nil : tokenBytesLinger
+            let stillValid = entry.removing.flatMap { RemovalText.stillValid(token, on: $0.instance) }
+            let said = [lingering, stillValid].compactMap { $0 }
+            if !said.isEmpty { done.reason = said.joined(separator: "; ") }
             return done
         case .signedInAgain(let current):
             return SkipReasonText.worded(current)
@@ -56,11 +59,15 @@ extension CommandRunner {
             kept.action = .skipped
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
             return kept
-        case .kept(var kept, let reason, _):
-            // Only the hook can fail here: the deregistration went through.
+        case .kept(var kept, .stepFailed(let detail)):
             kept.action = .failed
             kept.error =
-                "\(name): removal not finished: this device is deregistered, but \(sentence(reason)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(name) --force` deletes the token now"
+                "\(name): removal not finished: this device is deregistered, but \(sentence(detail)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(name) --force` deletes the token now"
+            return kept
+        case .kept(var kept, let hold):
+            kept.action = .failed
+            kept.error =
+                "\(name): removal not finished: \(RemovalText.held(hold)); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal; \(RemovalText.wayOut(hold, account: name))"
             return kept
         case .interrupted(var kept, let reason):
             kept.action = .failed

@@ -119,12 +119,14 @@ public enum SignInError: Error, Sendable, Equatable {
 
 /// How a sign-out ended.
 public enum SignOutResult: Sendable, Equatable {
-    /// Deregistered, the removal step passed, the token and records deleted.
+    /// Deregistered, the removal step passed, the token revoked on the server when its name is
+    /// known, the token and records deleted.
     case removed
     /// Deleted although the deregistration or the removal step failed; these rows are left on
     /// the server.
     case removedByForce(rowsLeft: [Int])
-    /// Kept as `removing` with its token: the server or the removal step failed. A later
+    /// Kept as `removing` with its token: the server, the removal step or the token's
+    /// revocation failed. A later
     /// `reconcile()` tries again.
     case kept(reason: String)
     /// Another process (the agent, say) is reconciling the account and finishes the removal.
@@ -135,8 +137,9 @@ public enum SignOutResult: Sendable, Equatable {
     init(_ result: AccountRemoval.Result) {
         switch result {
         case .removed: self = .removed
-        case .forced(_, let rows, _, _): self = .removedByForce(rowsLeft: rows)
-        case .kept(_, let reason, _), .interrupted(_, let reason): self = .kept(reason: reason)
+        case .forced(_, let rows, _, _, _): self = .removedByForce(rowsLeft: rows)
+        case .kept(_, let reason): self = .kept(reason: reason.detail)
+        case .interrupted(_, let reason): self = .kept(reason: reason)
         case .busy: self = .busy
         case .signedInAgain: self = .signedInAgain
         }

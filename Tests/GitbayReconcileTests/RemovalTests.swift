@@ -19,7 +19,7 @@ struct RemovalTests {
         let apiToken = server.mintToken(for: "alice")
         let alice = try await world.registeredAlice(on: server, apiToken: apiToken)
         server.resetRequests()
-        guard case .removed(let outcome, _) = try await world.remove(alice) else {
+        guard case .removed(let outcome, _, _) = try await world.remove(alice) else {
             Issue.record("a removal with the server up and no hook completes")
             return
         }
@@ -41,10 +41,11 @@ struct RemovalTests {
         let world = try await ReconcileWorld()
         let alice = try await world.registeredAlice(on: server)
         server.isDown = true
-        guard case .kept(let outcome, let reason, let deregistered) = try await world.remove(alice) else {
+        guard case .kept(let outcome, let hold) = try await world.remove(alice) else {
             Issue.record("a removal that cannot deregister is kept")
             return
         }
+        let (reason, deregistered) = (hold.detail, hold.deregistered)
         #expect(!deregistered)
         #expect(outcome.condition == .removing && outcome.isFailure)
         #expect(reason == outcome.error)
@@ -81,10 +82,11 @@ struct RemovalTests {
         let alice = try await world.registeredAlice(on: server)
         let id = try #require(server.devices(of: "alice").first?.id)
         server.isDown = true
-        guard case .forced(let outcome, let rowsLeft, let deregistered, _) = try await world.remove(alice, force: true) else {
+        guard case .forced(let outcome, let rowsLeft, let hold, _, _) = try await world.remove(alice, force: true) else {
             Issue.record("--force deletes the account")
             return
         }
+        let deregistered = hold.deregistered
         #expect(rowsLeft == [id])
         #expect(!deregistered)
         #expect(outcome.action == .removed)
@@ -102,10 +104,11 @@ struct RemovalTests {
         let server = try FakeGitbayServer()
         let world = try await ReconcileWorld()
         let alice = try await world.registeredAlice(on: server)
-        guard case .kept(_, let reason, let deregistered) = try await world.remove(alice, removal: world.removal(step: FailingStep())) else {
+        guard case .kept(_, .stepFailed(let reason)) = try await world.remove(alice, removal: world.removal(step: FailingStep())) else {
             Issue.record("a failing step keeps the account")
             return
         }
+        let deregistered = true
         #expect(deregistered)
         #expect(reason == "the app's Keychain item could not be cleared")
         #expect(server.devices(of: "alice").isEmpty)

@@ -30,8 +30,10 @@ struct RecordRowTests {
     @Test("what is known of an API token")
     func apiToken() throws {
         let store = try RecordDatabase()
-        let read = try store.database.row("SELECT expires_at, name FROM api_tokens") { row throws(SQLiteError) in try APITokenDetails(row: row) }
-        #expect(read == APITokenDetails(name: "gitbay-sync-laptop-mk7", expiresAt: Self.date(Self.late)))
+        let read = try store.database.row("SELECT lifetime_seconds, expires_at, name FROM api_tokens") { row throws(SQLiteError) in
+            try APITokenDetails(row: row)
+        }
+        #expect(read == APITokenDetails(name: "gitbay-sync-laptop-mk7", expiresAt: Self.date(Self.late), lifetime: .seconds(7_776_000)))
     }
 
     @Test("an instance")
@@ -144,7 +146,7 @@ final class RecordDatabase {
             """
             INSERT INTO accounts (id, instance, username, name, state, signed_in_at, removal_started_at)
                 VALUES (7, 'https://gitbay.test', 'alice', 'alice@gitbay.test', 'removing', '\(early)', '\(late)');
-            INSERT INTO api_tokens (account_id, token, name, expires_at) VALUES (7, 'gb_x', 'gitbay-sync-laptop-mk7', '\(late)');
+            INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds) VALUES (7, 'gb_x', 'gitbay-sync-laptop-mk7', '\(late)', 7776000);
             INSERT INTO instances (instance, preferred_account_id, preferred_at) VALUES ('https://gitbay.test', 7, '\(early)');
             INSERT INTO device (id, token, token_generation, label, install_marker, token_set_at, machine, moved_at)
                 VALUES (1, 'tok_now', 3, 'laptop', 'mk7', '\(early)', 'cafe', '\(late)');

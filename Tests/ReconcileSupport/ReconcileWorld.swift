@@ -98,4 +98,26 @@ package final class ReconcileWorld: Sendable {
         let removing = try #require(try await store.account(id: account.id))
         return try await (removal ?? self.removal()).finish(removing, force: force)
     }
+
+    /// Signs `user` in with a token minted on `server` under `name` for `lifetime` (nil: no
+    /// expiry is recorded), its details recorded as `login --ssh` records them. Returns the
+    /// account and the token.
+    package func signInMinted(
+        _ server: FakeGitbayServer, _ user: String, name: String, lifetime: Duration? = .seconds(90 * 86_400)
+    ) async throws -> (AccountRecord, String) {
+        let token = server.mintToken(for: user, name: name, lifetime: lifetime)
+        let expiresAt = lifetime.map { Date().addingTimeInterval($0.inSeconds).addingTimeInterval(-1) }
+        let account = try await store.signIn(
+            instance: InstanceURL(parsing: server.baseURL), username: user, apiToken: Secret(token),
+            details: APITokenDetails(name: name, expiresAt: expiresAt, lifetime: lifetime))
+        return (account, token)
+    }
+
+    /// The use cases over this world's store, as `run` and `remove-account` make them.
+    package func engine(
+        client: ClientConfiguration = ReconcileWorld.client, step: any PreRemovalStep = NoPreRemovalStep(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> SyncEngine {
+        SyncEngine(store: store, options: .init(honourBackoff: false, client: client, now: now), logger: .disabled, removalStep: step)
+    }
 }

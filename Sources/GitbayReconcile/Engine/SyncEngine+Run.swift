@@ -19,7 +19,8 @@ extension SyncEngine {
     }
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
-    /// once), then finishes the removals whose deregistration went through.
+    /// once), then finishes the removals whose deregistration went through, then renews the
+    /// API tokens near their expiry (`TokenRenewer`).
     package func run() async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -35,13 +36,18 @@ extension SyncEngine {
                 // Refused now: no later run sends the token again.
                 outcome.skipReason = .removalTokenRefused
             }
-            guard !outcome.isFailure, outcome.action != .skipped else {
+            let deregistered = !outcome.isFailure && outcome.action != .skipped
+            let revoked = try await AccountRemoval.revokedAfterStep(account, outcome, store)
+            guard deregistered || revoked else {
                 entries.append(RunEntry(outcome: outcome, removing: account))
                 continue
             }
             let result = try await removal.complete(account, after: outcome, force: false)
             entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
         }
+        // Tokens near their expiry are rotated, and stale ones revoked: no request for the others.
+        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome))
+        for index in entries.indices { entries[index].outcome = renewed[index] }
         return entries
     }
 
@@ -68,8 +74,8 @@ extension AccountRemoval.Result {
     /// The account's outcome, as the removal left it.
     package var outcome: AccountOutcome {
         switch self {
-        case .removed(let outcome, _), .forced(let outcome, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
-            .kept(let outcome, _, _), .signedInAgain(let outcome):
+        case .removed(let outcome, _, _), .forced(let outcome, _, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
+            .kept(let outcome, _), .signedInAgain(let outcome):
             outcome
         }
     }
@@ -79,7 +85,7 @@ extension AccountRemoval.Result {
     package var deregistered: Bool {
         switch self {
         case .removed: true
-        case .forced(_, _, let deregistered, _), .kept(_, _, let deregistered): deregistered
+        case .forced(_, _, let reason, _, _), .kept(_, let reason): reason.deregistered
         case .busy, .interrupted, .signedInAgain: false
         }
     }

@@ -36,7 +36,7 @@ extension CommandRunner {
         // The whole second before: never later than the server's expiry, and an instant that
         // reads back from the database as itself.
         let expiresAt = (startedAt.timeIntervalSinceReferenceDate + mint.lifetime.duration.inSeconds).rounded(.down)
-        let details = APITokenDetails(name: name, expiresAt: Date(timeIntervalSinceReferenceDate: expiresAt))
+        let details = APITokenDetails(name: name, expiresAt: Date(timeIntervalSinceReferenceDate: expiresAt), lifetime: mint.lifetime.duration)
         do {
             try Self.checkAPIToken(minted.token.exposedValue)
             return try await signIn(

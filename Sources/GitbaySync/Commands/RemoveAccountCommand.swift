@@ -12,20 +12,28 @@ import Foundation
 /// `remove-account <account> [--force]`, also called `logout`.
 struct RemoveAccountCommand: CommandDefinition {
     static let force = CommandSpec.Option(
-        name: "--force", valueName: nil, help: "Delete now even if the server cannot be reached or the hook fails; lists the rows left behind.")
+        name: "--force", valueName: nil,
+        help:
+            "Delete now even if the server cannot be reached, the hook fails or the token cannot be revoked; lists the rows left behind and how to revoke the token by hand."
+    )
 
     static let sendsRequests = true
 
     static let spec = CommandSpec(
         words: ["remove-account"], aliases: ["logout"], group: .accounts, arguments: [.account], options: [force],
-        summary: "Sign out: deregister this device, then delete the token.",
+        summary: "Sign out: deregister this device, then revoke and delete the token.",
         discussion: """
             Runs the pre-removal hook: deregisters every row this device holds for the account,
-            then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, and only
-            then deletes the API token and the records. If the account held the device token on
+            then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, then
+            revokes the API token on the server when its name is known (`login --ssh` minted
+            it, or `login --token-name` named it), and only then deletes the token and the
+            records. A token pasted without a name is deleted here only, and is still valid on
+            the server: the message says how to revoke it (`ssh git@HOST token list`, then
+            `ssh git@HOST token revoke <name>`). If the account held the device token on
             its instance, another account there takes it over at once. If the server cannot be
-            reached, or the hook fails, the account stays `removing` with its token (exit 69), and
-            `gitbay-sync run` retries the removal (so does the timer, if installed). A hook that
+            reached, the hook fails or the token cannot be revoked, the account stays `removing`
+            with its token (exit 69), and `gitbay-sync run` retries the removal (so does the
+            timer, if installed; a hook that passed is not run again). A hook that
             another user owns, or that group or others can write (or its folder), is not run and
             counts as failed. A hook running after 30 seconds is stopped and counts as failed;
             whatever it started is stopped with it (on macOS, only its process group: a child it
@@ -101,6 +109,8 @@ struct RemovalOutput: CommandOutput {
             ("account", .string(account.name)),
             ("result", .string(verdict.word)),
             ("rows_left", .array(verdict.left.map(JSONValue.int))),
+            ("token_revoked", .bool(verdict.token?.isRevoked ?? false)),
+            ("token_name", .optional(verdict.token?.name ?? verdict.heldName)),
             ("requests", .int(requests)),
             ("error", .optional(verdict.failure?.message ?? forcedError)),
             ("accounts", .array(outcomes.map(\.json))),
@@ -115,15 +125,15 @@ struct RemovalOutput: CommandOutput {
 
     private var requests: Int {
         switch result {
-        case .removed(let outcome, _), .forced(let outcome, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
-            .kept(let outcome, _, _), .signedInAgain(let outcome):
+        case .removed(let outcome, _, _), .forced(let outcome, _, _, _, _), .busy(let outcome, _), .interrupted(let outcome, _),
+            .kept(let outcome, _), .signedInAgain(let outcome):
             outcome.requests
         }
     }
 
     /// What went wrong in a removal that still ended with the token deleted (`--force`).
     private var forcedError: String? {
-        if case .forced(let outcome, _, _, _) = result { return outcome.error }
+        if case .forced(let outcome, _, _, _, _) = result { return outcome.error }
         return nil
     }
 }
@@ -135,19 +145,27 @@ struct RemovalVerdict {
     var word = "kept"
     var left: [Int] = []
     var failure: CommandFailure?
+    /// What became of the API token, once the account is deleted.
+    var token: TokenRevocation?
+    /// The token a held revocation was for.
+    var heldName: String?
 
     init(_ result: AccountRemoval.Result, account: AccountRecord) {
         let shown = TerminalText.escaped(account.name)
         let retry =
             "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
+        let stillValid = { (token: TokenRevocation) in RemovalText.stillValid(token, on: account.instance).map { " " + $0 } ?? "" }
         switch result {
-        case .removed(_, let wiped):
-            (said, word) = ("Removed \(shown): this device is deregistered and the API token is deleted\(Self.lingering(wiped)).", "removed")
-        case .forced(let outcome, let rows, let deregistered, let wiped):
-            let why = CommandRunner.sentence(outcome.error ?? "the removal did not complete")
-            let what = deregistered ? "this device is deregistered, but the pre-remove hook did not pass" : "this device could not be deregistered"
+        case .removed(_, let wiped, let revocation):
+            token = revocation
+            (said, word) = (
+                "Removed \(shown): this device is deregistered and \(RemovalText.tokenGone(revocation))\(Self.lingering(wiped)).\(stillValid(revocation))",
+                "removed"
+            )
+        case .forced(_, let rows, let hold, let wiped, let revocation):
+            token = revocation
             (said, word, left) = (
-                "Removed \(shown) by force: the API token is deleted\(Self.lingering(wiped)), although \(what): \(TerminalText.escaped(why)).",
+                "Removed \(shown) by force: \(RemovalText.tokenGone(revocation))\(Self.lingering(wiped)), although \(TerminalText.escaped(RemovalText.held(hold))).\(stillValid(revocation))",
                 "forced", rows
             )
         case .signedInAgain:
@@ -162,20 +180,32 @@ struct RemovalVerdict {
             failure = CommandFailure(
                 "\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).",
                 exitCode: .unavailable)
-        case .kept(let outcome, _, _) where outcome.condition == .authFailed:
+        case .kept(let outcome, _) where outcome.condition == .authFailed:
             failure = CommandFailure(
                 "\(account.name) is not removed yet: \(SkipReasonText.refusedRemoval(account)). It stays `removing` with its API token and is no longer counted as signed in.",
                 exitCode: .denied)
-        case .kept(_, let reason, let deregistered):
-            let why = CommandRunner.sentence(reason)
-            failure =
-                deregistered
-                ? CommandFailure(
-                    "\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.",
-                    exitCode: .unavailable)
-                : CommandFailure(
-                    "\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.",
-                    exitCode: .unavailable)
+        case .kept(_, let hold):
+            failure = Self.held(hold, account: account, retry: retry)
+            if case .revocationFailed(let name, _) = hold { heldName = name }
+        }
+    }
+
+    /// The error of a removal kept as `removing` for `hold`.
+    private static func held(_ hold: RemovalHold, account: AccountRecord, retry: String) -> CommandFailure {
+        let why = CommandRunner.sentence(hold.detail)
+        switch hold {
+        case .deregistrationFailed:
+            return CommandFailure(
+                "\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.",
+                exitCode: .unavailable)
+        case .stepFailed:
+            return CommandFailure(
+                "\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.",
+                exitCode: .unavailable)
+        case .revocationFailed(let name, _):
+            return CommandFailure(
+                "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in; \(retry), or use --force to delete it here now (it then stays valid on the server until it is revoked by hand: \(RemovalText.sshCommand(account.instance, ["token", "revoke", name]))).",
+                exitCode: .unavailable)
         }
     }
 

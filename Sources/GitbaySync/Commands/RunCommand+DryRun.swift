@@ -53,7 +53,7 @@ struct DryRunOutput: CommandOutput {
             return "left alone: " + (SkipReasonText.worded(outcome).reason ?? "skipped")
         }
         var steps = plan.actions.map(words)
-        if plan.finishesRemoval { steps.append("then finish its removal (the pre-remove hook, then the API token deleted)") }
+        if plan.finishesRemoval { steps.append("then finish its removal (the pre-remove hook, then the API token revoked if named, then deleted)") }
         return steps.isEmpty ? "nothing to do" : "would " + steps.joined(separator: ", ")
     }
 

@@ -51,6 +51,11 @@ struct RunCommand: CommandDefinition {
             instance that does not answer costs a run about that long (the accounts of other
             instances go on meanwhile), and the account fails as a timeout, backing off as above.
 
+            A token `login --ssh` minted is rotated once a third of its lifetime or less is left:
+            the run mints its successor through the API with it, stores it and revokes the old
+            one (a crash in between leaves both valid, and the next run revokes the old one).
+            Tokens far from their expiry cost no request.
+
             With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
             per account that changed or failed (-v: every account); a failing account waits out its
             own backoff (at most DURATION, and never more than six hours; a server's wait is

@@ -5,6 +5,28 @@ import TestSupport
 enum ModelRegressions {
     static let all: [ModelSchedule] = [
         ModelSchedule(
+            name: "a rotation stopped after its mint went through, healed by the next run", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .nearExpiry,
+                // Four lists, then alice's token create, applied and its answer lost.
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
+                .run(concurrency: 1, crash: nil),
+                .removeAccount(0, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "a rotation stopped before it revoked the old token, healed by the next run", returnsDeviceID: [true, false],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .nearExpiry,
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 6, afterServerApplied: false)),
+                .run(concurrency: 4, crash: nil),
+                .removeAccount(1, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
+                .run(concurrency: 1, crash: nil),
+            ]),
+        ModelSchedule(
             name: "a rotation between tokens sharing 8 bytes, then sign-out", returnsDeviceID: [true, false],
             steps: [
                 .setToken("https://push.example.org/up/AAAA1", label: nil),

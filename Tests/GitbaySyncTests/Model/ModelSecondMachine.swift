@@ -58,4 +58,24 @@ final class ModelSecondMachine {
             throw ModelViolation(step: step, message: "the second machine's next run wrote \(writes.map(\.argv)) (exit \(again.code))")
         }
     }
+
+    /// True when a run here failed only for accounts whose API token the servers refuse: the
+    /// first machine revoked it at a sign-out there, while this copy of its database held it too.
+    func failedOnlyOnRevokedTokens(_ result: CLIResult, _ servers: [FakeGitbayServer]) async throws -> Bool {
+        guard result.code == 1, let rows = try result.json()["accounts"] as? [[String: Any]] else { return false }
+        let store = try await cli.store()
+        let tokens = try await store.storedAPITokens()
+        let accounts = Dictionary(uniqueKeysWithValues: try await store.accounts().map { ($0.name, $0.id) })
+        for row in rows {
+            let (condition, action) = (row["condition"] as? String, row["action"] as? String)
+            guard condition == "auth-failed" else {
+                if action == "failed" { return false }
+                continue
+            }
+            guard let id = accounts[row["account"] as? String ?? ""], let token = tokens[id]?.token.exposedValue,
+                servers.allSatisfy({ !$0.accepts(token) })
+            else { return false }
+        }
+        return true
+    }
 }

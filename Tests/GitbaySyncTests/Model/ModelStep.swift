@@ -41,13 +41,16 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     /// The instance answers the next device list with a 429 carrying this `Retry-After`, in a
     /// run; this device's clock then moves past the longest wait a run sets.
     case hostileWait(instance: Int, retryAfter: String)
+    /// This device's clock moves 61 days on: the API tokens signed in so far (90 days) are
+    /// within a third of their lifetime of expiry, and the next run rotates them.
+    case nearExpiry
 
     var crash: ModelCrash? {
         switch self {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
             .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash), .secondMachine(let crash):
             crash
-        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait:
+        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .nearExpiry:
             nil
         }
     }
@@ -72,6 +75,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .alongsideRun(let step): ".alongsideRun(\(step))"
         case .secondMachine(let value): ".secondMachine(crash: \(crash(value)))"
         case .hostileWait(let instance, let value): ".hostileWait(instance: \(instance), retryAfter: \(quoted(value)))"
+        case .nearExpiry: ".nearExpiry"
         }
     }
 }

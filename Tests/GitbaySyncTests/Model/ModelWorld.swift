@@ -99,6 +99,8 @@ final class ModelWorld {
     private var second: ModelSecondMachine?
     /// Deletions seen by the last check, per server: each step's new ones are its own.
     private var deletionsSeen: [Int] = [0, 0]
+    /// The API tokens: names, lifetimes, and the tokens this install must never revoke.
+    private let tokens = ModelTokens()
 
     init(_ schedule: ModelSchedule) async throws {
         servers = try (0..<2).map { index in
@@ -112,6 +114,7 @@ final class ModelWorld {
         var client = CLIHarness.client
         client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
         self.client = client
+        tokens.addForeignTokens(servers, users: Self.users)
         for index in Self.signedInAtStart { try await login(index, crash: nil) }
         label = try await cli.store().device().label
     }
@@ -145,10 +148,15 @@ final class ModelWorld {
 
     private func login(_ index: Int, crash: ModelCrash?) async throws {
         let (user, instance, host) = Self.users[index]
-        let apiToken = servers[instance].mintToken(for: user)
+        let store = try await cli.store()
+        // Named as `login --ssh` names a token, with this install's marker, for 90 days.
+        let tokenName = tokens.loginName(user, installMarker: try await store.device().installMarker)
+        let apiToken = servers[instance].mintToken(for: user, name: tokenName, lifetime: ModelTokens.lifetime)
         apiTokens.insert(apiToken)
+        if let existing = try await self.signedIn()[name(index)] { tokens.replacedBySignIn(try await store.apiToken(ofAccount: existing.id)) }
         let (configuration, crashSwitch) = client(crash)
-        let result = await command(["login", "http://\(host):\(servers[instance].port)"], stdin: apiToken, client: configuration)
+        let result = await command(
+            ["login", "http://\(host):\(servers[instance].port)", "--token-name", tokenName], stdin: apiToken, client: configuration)
         if !(crashSwitch?.crashed ?? false), result.code != 0 {
             throw ModelViolation(step: -1, message: "login of \(user) failed (\(result.code)): \(result.err)")
         }
@@ -158,9 +166,22 @@ final class ModelWorld {
         if signedIn { removalRequested.remove(index) }
         guard let account = try await self.signedIn()[name(index)], account.state == .active else {
             if signedIn { throw ModelViolation(step: -1, message: "login of \(user) said it signed in, but the account is gone") }
+            tokens.replacedBySignIn(Secret(apiToken))
             return
         }
         removalRequested.remove(index)
+        if try await store.apiToken(ofAccount: account.id) == Secret(apiToken) {
+            // Its expiry and lifetime, as `login --ssh` records them.
+            let expiresAt = Date(
+                timeIntervalSinceReferenceDate: (Date().timeIntervalSinceReferenceDate + clockAhead + ModelTokens.lifetime.inSeconds - 1).rounded(
+                    .down))
+            _ = try await store.replaceAPIToken(
+                ofAccount: account.id, named: tokenName, with: Secret(apiToken),
+                details: APITokenDetails(name: tokenName, expiresAt: expiresAt, lifetime: ModelTokens.lifetime))
+        } else {
+            // The sign-in stopped before it stored the token: the model's, never given.
+            tokens.replacedBySignIn(Secret(apiToken))
+        }
         // A new account row is a new sign-in, and goes last.
         if accountIDs[index] != account.id {
             signInOrder.removeAll { $0 == index }
@@ -241,8 +262,14 @@ final class ModelWorld {
         case .hostileWait(let instance, let retryAfter):
             try await hostileWait(instance, retryAfter: retryAfter, number: number)
             worldMoved = true
+        case .nearExpiry:
+            // Two thirds of the tokens' lifetime pass on this device's clock: the next run rotates them.
+            clockAhead += 61 * 86_400
         }
         try await syncAccounts(number)
+        let users = Dictionary(uniqueKeysWithValues: accountIDs.map { index, id in (id, (Self.users[index].0, Self.users[index].1)) })
+        apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users))
+        try tokens.check(servers, signedIn: Set(accountIDs.values), step: number)
         try await followServerNames(number)
         try checkOnlyOurRowsRemoved(number, byTheSecondMachine: { if case .secondMachine = step { true } else { false } }())
         if faultFreeRun {
@@ -250,6 +277,7 @@ final class ModelWorld {
             try await checkDesiredRows(number)
             try await checkRegisteredIsTrue(number)
             try await checkNextRunWritesNothing(number)
+            try await tokens.checkHealed(servers, try await cli.store(), step: number)
         } else if case .setToken = step, !worldMoved, !alongside {
             try await checkRegisteredIsTrue(number)
         }
@@ -266,6 +294,7 @@ final class ModelWorld {
         guard let second else { return }
         let result = await second.command(["run", "--json"], client: configuration, clockAhead: clockAhead)
         guard !crashed() else { return }
+        if try await second.failedOnlyOnRevokedTokens(result, servers) { return }
         guard result.code == 0 else {
             throw ModelViolation(step: number, message: "a fault-free run on the second machine failed (\(result.code)): \(result.err)")
         }

@@ -151,6 +151,8 @@ struct LegacyRecordTests {
                 DROP TABLE same_servers; ALTER TABLE device DROP COLUMN machine; ALTER TABLE device DROP COLUMN moved_at;
                 ALTER TABLE accounts DROP COLUMN removal_started_at;
                 ALTER TABLE api_tokens DROP COLUMN name; ALTER TABLE api_tokens DROP COLUMN expires_at;
+                DROP TABLE stale_api_tokens; ALTER TABLE api_tokens DROP COLUMN lifetime_seconds;
+                ALTER TABLE accounts DROP COLUMN removal_step_passed_for;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql

@@ -66,7 +66,7 @@ struct HookDescendantsTests {
         let result = try await world.remove(alice, removal: removal)
         let pids = try await stopper.value
         switch (example.ending, result) {
-        case (.timeout, .kept(_, let reason, _)): #expect(reason.contains("was killed after its timeout"), "\(reason)")
+        case (.timeout, .kept(_, .stepFailed(let reason))): #expect(reason.contains("was killed after its timeout"), "\(reason)")
         case (.stopRequest, .interrupted): break
         case (.exit, .removed): break
         default: Issue.record("unexpected result \(result)")

@@ -69,22 +69,21 @@ struct HookRemovalTests {
         let world = try await ReconcileWorld()
         let alice = try await world.registeredAlice(on: server)
         let hook = try world.installHook("echo 'backup first' >&2; exit 3")
-        guard case .kept(_, let reason, let deregistered) = try await world.remove(alice, removal: world.removal(hookPath: hook)) else {
+        guard case .kept(_, .stepFailed(let reason)) = try await world.remove(alice, removal: world.removal(hookPath: hook)) else {
             Issue.record("a failing hook keeps the account")
             return
         }
-        #expect(deregistered)
         #expect(reason.contains("exited with status 3"))
         #expect(reason.contains("backup first"))
         #expect(server.devices(of: "alice").isEmpty)
         #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
         #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.hookFailedDetail)
-        guard case .forced(_, _, let forcedAfterDeregistering, _) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook))
+        guard case .forced(_, _, let hold, _, _) = try await world.remove(alice, force: true, removal: world.removal(hookPath: hook))
         else {
             Issue.record("--force overrides a failing hook")
             return
         }
-        #expect(forcedAfterDeregistering)
+        #expect(hold.deregistered)
         #expect(try await world.store.account(id: alice.id) == nil)
     }
 
@@ -95,7 +94,7 @@ struct HookRemovalTests {
         let alice = try await world.signIn(server, "alice")
         let hook = try world.installHook("sleep 30")
         let result = try await world.remove(alice, removal: world.removal(hookPath: hook, hookTimeout: .milliseconds(300)))
-        guard case .kept(_, let reason, _) = result else {
+        guard case .kept(_, .stepFailed(let reason)) = result else {
             Issue.record("a hook past its timeout keeps the account, not \(result)")
             return
         }

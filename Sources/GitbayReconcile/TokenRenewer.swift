@@ -1,0 +1,135 @@
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Carries out what `TokenRotation` decides for a run's accounts, each through its own client
+/// and under its lease: revokes this install's stale tokens that `token list` still shows, then
+/// mints the successor of a token near its expiry, stores it, and revokes the predecessor. A
+/// crash between the mint and the store leaves the successor's name recorded (it is recorded
+/// before the mint), and one after the store leaves the predecessor's: the next run revokes
+/// whichever the server still lists. Only names this install recorded are ever revoked.
+struct TokenRenewer: Sendable {
+    let store: StateStore
+    let options: Reconciler.Options
+    let logger: Logger
+
+    /// Renews the tokens of the accounts whose pass in `outcomes` reached the server and did
+    /// not fail, when they need it; an account whose token is far from expiry costs no request.
+    func renew(_ outcomes: [AccountOutcome]) async throws -> [AccountOutcome] {
+        let now = options.now()
+        let tokens = try await store.storedAPITokens()
+        // Nothing is read beyond the tokens unless one has a name, and then only the install marker.
+        guard tokens.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return outcomes }
+        let marker = try await store.device().installMarker
+        let due = tokens.filter { _, stored in
+            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: now).isNeeded
+        }
+        guard !due.isEmpty else { return outcomes }
+        let accounts = Dictionary(try await store.accounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var renewed = outcomes
+        // An account its run reached: active or paused (a paused one lists too), not one left
+        // waiting out a backoff, failed, or being removed.
+        for index in renewed.indices where !renewed[index].isFailure && renewed[index].action != .skipped && options.mayStartMore() {
+            guard let account = accounts[renewed[index].account], account.state != .removing, let stored = due[account.id] else { continue }
+            await renew(account, stored, installMarker: marker, outcome: &renewed[index])
+        }
+        return renewed
+    }
+
+    /// Renews one account's token, holding its lease; another process holding it leaves the
+    /// renewal to that process or the next run.
+    private func renew(_ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, outcome: inout AccountOutcome) async {
+        let holder = options.leaseHolder
+        guard let grant = try? await store.takeLeases([account.id], holder: holder), grant.heldElsewhere.isEmpty else { return }
+        let need = TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: installMarker, now: options.now())
+        let client = GitbayClient(
+            instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: options.client, logger: logger)
+        var renewal = TokenRenewal()
+        do {
+            if need.cleanUp { try await cleanUp(account, stored, installMarker: installMarker, client, &renewal) }
+            if need.rotate { try await rotate(account, stored, client, &renewal, outcome: &outcome) }
+        } catch let error as GitbayError where error.kind == .authFailed {
+            await refused(account, error, outcome: &outcome)
+        } catch {
+            logger.info("token.renew-failed", ["error": "\(error)"])
+            renewal.failure = String(describing: error)
+        }
+        outcome.requests += await client.requestCount
+        outcome.tokenRenewal = renewal
+        if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
+    }
+
+    /// Revokes the stale tokens the server still lists, and forgets every stale name checked.
+    private func cleanUp(
+        _ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, _ client: GitbayClient, _ renewal: inout TokenRenewal
+    ) async throws {
+        let listed = Set(try await client.listTokens().map(\.name))
+        for name in stored.staleNames where TokenRotation.isThisInstalls(name, installMarker: installMarker) {
+            // The current token is never revoked here, whatever is recorded.
+            if name != stored.details.name, listed.contains(name) {
+                try await Self.revoke(name, with: client, gone: [.notFound])
+                renewal.revoked.append(name)
+            }
+            try await store.forgetStaleTokenNames([name], ofAccount: account.id)
+        }
+    }
+
+    /// Mints the successor with the current token, stores it, then revokes the predecessor.
+    private func rotate(
+        _ account: AccountRecord, _ stored: StoredAPIToken, _ client: GitbayClient, _ renewal: inout TokenRenewal,
+        outcome: inout AccountOutcome
+    ) async throws {
+        guard let name = stored.details.name, let lifetime = stored.details.lifetime else { return }
+        let now = options.now()
+        let successor = TokenRotation.successorName(of: name, at: now)
+        guard successor != name else { return }
+        // Recorded before the mint: a crash after it leaves a name the next run can revoke.
+        try await store.recordStaleTokenNames([successor], ofAccount: account.id, now: now)
+        let minted = try await client.createToken(named: successor, ttl: TokenRotation.ttl(lifetime))
+        outcome.writes += 1
+        // The whole second before: never later than the server's expiry.
+        let expiresAt = Date(timeIntervalSinceReferenceDate: (now.timeIntervalSinceReferenceDate + lifetime.inSeconds).rounded(.down))
+        let details = APITokenDetails(name: successor, expiresAt: expiresAt, lifetime: lifetime)
+        guard try await store.replaceAPIToken(ofAccount: account.id, named: name, with: minted.token, details: details, now: now) else {
+            // Signed in again or being removed meanwhile: the successor is of no use, and revokes itself.
+            let own = GitbayClient(
+                instance: account.instance, apiToken: minted.token, accountName: account.name, configuration: options.client, logger: logger)
+            if (try? await own.revokeToken(named: successor)) != nil { try await store.forgetStaleTokenNames([successor], ofAccount: account.id) }
+            outcome.requests += await own.requestCount
+            return
+        }
+        (renewal.predecessor, renewal.successor) = (name, successor)
+        // Gone already, or no longer taken: revoked either way.
+        try await Self.revoke(name, with: client, gone: [.notFound, .authFailed])
+        outcome.writes += 1
+        renewal.predecessorRevoked = true
+        try await store.forgetStaleTokenNames([name], ofAccount: account.id)
+    }
+
+    /// `token revoke <name>`, where an answer of one of the `gone` kinds counts as revoked.
+    static func revoke(_ name: String, with client: GitbayClient, gone: [GitbayError.Kind]) async throws(GitbayError) {
+        do {
+            try await client.revokeToken(named: name)
+        } catch {
+            guard gone.contains(error.kind) else { throw error }
+        }
+    }
+
+    /// Records a token the server refused during its renewal: `auth-failed`, until a new sign-in.
+    private func refused(_ account: AccountRecord, _ error: GitbayError, outcome: inout AccountOutcome) async {
+        var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
+        status.condition = .authFailed
+        status.lastAttemptAt = options.now()
+        status.lastError = String(describing: error)
+        status.nextRetryAt = nil
+        status.failures += 1
+        try? await store.saveStatus(status, ofAccount: account.id)
+        (outcome.action, outcome.condition, outcome.error) = (.failed, .authFailed, String(describing: error))
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What became of an account's API token on its server when the account was removed.
+package enum TokenRevocation: Sendable, Equatable {
+    /// `token revoke <name>` went through, or the server no longer knew the name (or the
+    /// token): it no longer works anywhere.
+    case revoked(name: String)
+    /// The token has a name but was not revoked (the removal was forced past a failure): it
+    /// stays valid on the server until it is revoked by hand or expires.
+    case notRevoked(name: String)
+    /// No name is known for it (a token pasted without `--token-name`): it was deleted here
+    /// only, and stays valid on the server.
+    case unnamed
+
+    /// The token's name on the server, when known.
+    package var name: String? {
+        switch self {
+        case .revoked(let name), .notRevoked(let name): name
+        case .unnamed: nil
+        }
+    }
+
+    /// True when the token no longer works on the server.
+    package var isRevoked: Bool {
+        if case .revoked = self { true } else { false }
+    }
+}
+
+/// Why a removal did not complete, each with the detail the failure gave: the words for it
+/// belong to the caller.
+package enum RemovalHold: Sendable, Equatable {
+    /// This device's rows could not be removed (the server's or the connection's failure).
+    case deregistrationFailed(String)
+    /// The device is deregistered, but the pre-removal step failed.
+    case stepFailed(String)
+    /// The device is deregistered and the step passed, but the token named `name` could not
+    /// be revoked on the server.
+    case revocationFailed(name: String, detail: String)
+
+    /// What the failure itself said.
+    package var detail: String {
+        switch self {
+        case .deregistrationFailed(let detail), .stepFailed(let detail), .revocationFailed(_, let detail): detail
+        }
+    }
+
+    /// Whether this device's rows for the account are gone from the server.
+    package var deregistered: Bool {
+        if case .deregistrationFailed = self { false } else { true }
+    }
+}

@@ -1,0 +1,87 @@
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The command line's words for how a removal left the account's API token and why a removal
+/// was held: the core says so as values (`TokenRevocation`, `RemovalHold`), the agent says it
+/// with the commands that end it.
+enum RemovalText {
+    /// `ssh git@HOST <words>` for the instance's SSH access, as the user would type it.
+    static func sshCommand(_ instance: InstanceURL, _ words: [String]) -> String {
+        (["ssh"] + SSHDestination.default(for: instance).arguments + words).map(ShellWords.quoted).joined(separator: " ")
+    }
+
+    /// What the user must know of a token that was not revoked, with how to revoke it; nil
+    /// when it was revoked.
+    static func stillValid(_ token: TokenRevocation, on instance: InstanceURL) -> String? {
+        switch token {
+        case .revoked:
+            return nil
+        case .notRevoked(let name):
+            return
+                "The API token \(TerminalText.escaped(name)) is still valid on the server: revoke it with `\(sshCommand(instance, ["token", "revoke", name]))`."
+        case .unnamed:
+            return
+                "The API token is still valid on the server (it was pasted without --token-name, so gitbay-sync does not know its name): find it with `\(sshCommand(instance, ["token", "list"]))`, then revoke it with `\(sshCommand(instance, ["token", "revoke", "<name>"]))`."
+        }
+    }
+
+    /// What became of the token, as the removal's first sentence says it.
+    static func tokenGone(_ token: TokenRevocation) -> String {
+        switch token {
+        case .revoked(let name): "the API token \(TerminalText.escaped(name)) is revoked on the server and deleted"
+        case .notRevoked, .unnamed: "the API token is deleted here"
+        }
+    }
+
+    /// Why the removal was held, as a clause: what failed and what still stands (not escaped
+    /// for a terminal).
+    static func held(_ hold: RemovalHold) -> String {
+        let why = CommandRunner.sentence(hold.detail)
+        switch hold {
+        case .deregistrationFailed: return "this device could not be deregistered: \(why)"
+        case .stepFailed: return "this device is deregistered, but the pre-remove hook did not pass: \(why)"
+        case .revocationFailed(let name, _):
+            return "this device is deregistered and the pre-remove hook passed, but the API token \(name) could not be revoked on the server: \(why)"
+        }
+    }
+
+    /// What ends a held removal besides the runs that retry it.
+    static func wayOut(_ hold: RemovalHold, account: String) -> String {
+        switch hold {
+        case .deregistrationFailed: "or `gitbay-sync remove-account \(account) --force` deletes it now"
+        case .stepFailed: "fix the hook (runs run it again), or `gitbay-sync remove-account \(account) --force` deletes the token now"
+        case .revocationFailed:
+            "or `gitbay-sync remove-account \(account) --force` deletes it here now (it then stays valid on the server until revoked by hand)"
+        }
+    }
+
+    /// `outcome` with what its run did to the API token said in its reason (after any the
+    /// command line put there).
+    static func renewal(_ outcome: AccountOutcome) -> AccountOutcome {
+        guard let renewal = outcome.tokenRenewal else { return outcome }
+        var said: [String] = outcome.reason.map { [$0] } ?? []
+        if let successor = renewal.successor, let predecessor = renewal.predecessor {
+            let revoked = renewal.predecessorRevoked ? "revoked" : "left to revoke at the next run"
+            said.append(
+                "API token rotated before its expiry: \(TerminalText.escaped(successor)) replaces \(TerminalText.escaped(predecessor)), \(revoked)")
+        }
+        if !renewal.revoked.isEmpty {
+            said.append(
+                "stale API token\(renewal.revoked.count == 1 ? "" : "s") of this device revoked: \(renewal.revoked.map(TerminalText.escaped).joined(separator: ", "))"
+            )
+        }
+        if let failure = renewal.failure {
+            said.append("the API token could not be renewed (\(CommandRunner.sentence(failure))); the next `gitbay-sync run` tries again")
+        }
+        var outcome = outcome
+        if !said.isEmpty { outcome.reason = said.joined(separator: "; ") }
+        return outcome
+    }
+}

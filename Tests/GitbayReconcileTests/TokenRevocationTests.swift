@@ -1,0 +1,152 @@
+import Foundation
+import GitbayFake
+import ReconcileSupport
+import TestSupport
+import Testing
+
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// 9. A removal revokes the API token on the server when its name is known, as its last request.
+@Suite("Revoking the API token at sign-out")
+struct TokenRevocationTests {
+    /// A pre-removal step that counts its runs.
+    struct CountingStep: PreRemovalStep {
+        let runs = Counter()
+        func run(for account: AccountRecord, shutdown: ShutdownSignal) async throws { await runs.add() }
+    }
+
+    actor Counter {
+        private(set) var value = 0
+        func add() { value += 1 }
+    }
+
+    static let revokeFailure = FakeFault.status(503, body: #"{"protocol_version":1,"error":"store busy"}"#)
+
+    @Test("a removal revokes a named token, the last request sent with it, and the token is refused afterwards")
+    func revokesNamedToken() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-aaaaaa")
+        try await world.setToken()
+        _ = try await world.run()
+        guard case .removed(let outcome, _, let revocation) = try await world.remove(alice) else {
+            Issue.record("a removal with the server up completes")
+            return
+        }
+        #expect(revocation == .revoked(name: "gitbay-sync-laptop-gbs-aaaaaa"))
+        #expect(outcome.requests == 3)
+        #expect(server.requests().last?.argv == ["token", "revoke", "gitbay-sync-laptop-gbs-aaaaaa"])
+        #expect(!server.accepts(token))
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
+
+    @Test("a name the server no longer knows counts as revoked")
+    func unknownNameIsRevoked() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let token = server.mintToken(for: "alice")
+        let alice = try await world.store.signIn(
+            instance: InstanceURL(parsing: server.baseURL), username: "alice", apiToken: Secret(token),
+            details: APITokenDetails(name: "revoked-by-hand"))
+        guard case .removed(_, _, .revoked(name: "revoked-by-hand")) = try await world.remove(alice) else {
+            Issue.record("a 404 for the name is a revocation done")
+            return
+        }
+        #expect(server.requests().last?.argv == ["token", "revoke", "revoked-by-hand"])
+    }
+
+    @Test("a revocation that cannot be sent keeps the account removing; the next run revokes it without running the step again")
+    func failedRevocationRetried() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-bbbbbb")
+        try await world.setToken()
+        _ = try await world.run()
+        server.inject(Self.revokeFailure, command: "token revoke", times: 10)
+        let step = CountingStep()
+        let result = try await world.remove(alice, removal: world.removal(step: step))
+        guard case .kept(let outcome, .revocationFailed(let name, _)) = result else {
+            Issue.record("a revocation that fails keeps the account, not \(result)")
+            return
+        }
+        #expect(name == "gitbay-sync-laptop-gbs-bbbbbb")
+        #expect(outcome.condition == .removing)
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == Secret(token))
+        #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.revocationFailedDetail)
+        #expect(server.accepts(token))
+        #expect(server.devices(of: "alice").isEmpty)
+        #expect(await step.runs.value == 1)
+
+        server.clearFaults()
+        let entries = try await world.engine(step: step).run()
+        guard case .removed(_, _, .revoked(name: "gitbay-sync-laptop-gbs-bbbbbb")) = try #require(entries.first?.removal) else {
+            Issue.record("the next run finishes the removal: \(entries)")
+            return
+        }
+        #expect(await step.runs.value == 1, "the step passed already in this removal")
+        #expect(!server.accepts(token))
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
+
+    @Test("--force past a revocation that fails deletes the account and says the token is still valid")
+    func forcedPastRevocation() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-cccccc")
+        server.inject(Self.revokeFailure, command: "token revoke", times: 10)
+        let result = try await world.remove(alice, force: true)
+        guard case .forced(_, _, .revocationFailed, _, .notRevoked(name: "gitbay-sync-laptop-gbs-cccccc")) = result else {
+            Issue.record("--force deletes past a failed revocation, not \(result)")
+            return
+        }
+        #expect(try await world.store.account(id: alice.id) == nil)
+        #expect(server.accepts(token))
+    }
+
+    @Test("--force with the server down sends nothing more and names the token left valid")
+    func forcedWithServerDown() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-dddddd")
+        server.isDown = true
+        let result = try await world.remove(alice, force: true)
+        guard case .forced(_, _, .deregistrationFailed, _, .notRevoked(name: "gitbay-sync-laptop-gbs-dddddd")) = result else {
+            Issue.record("--force deletes, the token not revoked, not \(result)")
+            return
+        }
+        server.isDown = false
+        #expect(server.accepts(token))
+    }
+
+    @Test("a crash after the revocation went through, before the deletion: the next run finishes the removal")
+    func crashAfterRevocation() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-eeeeee")
+        try await world.setToken()
+        _ = try await world.run()
+        // The list, the row's removal, then the revocation, whose answer is lost.
+        let crashing = TokenRotationTests.crashingClient(server, at: 3, afterServerApplied: true)
+        let removal = AccountRemoval(
+            reconciler: world.reconciler(honourBackoff: false, client: crashing), step: NoPreRemovalStep(), shutdown: ShutdownSignal())
+        guard case .kept(_, .revocationFailed) = try await world.remove(alice, removal: removal) else {
+            Issue.record("a lost answer to the revocation keeps the account")
+            return
+        }
+        #expect(!server.accepts(token))
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+
+        let entries = try await world.engine().run()
+        guard case .removed(_, _, .revoked(name: "gitbay-sync-laptop-gbs-eeeeee")) = try #require(entries.first?.removal) else {
+            Issue.record("the next run ends the removal whose token is refused after its step passed: \(entries)")
+            return
+        }
+        #expect(entries.first?.removal?.outcome.isFailure == false, "the run reports the removal, not the refusal")
+        #expect(try await world.store.account(id: alice.id) == nil)
+    }
+}

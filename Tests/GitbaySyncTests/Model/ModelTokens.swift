@@ -1,0 +1,91 @@
+import Foundation
+import GitbayFake
+
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// What the model knows of the accounts' API tokens. Every sign-in is given a token named as
+/// `login --ssh` names one (with this install's marker) and recorded with its expiry and
+/// lifetime, so that runs rotate it once the device's clock moves near its expiry. Beside
+/// them, each user has a token of their own and one of another install, which nothing here may
+/// revoke. Checked: (5) those outlive every step; (6) an account that leaves (its removal
+/// complete; the model never forces one) leaves its last token and its stale names revoked;
+/// (7) after a fault-free run, the only valid token of this install for each signed-in account
+/// is its stored one: a crash between a rotation's mint and its revocation is healed.
+final class ModelTokens {
+    static let lifetime = Duration.seconds(90 * 86_400)
+
+    private var minted = 0
+    /// The user's own tokens and another install's: (instance, value).
+    private var foreign: [(instance: Int, value: String)] = []
+    /// Each account's token as last seen, by account row id, with its user and instance.
+    private var lastSeen: [Int64: (user: String, instance: Int, stored: StoredAPIToken)] = [:]
+    /// Tokens a later sign-in replaced: the model's own doing, which nothing revokes.
+    private var replaced: Set<String> = []
+
+    /// Gives every user a token of their own and one of another install, on their instance.
+    func addForeignTokens(_ servers: [FakeGitbayServer], users: [(String, Int, String)]) {
+        for (user, instance, _) in users {
+            foreign.append((instance, servers[instance].mintToken(for: user, name: "my-own-token")))
+            foreign.append((instance, servers[instance].mintToken(for: user, name: "gitbay-sync-desk-gbs-zzzzzz")))
+        }
+    }
+
+    /// The name a sign-in's token is minted under: this install's, unique on the server.
+    func loginName(_ user: String, installMarker: String) -> String {
+        minted += 1
+        return "gitbay-sync-\(user)\(minted)-\(installMarker)"
+    }
+
+    /// Records that a sign-in replaced `token`, the account's before it.
+    func replacedBySignIn(_ token: Secret?) {
+        if let token { replaced.insert(token.exposedValue) }
+    }
+
+    /// Reads every account's token; returns the tokens stored now (rotations add some).
+    func observe(_ store: StateStore, users: [Int64: (String, Int)]) async throws -> Set<String> {
+        let stored = try await store.storedAPITokens()
+        for (id, token) in stored {
+            guard let (user, instance) = users[id] else { continue }
+            lastSeen[id] = (user, instance, token)
+        }
+        return Set(stored.values.map(\.token.exposedValue))
+    }
+
+    /// (5) and (6), after every step; `signedIn` holds the account ids still there.
+    func check(_ servers: [FakeGitbayServer], signedIn: Set<Int64>, step: Int) throws {
+        for (instance, value) in foreign where !servers[instance].accepts(value) {
+            throw ModelViolation(step: step, message: "a token that is not this install's was revoked on instance \(instance)")
+        }
+        for (id, seen) in lastSeen where !signedIn.contains(id) {
+            lastSeen[id] = nil
+            let server = servers[seen.instance]
+            if server.accepts(seen.stored.token.exposedValue) {
+                throw ModelViolation(step: step, message: "\(seen.user)'s removal completed with its API token still valid")
+            }
+            let names = Set([seen.stored.details.name].compactMap { $0 } + seen.stored.staleNames)
+            if let left = server.tokens(of: seen.user).first(where: { names.contains($0.name) && server.accepts($0.value) }) {
+                throw ModelViolation(step: step, message: "\(seen.user)'s removal completed with this install's token \(left.name) still valid")
+            }
+        }
+    }
+
+    /// (7), after a fault-free run: each account not being removed has exactly one valid
+    /// token of this install on its server, the stored one.
+    func checkHealed(_ servers: [FakeGitbayServer], _ store: StateStore, step: Int) async throws {
+        let marker = try await store.device().installMarker
+        let stored = try await store.storedAPITokens()
+        for account in try await store.accounts() where account.state != .removing {
+            guard let seen = lastSeen[account.id], let token = stored[account.id] else { continue }
+            let server = servers[seen.instance]
+            let valid = server.tokens(of: seen.user).filter {
+                $0.name.contains(marker) && server.accepts($0.value) && !replaced.contains($0.value)
+            }
+            guard valid.map(\.value) == [token.token.exposedValue] else {
+                throw ModelViolation(
+                    step: step,
+                    message: "\(seen.user) has this install's valid tokens \(valid.map(\.name)) after a fault-free run, not only the stored one")
+            }
+        }
+    }
+}
