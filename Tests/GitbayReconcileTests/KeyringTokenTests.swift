@@ -171,4 +171,32 @@ struct KeyringTokenTests {
         _ = try await Reconciler(store: world.store, options: .init(client: client, keyring: absent), logger: .disabled).reconcile()
         #expect(try await world.store.tokenPlaces()[bob.id] == .database, "no keyring here: kept in the database for good")
     }
+
+    @Test("a named token the keyring holds is read from it and revoked at sign-out; while the keyring does not answer, the removal is kept")
+    func keyringTokenRevokedAtSignOut() async throws {
+        let keyring = MemoryKeyring()
+        let token = server.mintToken(for: "alice", name: "gitbay-sync-laptop-0123")
+        let alice = try await engine(keyring).signIn(
+            instance: try InstanceURL(parsing: server.baseURL), username: "alice", apiToken: Secret(token),
+            details: APITokenDetails(name: "gitbay-sync-laptop-0123", expiresAt: nil)
+        ).account
+        _ = try await engine(keyring).setDeviceToken(Secret(ReconcileWorld.token), label: "laptop")
+        _ = try await engine(keyring).run()
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == nil, "the database holds only a reference")
+
+        keyring.failure.withLock { $0 = .locked }
+        let kept = try await engine(keyring).removeAccount(alice, force: false)
+        guard case .kept = kept.result else {
+            Issue.record("a removal whose token the keyring does not give is kept: \(kept.result)")
+            return
+        }
+        #expect(server.accepts(token), "nothing revoked yet")
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+
+        keyring.failure.withLock { $0 = nil }
+        let done = try await engine(keyring).run()
+        #expect(done.first?.removal.map { if case .removed = $0 { true } else { false } } == true)
+        #expect(!server.accepts(token), "the token is revoked on the server")
+        #expect(keyring.items.withLock { $0.isEmpty })
+    }
 }
