@@ -20,10 +20,13 @@ extension PassDriver {
         var holdsTurn = false
         /// The first list's exchange, started before the loop began (`startFirstList`).
         var ahead: ListAhead?
+        /// The API token the client sends.
+        var token: Secret?
 
-        init(pass: AccountPass, client: Result<GitbayClient, any Error>, logger: Logger) {
+        init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger) {
             self.pass = pass
             self.client = client
+            self.token = token
             self.logger = logger
             step = self.pass.begin()
         }

@@ -28,7 +28,8 @@ struct PassDriver: Sendable {
     func start(_ pass: () -> AccountPass, token: Secret?) -> Carrier {
         let pass = pass()
         return Carrier(
-            pass: pass, client: Result { try makeClient(pass.account, token: token) }, logger: logger.with(["account.name": pass.account.name]))
+            pass: pass, client: Result { try makeClient(pass.account, token: token) }, token: token,
+            logger: logger.with(["account.name": pass.account.name]))
     }
 
     /// The pass's result if its first list, started ahead (`Carrier.startFirstList`), answered
@@ -131,6 +132,9 @@ struct PassDriver: Sendable {
                 try await store.forgetRegistration(accountID: account.id, deviceID: id)
                 return .stored
             case .save(let status, let snapshot):
+                // A token refused after another process replaced it (a rotation, a sign-in) says
+                // nothing of the token stored now: the pass is planned again with that one.
+                if status.condition == .authFailed, await storedTokenChanged(carrier) { return .saved(false) }
                 return .saved(try await store.saveStatus(status, ofAccount: account.id, ifStill: snapshot))
             case .giveBackLease:
                 try? await store.releaseLeases([account.id], holder: options.leaseHolder)
@@ -192,17 +196,23 @@ struct PassDriver: Sendable {
     @inline(never)
     private func readAfresh(_ carrier: Carrier) async -> AccountPass.Event {
         carrier.logger.info("account.superseded", ["account.name": carrier.pass.account.name])
-        let (event, client) = await readAfresh(carrier.pass.account.id)
-        if let client {
+        let (event, fresh) = await readAfresh(carrier.pass.account.id)
+        if let fresh {
             carrier.spent += await Self.requests(of: carrier.client)
-            carrier.client = client
+            (carrier.client, carrier.token) = fresh
         }
         return event
     }
 
+    /// Whether the account's stored API token is no longer the one its client sends.
+    private func storedTokenChanged(_ carrier: Carrier) async -> Bool {
+        guard let stored = try? await sameServer.tokens.token(of: carrier.pass.account) else { return false }
+        return stored != carrier.token
+    }
+
     /// The account as read afresh for another pass, and the client for it (none when the read
     /// fails or the account is gone).
-    private func readAfresh(_ id: Int64) async -> (AccountPass.Event, Result<GitbayClient, any Error>?) {
+    private func readAfresh(_ id: Int64) async -> (AccountPass.Event, (Result<GitbayClient, any Error>, Secret?)?) {
         do {
             guard let account = try await store.account(id: id), let snapshot = try await store.desireSnapshot(ofAccount: id) else {
                 return (.fresh(nil), nil)
@@ -211,7 +221,7 @@ struct PassDriver: Sendable {
                 account: account, snapshot: snapshot, device: try await store.device(), status: try await store.status(ofAccount: id),
                 records: try await store.registrations(ofAccount: id))
             let token = try await sameServer.tokens.token(of: account)
-            return (.fresh(fresh), Result { try makeClient(account, token: token) })
+            return (.fresh(fresh), (Result { try makeClient(account, token: token) }, token))
         } catch {
             return (.failed(error), nil)
         }

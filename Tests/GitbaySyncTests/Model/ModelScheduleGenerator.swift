@@ -94,12 +94,10 @@ struct ModelScheduleGenerator {
             steps.append(step)
         }
         // A copy of the database on a second machine holds the same API tokens: a rotation here
-        // revokes the one it signs in with, which the second machine's runs then find refused.
-        // A command beside a rotating run may still send the token the run just revoked (read
-        // before the rotation stored its successor) and record the account auth-failed: a
-        // known race, left out of the schedules until it is fixed.
-        let concurrent = steps.contains { if case .secondMachine = $0 { true } else if case .alongsideRun = $0 { true } else { false } }
-        if concurrent {
+        // revokes the one it signs in with, which the second machine's runs then find refused,
+        // as they should.
+        let copied = steps.contains { if case .secondMachine = $0 { true } else { false } }
+        if copied {
             steps = steps.map { if case .nearExpiry = $0 { .run(concurrency: 1, crash: nil) } else { $0 } }
         }
         return ModelSchedule(name: name, returnsDeviceID: [chance(60), chance(60)], steps: steps)
