@@ -28,6 +28,9 @@ package struct Console: Sendable {
     package var err: @Sendable (String) -> Void
     /// The first write to `out` or `err` that did not go through, if any.
     package var outputFailure: @Sendable () -> OutputFailure?
+    /// Whether standard error is a terminal: a person watching, to whom a slow step says what
+    /// it is doing (`CommandRunner.progress`).
+    package var errorIsTerminal = false
 
     package init(
         readInput: @escaping @Sendable (Int) -> BoundedInput, inputIsTerminal: Bool,
@@ -51,7 +54,7 @@ package struct Console: Sendable {
     /// signal that ends the process there turns echo back on first.
     package static func standard(shutdown: ShutdownSignal) -> Console {
         let streams = WrittenStreams()
-        return Console(
+        var console = Console(
             readInput: { limit in BoundedInput(StandardStreams.readAll(STDIN_FILENO, limit: limit)) },
             inputIsTerminal: isatty(STDIN_FILENO) == 1,
             readSecret: { prompt, limit in
@@ -89,6 +92,8 @@ package struct Console: Sendable {
             err: { line in streams.err(line + "\n") },
             outputFailure: { streams.firstFailure.withLock { $0 } }
         )
+        console.errorIsTerminal = isatty(STDERR_FILENO) == 1
+        return console
     }
 }
 

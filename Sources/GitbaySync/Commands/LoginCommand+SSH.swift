@@ -31,6 +31,7 @@ extension CommandRunner {
         let minting = SSHTokenMint(program: program, destination: destination, name: name, lifetime: mint.lifetime)
         let startedAt = context.now()
         logger.info("login.ssh.mint", ["ssh.destination": destination.description, "token.name": name, "token.ttl": mint.lifetime.text])
+        progress("minting the API token \(name) over ssh \(destination) (token create) …")
         let minted = try await minting.run(environment: context.environment, timeout: context.sshTimeout, shutdown: context.shutdown)
             .mapError { Self.mintFailure($0, minting, instance: instance) }.get()
         // The whole second before: never later than the server's expiry, and an instant that

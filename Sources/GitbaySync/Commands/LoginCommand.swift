@@ -165,9 +165,11 @@ extension CommandRunner {
         do {
             let client = GitbayClient(
                 instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
+            progress("checking the API token with \(instance): whoami, and whether it may register devices …")
             let username = try await SyncEngine.verifiedUsername(client)
             let store = if let existing { existing } else { try await openStore() }
-            _ = try await store.device(installMarker: installMarker)
+            let device = try await store.device(installMarker: installMarker)
+            if device.token != nil { progress("signed in as \(escaped: username); registering this device with \(instance) …") }
             let signedIn = try await engine(store).signIn(
                 instance: instance, username: username, apiToken: apiToken, details: details, choice: choice)
             show(Self.signedInOutput(signedIn, instance: instance, details: details, choice: choice))
