@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -167,6 +168,14 @@ extension CommandRunner {
                 instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
             progress("checking the API token with \(instance): whoami, and whether it may register devices …")
             let username = try await SyncEngine.verifiedUsername(client)
+            if existing == nil, choice == .keyring {
+                // A keyring that does not answer stores nothing: not even the database file.
+                do throws(KeyringUnavailable) {
+                    _ = try await keyring.readAll()
+                } catch {
+                    throw SyncEngine.SignInFailure.keyringUnavailable(error)
+                }
+            }
             let store = if let existing { existing } else { try await openStore() }
             let device = try await store.device(installMarker: installMarker)
             if device.token != nil { progress("signed in as \(escaped: username); registering this device with \(instance) …") }

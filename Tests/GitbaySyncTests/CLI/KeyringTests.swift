@@ -85,6 +85,7 @@ struct KeyringTests {
         #expect(refused.code == 69, "\(refused.err)")
         #expect(refused.err.contains("could not keep the API token in the OS keyring"), "\(refused.err)")
         #expect(refused.err.contains("nothing was stored"))
+        #expect(!FileManager.default.fileExists(atPath: cli.databasePath), "no database was created")
         #expect(try await cli.store().accounts().isEmpty)
 
         let login = await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "alice"))
