@@ -47,7 +47,15 @@ package struct SyncEngine: Sendable {
     /// change to one of them may move the device token to another. `activeOnly` leaves out
     /// the paused and the removing.
     package func reconcileServer(of instance: InstanceURL, activeOnly: Bool = false) async throws -> [AccountOutcome] {
-        let accounts = try await store.accounts(onServerOf: instance).filter { !activeOnly || $0.state == .active }
+        var accounts = try await store.accounts(onServerOf: instance).filter { !activeOnly || $0.state == .active }
+        // A removal whose pre-removal step passed is deregistered already: only its token's
+        // revocation and its deletion are left, which a run finishes (its token may be refused
+        // by then, the revocation having gone through before a crash).
+        for account in accounts where account.state == .removing {
+            if try await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt) {
+                accounts.removeAll { $0.id == account.id }
+            }
+        }
         guard !accounts.isEmpty else { return [] }
         return try await reconciler.reconcile(only: Set(accounts.map(\.id)))
     }

@@ -5,6 +5,14 @@ import TestSupport
 enum ModelRegressions {
     static let all: [ModelSchedule] = [
         ModelSchedule(
+            name: "a removal stopped once its revocation went through, then a sign-in on its server", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("https://push.example.org/up/SE9686", label: nil),
+                .removeAccount(0, crash: nil),
+                .removeAccount(1, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
+                .relogin(0, crash: nil),
+            ]),
+        ModelSchedule(
             name: "a rotation stopped after its mint went through, healed by the next run", returnsDeviceID: [true, true],
             steps: [
                 .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
