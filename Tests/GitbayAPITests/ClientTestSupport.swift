@@ -37,17 +37,18 @@ enum TestClients {
         maxResponseBytes: Int = 1 << 20,
         retry: RetryPolicy = fastRetry,
         connections: ConnectionPool = .shared,
+        deadline: Duration? = ClientConfiguration.defaultDeadline,
         logger: Logger = .disabled
     ) throws -> GitbayClient {
         let instance = try InstanceURL(parsing: server.baseURL)
+        var configuration = ClientConfiguration(
+            transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: requestTimeout, maxResponseBytes: maxResponseBytes),
+            retry: retry, http: CurlTransport(pool: connections))
+        configuration.deadline = deadline
         return GitbayClient(
             instance: instance,
             apiToken: Secret(token),
             accountName: "\(user)@\(instance.authority)",
-            configuration: ClientConfiguration(
-                transport: TransportConfiguration(
-                    connectTimeout: .seconds(2), requestTimeout: requestTimeout, maxResponseBytes: maxResponseBytes),
-                retry: retry, http: CurlTransport(pool: connections)),
-            logger: logger)
+            configuration: configuration, logger: logger)
     }
 }

@@ -7,12 +7,12 @@ import Testing
 struct TransportClientTests {
     static func client(_ server: FakeGitbayServer, token: String, over kind: TransportKind) throws -> GitbayClient {
         let instance = try InstanceURL(parsing: server.baseURL)
+        // No deadline: none of these tests is about time, and a loaded machine must not fail them.
+        var configuration = ClientConfiguration(transport: Requests.limits(), retry: .never, http: kind.make())
+        configuration.deadline = nil
         return GitbayClient(
             instance: instance, apiToken: Secret(token), accountName: "alice@\(instance.authority)",
-            configuration: ClientConfiguration(
-                transport: Requests.limits(), retry: .never,
-                http: kind.make()),
-            logger: .disabled)
+            configuration: configuration, logger: .disabled)
     }
 
     @Test("a client adds a device, lists it, lists again unchanged, removes it and finds it gone", arguments: TransportKind.allCases)

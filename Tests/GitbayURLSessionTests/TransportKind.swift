@@ -38,9 +38,9 @@ enum Requests {
 
     /// Short timeouts: a test never waits on a default.
     static func limits(
-        requestTimeout: Duration = .seconds(5), maxResponseBytes: Int = 1 << 20, keeping names: Set<String>? = nil
+        requestTimeout: Duration = .seconds(30), maxResponseBytes: Int = 1 << 20, keeping names: Set<String>? = nil
     ) -> TransportConfiguration {
-        var limits = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: requestTimeout, maxResponseBytes: maxResponseBytes)
+        var limits = TransportConfiguration(connectTimeout: .seconds(10), requestTimeout: requestTimeout, maxResponseBytes: maxResponseBytes)
         limits.responseHeaders = names
         return limits
     }
