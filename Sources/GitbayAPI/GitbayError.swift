@@ -100,9 +100,10 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// Says what failed and what the user can do, never that something will retry it: the
-    /// same error ends a `login` (which nothing retries) and a `run` (which the next run or
-    /// the timer retries); the caller says which.
+    /// Says what failed and, where no program's command is needed for it, what the user can
+    /// do; never that something will retry it: the same error ends a sign-in (which nothing
+    /// retries) and a run (which the next run retries). The caller says which, and adds the
+    /// step its own interface offers for a token to replace (a sign-in command, a screen).
     package var description: String {
         let commandText = command.isEmpty ? "the request" : "`\(command.joined(separator: " "))`"
         var answer: [String] = []
@@ -111,13 +112,11 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         if let serverMessage, !serverMessage.isEmpty { answer.append(Self.shortened(serverMessage)) }
         let said = answer.isEmpty ? "" : " (\(answer.joined(separator: ", ")))"
         let head = "\(account): \(commandText) failed"
-        let mint = TokenMinting.command(forAccount: account)
         switch kind {
         case .authFailed:
-            return
-                "\(head): the API token is no longer valid\(said). Sign in again with `gitbay-sync login` and a new token (`\(mint)`), or let it mint one with `gitbay-sync login <instance-url> --ssh`."
+            return "\(head): the API token is no longer valid\(said)."
         case .readOnlyToken:
-            return "\(head): the API token is read-only\(said). Mint a full-scope one with `\(mint)` and sign in again."
+            return "\(head): the API token is read-only\(said); this needs a full-scope one."
         case .writeLimited(let wait):
             return "\(head): the account's write limit is reached\(said)\(Self.wait(wait, for: "the server takes writes again after"))."
         case .denied:
@@ -132,7 +131,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         case .pushDisabled:
             return "\(head): this instance does not send push notifications\(said). Ask its admin to enable [push]."
         case .usage:
-            return "\(head): the server rejected the command line\(said). This is a gitbay-sync bug or a server too old for it; please report it."
+            return "\(head): the server rejected the command line\(said). This client has a bug, or the server is too old for it; please report it."
         case .serverFailure:
             return "\(head): the server reported a failure\(said)."
         case .notJSON:
@@ -141,7 +140,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
         case .malformed:
             return "\(head): the answer is not a valid gitbay reply\(said). A proxy may have cut it short."
         case .protocolVersion(let version):
-            return "\(head): the server speaks API protocol version \(version), this gitbay-sync speaks 1\(said). Update gitbay-sync."
+            return "\(head): the server speaks API protocol version \(version), this client speaks 1\(said); it needs a newer client."
         case .transport(.tlsFailed(let detail)):
             return
                 "\(head): \(TransportError.tlsFailed(detail: detail))\(said). Check the instance's certificate; for an authority of your own, name it with SSL_CERT_FILE or SSL_CERT_DIR."

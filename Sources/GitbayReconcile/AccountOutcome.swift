@@ -1,3 +1,4 @@
+import GitbayAPI
 import GitbayState
 import GitbaySupport
 
@@ -44,7 +45,11 @@ package struct AccountOutcome: Sendable, Equatable {
     package var writes: Int
     /// The account holding the token when this one is shadowed.
     package var shadowedBy: String?
+    /// What failed, in the core's words (also recorded as the account's last error).
     package var error: String?
+    /// The server's failure as a value, when the account failed with one: a caller adds the
+    /// step its own interface offers (the command line names its sign-in command).
+    package var failure: GitbayError?
     /// Why it was skipped, in the caller's words (the core leaves it nil: `skipReason` says why).
     package var reason: String?
     /// The account's instance, for the words a skip reason needs (set on skipped outcomes).

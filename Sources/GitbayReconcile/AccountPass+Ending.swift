@@ -21,16 +21,18 @@ extension AccountPass {
             remember(nil, basis: nil)
             return succeeded()
         case .readingAfresh:
-            return ended(.failed, condition: .error, error: String(describing: error))
+            outcome = AccountOutcome(account: account.name, action: .failed, condition: .error)
+            note(error)
+            return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         case .saving:
             outcome.action = .failed
-            outcome.error = String(describing: error)
+            note(error)
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         default:
             break
         }
         outcome.action = .failed
-        outcome.error = String(describing: error)
+        note(error)
         guard !Self.isCancellation(error) else {
             // Stopped on purpose: nothing more is recorded.
             outcome.condition = status.condition
@@ -57,7 +59,7 @@ extension AccountPass {
         let (condition, _) = FailurePolicy.classify(error, failures: 1)
         outcome.action = .failed
         outcome.condition = condition
-        outcome.error = String(describing: error)
+        note(error)
         return end(with: Reconciler.Reconciled(outcome: finalOutcome))
     }
 
@@ -79,11 +81,19 @@ extension AccountPass {
         return begin()
     }
 
+    /// The outcome says what failed: the error's words, the server's failure as a value (the
+    /// caller words the step that fixes it), and the instance those words name.
+    private mutating func note(_ error: any Error) {
+        outcome.error = String(describing: error)
+        outcome.failure = error as? GitbayError
+        outcome.instance = account.instance
+    }
+
     /// Ends with an outcome of its own.
     private mutating func ended(
-        _ action: AccountOutcome.Action, condition: AccountCondition, skipReason: RunSchedule.SkipReason? = nil, error: String? = nil
+        _ action: AccountOutcome.Action, condition: AccountCondition, skipReason: RunSchedule.SkipReason? = nil
     ) -> Step {
-        outcome = AccountOutcome(account: account.name, action: action, condition: condition, error: error, skipReason: skipReason)
+        outcome = AccountOutcome(account: account.name, action: action, condition: condition, skipReason: skipReason)
         outcome.instance = account.instance
         return end(with: Reconciler.Reconciled(outcome: finalOutcome))
     }

@@ -21,7 +21,7 @@ extension GitbayClient {
         guard let token else {
             throw GitbayError(
                 kind: .authFailed, account: account.name, command: [],
-                serverMessage: "no API token is stored for it; sign in with `gitbay-sync login \(account.instance)`"
+                serverMessage: "no API token is stored for it"
             )
         }
         return GitbayClient(

@@ -130,6 +130,7 @@ struct TokenRenewer: Sendable {
         status.nextRetryAt = nil
         status.failures += 1
         try? await store.saveStatus(status, ofAccount: account.id)
-        (outcome.action, outcome.condition, outcome.error) = (.failed, .authFailed, String(describing: error))
+        (outcome.action, outcome.condition, outcome.error, outcome.failure) = (.failed, .authFailed, String(describing: error), error)
+        outcome.instance = account.instance
     }
 }

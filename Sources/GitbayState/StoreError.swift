@@ -33,28 +33,30 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         [5, 6].contains(error.primaryCode) ? .busy(path: path) : .sqlite(error, path: path)
     }
 
+    /// What is wrong and what fixes it, without a program's options: a caller adds its own
+    /// (the command line, another `--db`).
     package var description: String {
         switch self {
         case .notADatabase(let path, let detail):
-            "\(path) is not a gitbay-sync state database (\(detail)); move it aside or pass another --db"
+            "\(path) is not a gitbay-sync state database (\(detail)); move it aside"
         case .newerSchema(let path, let versions):
-            "\(path) was written by a newer gitbay-sync (schema migration \(versions.map(String.init).joined(separator: ", ")) is unknown to this one); upgrade gitbay-sync, or pass another --db. The file was not changed"
+            "\(path) was written by a newer gitbay-sync (schema migration \(versions.map(String.init).joined(separator: ", ")) is unknown to this one). The file was not changed; upgrade"
         case .changedMigration(let path, let version, let name):
-            "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it, or pass another --db"
+            "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it"
         case .foreignOwner(let path, let owner):
-            "\(path) belongs to user id \(owner), not to you; run gitbay-sync as that user, or pass a --db of your own"
+            "\(path) belongs to user id \(owner), not to you; use it as that user"
         case .writableByOthers(let path, let mode):
-            "\(path) can be written by other users (mode \(String(mode, radix: 8))), so gitbay-sync will not use it: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`, or pass another --db"
+            "\(path) can be written by other users (mode \(String(mode, radix: 8))), so it is not used: the state database holds API tokens. Nothing was changed; make it yours alone with `chmod 600 \(path)`"
         case .symbolicLink(let path):
-            "\(path) is a symbolic link, and gitbay-sync follows none at the state database, its -wal and -shm files or its folder: whoever made it would choose which file gitbay-sync writes. Nothing was changed; if you made the link, pass the real path as --db; if not, remove it (`rm \(path)`)"
+            "\(path) is a symbolic link, and none is followed at the state database, its -wal and -shm files or its folder: whoever made it would choose which file is written. Nothing was changed; if you did not make the link, remove it (`rm \(path)`)"
         case .foreignFolder(let path, let ancestor, let owner):
-            "cannot create \(path): \(ancestor) belongs to user id \(owner), not to you, and gitbay-sync creates no folder in another user's. Nothing was created. Under sudo, `sudo -H` sets HOME to the target user's own home (with `sudo -E` it stays the calling user's); or pass a --db of your own"
+            "cannot create \(path): \(ancestor) belongs to user id \(owner), not to you, and no folder is created in another user's. Nothing was created. Under sudo, `sudo -H` sets HOME to the target user's own home (with `sudo -E` it stays the calling user's)"
         case .noDatabase(let path):
-            "no state database at \(path); nothing was created. Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+            "no state database at \(path); nothing was created"
         case .notWritable(let path, let detail):
-            "cannot write \(path) (\(detail)); fix its permissions, or pass another --db"
+            "cannot write \(path) (\(detail)); fix its permissions"
         case .busy(let path):
-            "the state database \(path) is locked by another process (another gitbay-sync, or a tool with it open) and stayed locked while gitbay-sync waited; nothing was changed. Try again in a moment"
+            "the state database \(path) is locked by another process (another gitbay-sync, or a tool with it open) and stayed locked while this one waited; nothing was changed. Try again in a moment"
         case .sqlite(let error, let path):
             "state database \(path): \(error.message) (SQLite code \(error.code))"
         }

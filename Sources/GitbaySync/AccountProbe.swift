@@ -39,9 +39,7 @@ struct AccountProbe: Sendable {
     }
 
     private var name: String { account.name }
-    private var signIn: String {
-        "sign in again with a full-scope token: `gitbay-sync login \(account.instance) --ssh` mints one, or mint one with `\(TokenMinting.command(for: account.instance))` and paste it into `gitbay-sync login \(account.instance)`"
-    }
+    private var signIn: String { FailureText.signInAgain(account.instance, account: name) }
 
     func checks(device: DeviceRecord?, now: Date) async -> [DoctorCheck] {
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
@@ -148,7 +146,7 @@ struct AccountProbe: Sendable {
 
     /// An error's text without the account name it starts with (the check names it).
     private func text(_ error: Error) -> String {
-        let text = String(describing: error)
+        let text = FailureText.said(error, instance: account.instance)
         return text.hasPrefix(name + ": ") ? String(text.dropFirst(name.count + 2)) : text
     }
 

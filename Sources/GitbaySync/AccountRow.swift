@@ -79,6 +79,9 @@ struct AccountRow {
                     : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
         }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
+        if status.condition == .authFailed, account.state == .active {
+            lines.append("    to fix: \(escaped: FailureText.signInAgain(account.instance, account: account.name))")
+        }
         return lines
     }
 

@@ -42,6 +42,7 @@ extension CommandRunner {
         // A removal refused by this run: no later run sends the token again, so it says what ends it.
         var outcome = entry.outcome
         if let account = entry.removing { outcome.instance = account.instance }
+        if let failure = outcome.failure { outcome.error = FailureText.said(failure, instance: outcome.instance) }
         outcome = SkipReasonText.worded(outcome)
         let name = outcome.account
         switch entry.removal {

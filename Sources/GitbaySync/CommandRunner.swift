@@ -59,7 +59,7 @@ struct CommandRunner {
         do {
             try ConnectionPool.openLibcurl()
         } catch {
-            throw CommandFailure("\(error)", exitCode: .unavailable)
+            throw CommandFailure(FailureText.said(error), exitCode: .unavailable)
         }
     }
 
@@ -220,7 +220,7 @@ struct CommandRunner {
         }
         if !refused.isEmpty {
             advice.append(
-                "Nothing retries \(refused.joined(separator: ", ")) until you sign in again with `gitbay-sync login <instance-url> --ssh` (it mints a new token) or `gitbay-sync login <instance-url>` and a new token: the API token was refused."
+                "Nothing retries \(refused.joined(separator: ", ")) until you sign in again as \(refused.count == 1 ? "its line says" : "their lines say"): the API token was refused."
             )
         }
         advice.append("`gitbay-sync status` shows each account's last error and next attempt.")

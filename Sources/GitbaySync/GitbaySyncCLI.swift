@@ -148,14 +148,14 @@ package enum GitbaySyncCLI {
             case let refusal as SyncEngine.Refusal: (CommandRunner.failure(refusal).exitCode, CommandRunner.failure(refusal).message)
             case let store as StoreError:
                 switch store {
-                case .noDatabase: (.noDatabase, store.description)
-                case .busy: (.busy, store.description)
-                default: (.stateError, store.description)
+                case .noDatabase: (.noDatabase, FailureText.said(store))
+                case .busy: (.busy, FailureText.said(store))
+                default: (.stateError, FailureText.said(store))
                 }
             case let gitbay as GitbayError:
                 switch gitbay.kind {
-                case .authFailed, .readOnlyToken, .denied: (.denied, gitbay.description)
-                default: (.unavailable, gitbay.description)
+                case .authFailed, .readOnlyToken, .denied: (.denied, FailureText.said(gitbay, instance: nil))
+                default: (.unavailable, FailureText.said(gitbay, instance: nil))
                 }
             case is CancellationError: (.unavailable, "interrupted")
             default: (.partialFailure, String(describing: error))

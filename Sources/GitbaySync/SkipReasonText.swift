@@ -19,7 +19,7 @@ enum SkipReasonText {
         let instance = outcome.instance.map(\.description) ?? "<instance-url>"
         switch skip {
         case .tokenRefused:
-            outcome.reason = "the API token was refused; sign in again with `gitbay-sync login \(instance)`"
+            outcome.reason = "the API token was refused; \(FailureText.signInAgain(outcome.instance, account: outcome.account))"
         case .removalTokenRefused:
             let reason = refusedRemoval(outcome.account, instance: instance)
             if outcome.action == .skipped { outcome.reason = reason }

@@ -44,12 +44,20 @@ struct GitbayErrorTests {
         #expect(GitbayError.redactingTokens(in: message) == expected)
     }
 
-    @Test("the description says what the user can do")
+    @Test("the description says what failed and what the user can do, and names no program's command")
     func remedies() {
         let auth = GitbayError(kind: .authFailed, account: "alice@gitbay.test", command: ["whoami"], httpStatus: 401)
-        #expect(auth.description.contains("Sign in again"))
+        #expect(auth.description == "alice@gitbay.test: `whoami` failed: the API token is no longer valid (HTTP 401).")
         let readOnly = GitbayError(kind: .readOnlyToken, account: "alice@gitbay.test", command: ["notifications", "device", "add"])
-        #expect(readOnly.description.contains("--scope full"))
+        #expect(readOnly.description.contains("read-only; this needs a full-scope one"))
+        let kinds: [GitbayError.Kind] = [
+            .authFailed, .readOnlyToken, .writeLimited(retryAfter: nil), .denied, .rateLimited(retryAfter: nil), .notFound, .pushDisabled,
+            .usage, .serverFailure, .notJSON, .malformed, .protocolVersion(2), .transport(.cancelled),
+        ]
+        for kind in kinds {
+            let text = GitbayError(kind: kind, account: "a@b", command: ["x"]).description
+            #expect(!text.contains("gitbay-sync") && !text.contains("--"), "\(text)")
+        }
         let limited = GitbayError(kind: .writeLimited(retryAfter: .seconds(90)), account: "a@b", command: ["x"])
         #expect(limited.description.contains("1m30s"))
         #expect(limited.retryAfter == .seconds(90))

@@ -116,7 +116,8 @@ struct FailureIsolationTests {
         let outcome = try #require(try await world.run()[alice.name])
         #expect(outcome.action == .failed && outcome.isFailure)
         #expect(outcome.condition == .authFailed)
-        #expect(outcome.error?.contains("gitbay-sync login \(server.baseURL)") == true)
+        #expect(outcome.failure?.kind == .authFailed && outcome.failure?.serverMessage == "no API token is stored for it")
+        #expect(outcome.instance?.description == server.baseURL)
         #expect(server.requests().isEmpty)
     }
 

@@ -70,7 +70,7 @@ struct URLSessionTransportTests {
         arguments: [
             (.cannotFindHost, .connectFailed(.hostNotFound, detail: "")), (.dnsLookupFailed, .connectFailed(.hostNotFound, detail: "")),
             (.cannotConnectToHost, .connectFailed(.refused, detail: "")), (.notConnectedToInternet, .connectFailed(.refused, detail: "")),
-            (.timedOut, .timedOut(.request, limit: .seconds(5))), (.cancelled, .cancelled),
+            (.timedOut, .timedOut(.request, limit: Requests.limits().requestTimeout)), (.cancelled, .cancelled),
             (.networkConnectionLost, .connectionLost(detail: "")), (.badServerResponse, .connectionLost(detail: "")),
             (.secureConnectionFailed, .tlsFailed(detail: "")), (.serverCertificateUntrusted, .tlsFailed(detail: "")),
             (.serverCertificateHasUnknownRoot, .tlsFailed(detail: "")), (.clientCertificateRequired, .tlsFailed(detail: "")),

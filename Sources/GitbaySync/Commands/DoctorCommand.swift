@@ -86,7 +86,9 @@ extension CommandRunner {
             store = try await openExistingStore()
         } catch {
             checks.append(
-                .fail("database", path, "cannot be opened: \(error)", fix: "see the message; a database from a newer gitbay-sync needs that version"))
+                .fail(
+                    "database", path, "cannot be opened: \(FailureText.said(error))",
+                    fix: "see the message; a database from a newer gitbay-sync needs that version"))
             // A database refused for who owns or can write it fails its own check too.
             let permissions = permissionsCheck(path)
             if !permissions.ok { checks.append(permissions) }

@@ -31,9 +31,10 @@ extension CommandRunner {
                 exitCode: .unavailable)
         case .failed(let error as GitbayError):
             return CommandFailure(
-                "could not sign in at \(instance): \(error); nothing was stored.", exitCode: error.kind == .denied ? .denied : .unavailable)
+                "could not sign in at \(instance): \(sentence(FailureText.said(error, instance: instance))); nothing was stored.",
+                exitCode: error.kind == .denied ? .denied : .unavailable)
         case .failed(let error):
-            return CommandFailure("could not sign in at \(instance): \(error); nothing was stored.", exitCode: .unavailable)
+            return CommandFailure("could not sign in at \(instance): \(FailureText.said(error)); nothing was stored.", exitCode: .unavailable)
         }
     }
 }

@@ -65,7 +65,7 @@ extension CommandRunner {
         switch own.condition {
         case .authFailed:
             return
-                "\(preferred), but its API token was refused, so it cannot hold this device's token until you sign in again with `gitbay-sync login \(account.instance)`."
+                "\(preferred), but its API token was refused, so it cannot hold this device's token until you \(FailureText.signInAgain(account.instance, account: account.name))."
         case .noDeviceToken:
             return
                 "\(preferred); no device token is set yet: it holds the token once one is set (`gitbay-sync device set-token`) and `gitbay-sync run` registers it."

@@ -275,7 +275,7 @@ struct BadInputTests {
             #expect(result.code == ExitCode.stateError.rawValue, "\(result.err)")
             #expect(result.err.split(separator: "\n").count == 1)
             #expect(result.err.hasPrefix("Error: \(path) is not a gitbay-sync state database"))
-            #expect(result.err.contains("move it aside or pass another --db"))
+            #expect(result.err.contains("move it aside, or pass another --db"))
         }
         #expect(fileBytes(path) == junk)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))

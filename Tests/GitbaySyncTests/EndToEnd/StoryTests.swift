@@ -160,7 +160,7 @@ struct StoryTests {
         let status = try await binary.run(["status"])
         #expect(status.code == ExitCode.noDatabase.rawValue, "\(status.err)")
         #expect(status.out.isEmpty)
-        #expect(status.err == "Error: \(StoreError.noDatabase(path: binary.databasePath))")
+        #expect(status.err == "Error: \(FailureText.said(StoreError.noDatabase(path: binary.databasePath)))")
         #expect(!FileManager.default.fileExists(atPath: folder.file("state")))
         #expect(try await binary.run(["device", "set-token"], stdin: Self.firstToken).code == 0)
         let created = try await binary.run(["status"])

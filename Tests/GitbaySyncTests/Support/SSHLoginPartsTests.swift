@@ -228,9 +228,11 @@ struct SSHLoginPartsTests {
         #expect(TokenMinting.command(forAccount: "alice@127.0.0.1:3000") == "ssh git@127.0.0.1 token create --name gitbay-sync --scope full")
         #expect(TokenMinting.command(forAccount: "a@b@[::1]:3000") == "ssh git@::1 token create --name gitbay-sync --scope full")
         let error = GitbayError(kind: .readOnlyToken, account: "alice@gitbay.example:8443", command: ["notifications", "device", "add"])
-        #expect(error.description.contains("`ssh git@gitbay.example token create --name gitbay-sync --scope full`"))
+        #expect(FailureText.said(error, instance: nil).contains("`ssh git@gitbay.example token create --name gitbay-sync --scope full`"))
         let refused = GitbayError(kind: .authFailed, account: "alice@gitbay.example", command: ["whoami"])
-        #expect(refused.description.contains("`ssh git@gitbay.example token create --name gitbay-sync --scope full`"))
-        #expect(refused.description.contains("`gitbay-sync login <instance-url> --ssh`"))
+        #expect(FailureText.said(refused, instance: nil).contains("`ssh git@gitbay.example token create --name gitbay-sync --scope full`"))
+        #expect(FailureText.said(refused, instance: nil).contains("`gitbay-sync login <instance-url> --ssh`"))
+        let instance = try InstanceURL(parsing: "https://gitbay.example:8443")
+        #expect(FailureText.said(refused, instance: instance).contains("`gitbay-sync login https://gitbay.example:8443 --ssh` mints one"))
     }
 }

@@ -36,16 +36,21 @@ struct FailureIsolationTests {
         #expect(outcomes[bob]?["action"] as? String == "failed")
         #expect(outcomes[bob]?["condition"] as? String == "auth-failed")
         #expect((outcomes[bob]?["error"] as? String)?.contains(bob) == true)
+        // One sign-in hint, the same wherever it is given, with the account's own instance.
+        let hint = "sign in again with a full-scope token: `gitbay-sync login \(broken.baseURL) --ssh` mints one"
+        #expect((outcomes[bob]?["error"] as? String)?.contains("S" + hint.dropFirst()) == true, "\(result.out)")
 
         let status = await cli.run(["status"])
         #expect(status.code == ExitCode.partialFailure.rawValue, "an account waits for a new token")
         #expect(status.out.contains("waiting for you: \(bob) (auth-failed)"), "\(status.out)")
+        #expect(status.out.contains("    to fix: " + hint), "\(status.out)")
         #expect(await cli.run(["status", "--json"]).code == ExitCode.partialFailure.rawValue)
 
         broken.resetRequests()
         let again = await cli.run(["run", "--json"])
         #expect(again.code == ExitCode.partialFailure.rawValue)
         #expect(try RunOutcomeTests.accounts(again)[bob]?["action"] as? String == "skipped")
+        #expect((try RunOutcomeTests.accounts(again)[bob]?["reason"] as? String)?.contains(hint) == true, "\(again.out)")
         #expect(broken.requests().isEmpty)
         #expect(try await cli.login(broken, "bob") == bob)
         #expect(await cli.run(["run"]).code == 0)
