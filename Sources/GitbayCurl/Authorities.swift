@@ -13,10 +13,12 @@ struct Authorities: Equatable {
     let folder: Source
 
     /// libcurl's own defaults: its file of authorities, and its folder when that holds them
-    /// under OpenSSL's hashed names.
+    /// under OpenSSL's hashed names (`folder`: its folder whatever it holds, which a handle is
+    /// given again to stand for the default).
     struct Defaults: Equatable, Sendable {
         var file: String?
         var hashedFolder: String?
+        var folder: String?
     }
 
     /// `SSL_CERT_FILE` and `SSL_CERT_DIR`, when set, each replace libcurl's default file or

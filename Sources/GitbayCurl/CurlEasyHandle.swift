@@ -17,6 +17,12 @@ import Darwin
 /// Owns one curl easy handle and the options of the request it carries; kept for the life of
 /// a transport so that a request costs no new handle.
 ///
+/// The handle is never reset: every request sets every option it uses, the ones it does not
+/// use back to libcurl's defaults included. A reset would put the receive buffer's recorded
+/// size back to 16 KB, while libcurl keeps a buffer of the size it had across a transfer that
+/// ends on an HTTP/2 connection other transfers still use; and a new handle per request costs
+/// more memory in churn than the smaller buffer saves.
+///
 /// `@unchecked Sendable` invariant: the handle, the error buffer and the header list belong to
 /// one transfer at a time. The sending task prepares it, the event loop's thread drives it and
 /// finishes it, and only then does the transport hand it to the next transfer; it is freed in
@@ -39,7 +45,15 @@ final class CurlEasyHandle: @unchecked Sendable {
         self.sessions = sessions
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        // Before the handle's first transfer, while it has no buffer: later libcurl refuses it.
+        // A refusal keeps libcurl's 16 KB, which is only more memory.
+        _ = ccurl_setopt_long(curl, handle, CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
     }
+
+    /// The receive buffer's size: libcurl's smallest. An answer to the steady path (a `304`, a
+    /// short list) fits in it, a longer one is read in more pieces, and each transfer in
+    /// flight keeps 1 KB rather than 16 KB, most of which an answer never touched.
+    static let receiveBufferSize = 1024
 
     deinit {
         curl.pointee.slist_free_all(headerList)
@@ -53,8 +67,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         if transfer.isCancelled { return .cancelled }
         do { try request.checkHeaders() } catch { return error }
 
-        // Reset drops the previous request's options; connections live in the event loop's pool.
-        curl.pointee.easy_reset(handle)
+        // No reset (see the type's comment): every option below is set for every request.
         errorBuffer[0] = 0
         curl.pointee.slist_free_all(headerList)
         headerList = headerList(for: request)
@@ -113,34 +126,12 @@ final class CurlEasyHandle: @unchecked Sendable {
         setup.set(ccurl_setopt_string(curl, handle, CURLOPT_USERAGENT, "gitbay-sync"))
         setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HTTPHEADER, headerList))
         setAuthorities(&setup, configuration: configuration)
-        if !Self.proxyInEnvironment {
-            // No proxy variable is set: saying so spares curl reading them for every request.
-            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
-        } else if HTTPDestination.isLoopback(url) {
-            // A proxy would be handed a loopback instance's token in clear (plain http), and
-            // asked to fetch its own 127.0.0.1: no proxy for this host, whatever the variables
-            // (no_proxy included) say. An empty proxy turns every one of them off.
-            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
-            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_NOPROXY, "*"))
-        }
+        setProxy(&setup, url: url)
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(curl, handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         // Over TLS, a transfer waits for a connection being set up to the same instance rather
         // than open another, in case that one turns out to multiplex HTTP/2 streams.
-        if Self.isHTTPS(url) { _ = ccurl_setopt_long(curl, handle, CURLOPT_PIPEWAIT, 1) }
-    }
-
-    /// Where the certificate authorities come from: `Authorities.choose` decides.
-    private func setAuthorities(_ setup: inout OptionSetup, configuration: TransportConfiguration) {
-        let chosen = Authorities.choose(
-            file: configuration.certificateFile, folder: configuration.certificateFolder,
-            defaults: CurlLibrary.opened.authorityDefaults)
-        switch chosen.file {
-        case .libcurlDefault: break
-        case .none: setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_CAINFO, nil))
-        case .path(let file): setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAINFO, file))
-        }
-        if case .path(let folder) = chosen.folder { setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CAPATH, folder)) }
+        _ = ccurl_setopt_long(curl, handle, CURLOPT_PIPEWAIT, Self.isHTTPS(url) ? 1 : 0)
     }
 
     /// The body, header and progress callbacks, each reaching the transfer through `context`.
@@ -172,25 +163,6 @@ final class CurlEasyHandle: @unchecked Sendable {
             })
     }
 
-    private func setMethodAndBody(_ setup: inout OptionSetup, request: HTTPRequest) {
-        switch request.method {
-        case "GET":
-            setup.set(ccurl_setopt_long(curl, handle, CURLOPT_HTTPGET, 1))
-        case "POST":
-            setup.set(ccurl_setopt_long(curl, handle, CURLOPT_POST, 1))
-        default:
-            setup.set(ccurl_setopt_string(curl, handle, CURLOPT_CUSTOMREQUEST, request.method))
-        }
-        if let body = request.body {
-            // The size goes first so that COPYPOSTFIELDS copies exactly these bytes.
-            setup.set(ccurl_setopt_off(curl, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            body.withUnsafeBytes { bytes in
-                let start = bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)
-                setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start)))
-            }
-        }
-    }
-
     /// Whether any variable curl takes a proxy from is set (curl reads `http_proxy` in lower
     /// case only). Read once: the process never changes its environment.
     static let proxyInEnvironment: Bool = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains {
@@ -205,19 +177,5 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     static func message(for code: CURLcode) -> String {
         CurlLibrary.api.pointee.easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)"
-    }
-}
-
-/// Collects the first failing `curl_easy_setopt` result.
-private struct OptionSetup {
-    let handle: UnsafeMutableRawPointer
-    private(set) var failure: CURLcode?
-
-    init(handle: UnsafeMutableRawPointer) {
-        self.handle = handle
-    }
-
-    mutating func set(_ code: CURLcode) {
-        if code != CURLE_OK && failure == nil { failure = code }
     }
 }

@@ -88,8 +88,9 @@ final class CurlLibrary: @unchecked Sendable {
             guard ccurl_getinfo_string(api, handle, info, &path) == CURLE_OK, let path else { return nil }
             return String(cString: path)
         }
-        let folder = path(CURLINFO_CAPATH).flatMap { holdsHashedAuthorities($0) ? $0 : nil }
-        return Authorities.Defaults(file: path(CURLINFO_CAINFO), hashedFolder: folder)
+        let folder = path(CURLINFO_CAPATH)
+        return Authorities.Defaults(
+            file: path(CURLINFO_CAINFO), hashedFolder: folder.flatMap { holdsHashedAuthorities($0) ? $0 : nil }, folder: folder)
     }
 
     /// Whether `folder` holds a certificate authority under OpenSSL's hashed names
