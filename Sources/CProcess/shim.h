@@ -21,6 +21,15 @@ static inline int cprocess_is_child_subreaper(void) {
     int value = 0;
     return prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&value, 0, 0, 0) == 0 ? value : -1;
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+// At most `count` glibc malloc arenas; 0 when glibc refused.
+static inline int cprocess_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
+#endif
 #endif
 
 #endif

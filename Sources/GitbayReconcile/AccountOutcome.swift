@@ -49,7 +49,12 @@ package struct AccountOutcome: Sendable, Equatable {
     package var error: String?
     /// The server's failure as a value, when the account failed with one: a caller adds the
     /// step its own interface offers (the command line names its sign-in command).
-    package var failure: GitbayError?
+    package var failure: GitbayError? {
+        get { failureBox?.error }
+        set { failureBox = newValue.map(FailureBox.init) }
+    }
+    /// Boxed: a run holds an outcome per account, and most have no failure.
+    private var failureBox: FailureBox?
     /// Why it was skipped, in the caller's words (the core leaves it nil: `skipReason` says why).
     package var reason: String?
     /// The account's instance, for the words a skip reason needs (set on skipped outcomes).
@@ -91,4 +96,17 @@ package struct AccountOutcome: Sendable, Equatable {
     /// another gitbay-sync reconciling it, is not a failure of this run. `ok` and the exit
     /// code follow this.
     package var isFailure: Bool { action == .failed || condition.needsAttention }
+}
+
+/// A failure kept by reference, compared by value.
+private final class FailureBox: Sendable, Equatable {
+    let error: GitbayError
+
+    init(_ error: GitbayError) {
+        self.error = error
+    }
+
+    static func == (lhs: FailureBox, rhs: FailureBox) -> Bool {
+        lhs.error == rhs.error
+    }
 }

@@ -13,6 +13,7 @@ import Glibc
 import Darwin
 #endif
 
+MallocArenas.limitToOne()
 // First, before any secret is read: a core file or a debugger of the same user could hold them.
 let coreDumpFailures = CoreDumps.forbid()
 let arguments = Array(CommandLine.arguments.dropFirst())
