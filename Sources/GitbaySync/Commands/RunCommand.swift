@@ -137,41 +137,6 @@ struct RunCommand: CommandDefinition {
 }
 
 extension CommandRunner {
-    /// `run` without `--every`: one reconcile of every account, then finish removals that got
-    /// through.
-    ///
-    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
-    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
-    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
-    fileprivate func runOnce(concurrency: Int?, now: Bool, unattended: Bool) async throws -> ExitCode {
-        let startedAt = context.now()
-        let store = try await openExistingStore()
-        let outcomes = try await reconcileOnce(store, concurrency: concurrency, honourBackoff: !now)
-        show(
-            ReportedOutput(
-                json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
-                // The outcomes' own lines come from `report`.
-                text: outcomes.isEmpty ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
-            ))
-        let code = report(outcomes)
-        // Only a running pre-remove hook takes a stop request: the removals it left wait for
-        // the next run.
-        let interrupted = context.shutdown.phase != .running
-        if unattended {
-            try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
-        }
-        await logDatabaseWork(store)
-        guard !interrupted else {
-            context.console.err(
-                journalErr.line(
-                    .error,
-                    "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."
-                ))
-            return .unavailable
-        }
-        return code
-    }
-
     /// One debug line (`-vv`) with the write transactions the run made on the state database.
     func logDatabaseWork(_ store: StateStore) async {
         logger.debug("database: \(await store.databaseCounters().writeTransactions) write transactions")
