@@ -14,8 +14,6 @@ extension Reconciler {
     private enum Arrival: Sendable {
         case listed(Int, ListAhead)
         case finished(Int, Reconciled)
-        /// `options.stopNow` returned: the passes in flight are cancelled.
-        case stop
     }
 
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
@@ -29,14 +27,13 @@ extension Reconciler {
         let transfers = FirstLists()
         var waiting: [Int: PassDriver.Carrier] = [:]
         var results: [Reconciled] = []
-        var stopped = false
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 func carryOut(_ index: Int, _ carrier: PassDriver.Carrier) {
                     group.addTask { sink.yield(.finished(index, await driver.run(carrier))) }
                 }
                 func startWhatFits() {
-                    while !stopped, options.mayStartMore(), let (_, index) = queue.start() {
+                    while options.mayStartMore(), let (_, index) = queue.start() {
                         options.progress?(.started(accounts[index].0))
                         let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id])
                         guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
@@ -48,22 +45,10 @@ extension Reconciler {
                     }
                     if queue.running == 0 { sink.finish() }
                 }
-                if let stopNow = options.stopNow {
-                    group.addTask {
-                        await stopNow()
-                        sink.yield(.stop)
-                    }
-                }
                 startWhatFits()
                 for await arrival in arrivals {
                     var (index, result): (Int, Reconciled?)
                     switch arrival {
-                    case .stop:
-                        // Each pass cut short ends as a cancellation, which records nothing.
-                        stopped = true
-                        group.cancelAll()
-                        transfers.cancelAll()
-                        continue
                     case .listed(let listed, let ahead):
                         transfers.remove(listed)
                         guard let carrier = waiting.removeValue(forKey: listed) else { preconditionFailure("an answer for no account") }
@@ -77,8 +62,6 @@ extension Reconciler {
                     queue.finished(accounts[index].0.instance)
                     startWhatFits()
                 }
-                // The watcher of `stopNow`, when the run ended without it.
-                group.cancelAll()
             }
         } onCancel: {
             transfers.cancelAll()

@@ -33,8 +33,8 @@ extension Reconciler {
         /// leaves the rest for the next run.
         package var mayStartMore: @Sendable () -> Bool
         /// Returns when the run should end at once (nil: never): the passes in flight are
-        /// cancelled, recording nothing, and no other starts; the passes that ended before are
-        /// recorded as usual.
+        /// cancelled, recording nothing (`AccountOutcome.stopped`), and so is any started after
+        /// (`mayStartMore` false starts none); the passes that ended before are recorded as usual.
         package var stopNow: (@Sendable () async -> Void)?
         /// Told as each account's pass starts and ends (nil: nobody listens).
         package var progress: (@Sendable (Progress) -> Void)?

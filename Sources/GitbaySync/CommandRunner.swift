@@ -183,9 +183,8 @@ struct CommandRunner {
     /// Lines for stderr: with journal priorities when stderr is the journal's stream.
     var journalErr: JournalText { JournalText(environment: context.environment, descriptor: 2, identity: context.streamIdentity) }
 
-    /// Prints each outcome (text or not at all under --json; not at all without `lines`, for
-    /// outcomes printed as they came) and returns the run's exit code, naming the accounts that
-    /// failed on stderr. Under systemd each text line carries its journal priority.
+    /// Prints each outcome (text, unless --json or not `lines`) and returns the run's exit code,
+    /// naming the accounts that failed on stderr. Under systemd each line has its priority.
     func report(_ outcomes: [AccountOutcome], lines: Bool = true) -> ExitCode {
         if !global.json && lines {
             let out = journalOut
