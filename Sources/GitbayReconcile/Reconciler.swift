@@ -70,33 +70,12 @@ package struct Reconciler: Sendable {
         }
         let skipped = entries.compactMap(\.skippedOutcome)
         if let progress = options.progress { skipped.forEach { progress(.finished($0)) } }
-        var reconciled = await stoppable { await reconcileConcurrently(pending, facts: facts, tokens: apiTokens) }
+        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens)
         await recordSteadyVerdicts(&reconciled, read: facts)
         let outcomes = skipped + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         // Each outcome's place is looked up once, not at every comparison.
         return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
-    }
-
-    /// What `body` returns, cancelled (so are the passes in flight, which then record nothing)
-    /// when `options.stopNow` returns first; what is recorded after it is not.
-    private func stoppable<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
-        guard let stopNow = options.stopNow else { return await body() }
-        return await withTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask {
-                await stopNow()
-                return nil
-            }
-            var result: T?
-            // Whichever ends first, the other is cancelled: the body then returns what it has.
-            while let next = await group.next() {
-                if let next { result = next }
-                group.cancelAll()
-            }
-            guard let result else { preconditionFailure("the run's body returned nothing") }
-            return result
-        }
     }
 
     /// What a run does with each account (or `only` these): the schedule's entries, with the

@@ -31,9 +31,10 @@ extension CommandRunner {
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
     func reconcileOnce(
         _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil
     ) async throws -> [AccountOutcome] {
-        let engine = engine(store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore)
+        let engine = engine(
+            store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow)
         return try await engine.run().map(Self.said)
     }
 
