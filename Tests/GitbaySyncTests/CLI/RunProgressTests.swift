@@ -191,4 +191,36 @@ struct RunProgressTests {
         #expect(result.err.contains("\(setup.bob): stopped: the stop cut its requests short"), "\(result.err)")
         #expect(!result.err.contains("Check the network"), "\(result.err)")
     }
+
+    /// A status line for accounts in flight since some seconds before now, in a width.
+    struct StatusCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let inFlight: [(String, Int)]
+        let width: Int
+        let expected: String?
+        var testDescription: String { name }
+    }
+
+    @Test(
+        "the status line names the accounts in flight longest first, as many as fit, and the count of the rest",
+        arguments: [
+            StatusCase(name: "none in flight for a second yet", inFlight: [("alice@a", 0)], width: 80, expected: nil),
+            StatusCase(name: "one", inFlight: [("alice@a", 3)], width: 80, expected: "waiting 3s on 1 account: alice@a"),
+            StatusCase(
+                name: "all fit, oldest first", inFlight: [("bob@b", 2), ("alice@a", 75)], width: 80,
+                expected: "waiting 1m15s on 2 accounts: alice@a, bob@b"),
+            StatusCase(
+                name: "the rest counted", inFlight: [("alice@a", 9), ("bob@b", 8), ("carol@c", 7)], width: 48,
+                expected: "waiting 9s on 3 accounts: alice@a and 2 more"),
+            StatusCase(
+                name: "a name too long for the width is cut", inFlight: [("alice@a-very-long-host-name", 9)], width: 30,
+                expected: "waiting 9s on 1 account: ali…"),
+        ])
+    func statusText(_ test: StatusCase) {
+        let now = Date(timeIntervalSince1970: 2_100_000_000)
+        let inFlight = Dictionary(uniqueKeysWithValues: test.inFlight.map { ($0.0, now - Double($0.1)) })
+        let text = RunProgressOutput.text(inFlight, now: now, delay: .seconds(1), width: test.width)
+        #expect(text == test.expected)
+        if let text { #expect(text.count < test.width) }
+    }
 }
