@@ -66,15 +66,6 @@ package final class RunProgressOutput: Sendable {
     /// The accounts told done so far, with the line printed for each (nil: none).
     var done: [String: String?] { state.withLock { $0.done } }
 
-    /// Prints a line that is no account's own, clearing the status line around it.
-    func print(_ line: String) {
-        state.withLock { state in
-            clear(&state)
-            out(line)
-            redraw(&state)
-        }
-    }
-
     /// Draws the line again as time has passed.
     func refresh() {
         state.withLock { redraw(&$0) }
