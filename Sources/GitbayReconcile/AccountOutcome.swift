@@ -70,6 +70,9 @@ package struct AccountOutcome: Sendable, Equatable {
     /// What the run did to the account's API token (rotated it, revoked stale ones), when it
     /// did anything.
     package var tokenRenewal: TokenRenewal?
+    /// The run was stopped while the account's pass was in flight: its requests were cancelled
+    /// and nothing of the pass was recorded (`error` is the cancellation).
+    package var stopped = false
 
     package init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,

@@ -36,6 +36,7 @@ extension AccountPass {
         guard !Self.isCancellation(error) else {
             // Stopped on purpose: nothing more is recorded.
             outcome.condition = status.condition
+            outcome.stopped = true
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         }
         status.failures += 1

@@ -10,10 +10,12 @@ import Synchronization
 /// (which reads the list's answer as its first attempt, `ListAhead`). A request in flight then
 /// costs its transfer, not a task's frames.
 extension Reconciler {
-    /// What reaches the run's loop: a first list answered, or a pass carried out by its task.
+    /// What reaches the run's loop: a first list answered, a pass carried out by its task, or
+    /// `options.stopNow` returning.
     private enum Arrival: Sendable {
         case listed(Int, ListAhead)
         case finished(Int, Reconciled)
+        case stop
     }
 
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
@@ -22,49 +24,79 @@ extension Reconciler {
         let driver = PassDriver(
             store: store, options: options, logger: logger,
             sameServer: SameServerCheck(store: store, tokens: tokens, configuration: options.client, logger: logger, turns: turns))
-        var queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
-        let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let transfers = FirstLists()
-        var waiting: [Int: PassDriver.Carrier] = [:]
-        var results: [Reconciled] = []
-        await withTaskCancellationHandler {
-            await withTaskGroup(of: Void.self) { group in
-                func carryOut(_ index: Int, _ carrier: PassDriver.Carrier) {
-                    group.addTask { sink.yield(.finished(index, await driver.run(carrier))) }
-                }
-                func startWhatFits() {
-                    while options.mayStartMore(), let (_, index) = queue.start() {
-                        let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id])
-                        guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
-                            carryOut(index, carrier)
-                            continue
-                        }
-                        waiting[index] = carrier
-                        transfers.add(index, transfer)
-                    }
-                    if queue.running == 0 { sink.finish() }
-                }
-                startWhatFits()
-                for await arrival in arrivals {
-                    var (index, result): (Int, Reconciled?)
-                    switch arrival {
-                    case .listed(let listed, let ahead):
-                        transfers.remove(listed)
-                        guard let carrier = waiting.removeValue(forKey: listed) else { preconditionFailure("an answer for no account") }
-                        (index, result) = (listed, driver.finished(carrier, ahead: ahead))
-                        if result == nil { carryOut(listed, carrier) }
-                    case .finished(let finished, let done): (index, result) = (finished, done)
-                    }
-                    guard let result else { continue }
-                    results.append(result)
-                    queue.finished(accounts[index].0.instance)
-                    startWhatFits()
-                }
-            }
+        let arrivals = AsyncStream.makeStream(of: Arrival.self)
+        return await withTaskCancellationHandler {
+            await fanOut(accounts, facts: facts, tokens: apiTokens, driver: driver, transfers: transfers, arrivals: arrivals)
         } onCancel: {
             transfers.cancelAll()
         }
+    }
+
+    /// The run's loop: starts what fits, takes what arrives, until every account has ended.
+    /// A stop cancels the passes in flight, each ending as a cancellation (which records
+    /// nothing), and starts no other; once every account has ended, the group is cancelled to
+    /// end the watcher of `stopNow`.
+    private func fanOut(
+        _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret], driver: PassDriver, transfers: FirstLists,
+        arrivals: (stream: AsyncStream<Arrival>, continuation: AsyncStream<Arrival>.Continuation)
+    ) async -> [Reconciled] {
+        var queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
+        let (stream, sink) = arrivals
+        var (waiting, results, stopped): ([Int: PassDriver.Carrier], [Reconciled], Bool) = ([:], [], false)
+        await withTaskGroup(of: Void.self) { group in
+            func carryOut(_ index: Int, _ carrier: PassDriver.Carrier) {
+                group.addTask { sink.yield(.finished(index, await driver.run(carrier))) }
+            }
+            func startWhatFits() {
+                while !stopped, options.mayStartMore(), let (_, index) = queue.start() {
+                    options.progress?(.started(accounts[index].0))
+                    let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id])
+                    guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
+                        carryOut(index, carrier)
+                        continue
+                    }
+                    waiting[index] = carrier
+                    transfers.add(index, transfer)
+                }
+                if queue.running == 0 { sink.finish() }
+            }
+            watchStop(&group, sink, transfers)
+            startWhatFits()
+            for await arrival in stream {
+                var (index, result): (Int, Reconciled?)
+                switch arrival {
+                case .stop:
+                    stopped = true
+                    group.cancelAll()
+                    continue
+                case .listed(let listed, let ahead):
+                    transfers.remove(listed)
+                    guard let carrier = waiting.removeValue(forKey: listed) else { preconditionFailure("an answer for no account") }
+                    (index, result) = (listed, driver.finished(carrier, ahead: ahead))
+                    if result == nil { carryOut(listed, carrier) }
+                case .finished(let finished, let done): (index, result) = (finished, done)
+                }
+                guard let result else { continue }
+                results.append(result)
+                options.progress?(.finished(result.outcome))
+                queue.finished(accounts[index].0.instance)
+                startWhatFits()
+            }
+            group.cancelAll()
+        }
         return results
+    }
+
+    /// Cancels the first lists in flight and tells the loop when `options.stopNow` returns
+    /// (or the group is cancelled first).
+    private func watchStop(_ group: inout TaskGroup<Void>, _ sink: AsyncStream<Arrival>.Continuation, _ transfers: FirstLists) {
+        guard let stopNow = options.stopNow else { return }
+        group.addTask {
+            await stopNow()
+            transfers.cancelAll()
+            sink.yield(.stop)
+        }
     }
 
     /// The account's first pass, planned from what the run read.

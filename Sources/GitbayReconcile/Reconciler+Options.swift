@@ -32,10 +32,25 @@ extension Reconciler {
         /// Asked before each further account starts; false (a stop was requested)
         /// leaves the rest for the next run.
         package var mayStartMore: @Sendable () -> Bool
+        /// Returns when the run should end at once (nil: never): the passes in flight are
+        /// cancelled, recording nothing (`AccountOutcome.stopped`), and so is any started after
+        /// (`mayStartMore` false starts none); the passes that ended before are recorded as usual.
+        package var stopNow: (@Sendable () async -> Void)?
+        /// Told as each account's pass starts and ends (nil: nobody listens).
+        package var progress: (@Sendable (Progress) -> Void)?
         /// Who takes the accounts' leases: one command of this process.
         package var leaseHolder: LeaseHolder
         /// The OS keyring, for the tokens kept there; nil keeps every new token in the database.
         package var keyring: (any TokenKeyring)?
+
+        /// What `progress` is told.
+        package enum Progress: Sendable {
+            /// The account's pass started: its first request is on its way.
+            case started(AccountRecord)
+            /// The account's pass ended (or it was left alone), with its outcome before the
+            /// round records the verdicts of the steady ones together.
+            case finished(AccountOutcome)
+        }
 
         /// The default of `concurrency`.
         package static let defaultConcurrency = 256

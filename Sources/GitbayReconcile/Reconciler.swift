@@ -68,9 +68,11 @@ package struct Reconciler: Sendable {
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
+        let skipped = entries.compactMap(\.skippedOutcome)
+        if let progress = options.progress { skipped.forEach { progress(.finished($0)) } }
         var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens)
         await recordSteadyVerdicts(&reconciled, read: facts)
-        let outcomes = entries.compactMap(\.skippedOutcome) + reconciled.map(\.outcome)
+        let outcomes = skipped + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         // Each outcome's place is looked up once, not at every comparison.
         return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)

@@ -22,15 +22,7 @@ struct TokenRenewer: Sendable {
     /// Renews the tokens of the accounts whose pass in `outcomes` reached the server and did
     /// not fail, when they need it; an account whose token is far from expiry costs no request.
     func renew(_ outcomes: [AccountOutcome]) async throws -> [AccountOutcome] {
-        let now = options.now()
-        let tokens = try await store.storedAPITokens()
-        // Nothing is read beyond the tokens unless one has a name, and then only the install marker.
-        guard tokens.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return outcomes }
-        let marker = try await store.device().installMarker
-        let due = tokens.filter { _, stored in
-            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: now).isNeeded
-        }
-        guard !due.isEmpty else { return outcomes }
+        guard let (due, marker) = try await due() else { return outcomes }
         let accounts = Dictionary(try await store.accounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var renewed = outcomes
         // An account its run reached: active or paused (a paused one lists too), not one left
@@ -40,6 +32,20 @@ struct TokenRenewer: Sendable {
             await renew(account, stored, installMarker: marker, outcome: &renewed[index])
         }
         return renewed
+    }
+
+    /// The stored tokens a run would renew now, by account id, and the install marker; nil
+    /// when there are none.
+    func due() async throws -> (tokens: [Int64: StoredAPIToken], marker: String)? {
+        let now = options.now()
+        let tokens = try await store.storedAPITokens()
+        // Nothing is read beyond the tokens unless one has a name, and then only the install marker.
+        guard tokens.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return nil }
+        let marker = try await store.device().installMarker
+        let due = tokens.filter { _, stored in
+            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: now).isNeeded
+        }
+        return due.isEmpty ? nil : (due, marker)
     }
 
     /// Renews one account's token, holding its lease; another process holding it leaves the

@@ -40,6 +40,8 @@ package final class ShutdownSignal: Sendable {
     private struct State {
         var phase = Phase.running
         var claimed = false
+        /// The signal behind the first request, when a signal made it.
+        var signal: Int32?
         /// Steps running that handle a request themselves.
         var handlers = 0
         var nextWaiter = 0
@@ -63,11 +65,17 @@ package final class ShutdownSignal: Sendable {
     /// The current phase.
     package var phase: Phase { state.withLock { $0.phase } }
 
-    /// Moves one phase on (running -> stopping -> cancelling) and wakes whoever waits for it.
+    /// The signal behind the first request that was delivered (nil: none, or `request()` was
+    /// called without one).
+    package var stopSignal: Int32? { state.withLock { $0.signal } }
+
+    /// Moves one phase on (running -> stopping -> cancelling) and wakes whoever waits for it;
+    /// `signal` is the signal that asks, if one does.
     @discardableResult
-    package func request() -> Response {
+    package func request(signal: Int32? = nil) -> Response {
         let (response, woken) = state.withLock { state -> (Response, [CheckedContinuation<Void, Never>]) in
             guard state.claimed || state.handlers > 0 else { return (.unhandled, []) }
+            if state.phase == .running { state.signal = signal }
             state.phase = state.phase == .running ? .stopping : .cancelling
             let phase = state.phase
             let due = state.waiters.filter { $0.value.phase <= phase }
@@ -148,7 +156,7 @@ package final class ShutdownSignal: Sendable {
             if !stops && unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { return nil }
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                if !stops || request() == .unhandled { endProcess(by: number) }
+                if !stops || request(signal: number) == .unhandled { endProcess(by: number) }
             }
             source.resume()
             return source
@@ -158,8 +166,9 @@ package final class ShutdownSignal: Sendable {
     /// Runs the cleanups, then ends the process as the signal's default action would. The
     /// dispatch source may keep the signal blocked, so it is unblocked on this thread before it
     /// is raised again; the exit status a shell gives a death by signal follows in case it is
-    /// still not delivered.
-    private func endProcess(by number: Int32) -> Never {
+    /// still not delivered. A command that stopped on a signal ends this way too, so that the
+    /// shell (a loop in a script) sees the signal.
+    package func endProcess(by number: Int32) -> Never {
         ending.withLock { _ -> Never in
             let cleanups = state.withLock { state in
                 defer { state.cleanups = [:] }

@@ -19,7 +19,7 @@ extension CommandRunner {
     func unattendedRun(
         _ trigger: UnattendedRunRecord.Trigger, startedAt: Date, _ outcomes: [AccountOutcome], interrupted: Bool, period: Duration?
     ) -> UnattendedRunRecord {
-        let failed = outcomes.filter(\.isFailure).map(\.account)
+        let failed = outcomes.filter { $0.isFailure && !$0.stopped }.map(\.account)
         return UnattendedRunRecord(
             trigger: trigger, startedAt: startedAt, finishedAt: context.now(),
             result: interrupted ? .interrupted : failed.isEmpty ? .ok : .failed, accounts: outcomes.count, failedAccounts: failed,
@@ -31,10 +31,21 @@ extension CommandRunner {
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
     func reconcileOnce(
         _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil
     ) async throws -> [AccountOutcome] {
-        let engine = engine(store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore)
+        let engine = engine(
+            store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow)
         return try await engine.run().map(Self.said)
+    }
+
+    /// A one-shot run's pass: `reconcileOnce` that stops at once when `stopNow` returns and
+    /// tells `progress` as it goes; the entries as the engine returns them.
+    func reconcileEntries(
+        _ store: StateStore, concurrency: Int?, honourBackoff: Bool, mayStartMore: @escaping @Sendable () -> Bool,
+        stopNow: @escaping @Sendable () async -> Void, progress: @escaping @Sendable (SyncEngine.RunProgress) -> Void
+    ) async throws -> [SyncEngine.RunEntry] {
+        let engine = engine(store, concurrency: concurrency, honourBackoff: honourBackoff, mayStartMore: mayStartMore, stopNow: stopNow)
+        return try await engine.run(progress: progress)
     }
 
     /// A run's entry as the command line reports it: a removal's end said in its outcome.

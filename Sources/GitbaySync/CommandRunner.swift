@@ -113,13 +113,15 @@ struct CommandRunner {
 
     /// How this command reconciles: the client's configuration, the clock, the lease holder,
     /// and what its options say.
-    private func options(concurrency: Int?, honourBackoff: Bool, ceiling: Duration?, mayStartMore: @escaping @Sendable () -> Bool)
-        -> Reconciler.Options
-    {
+    private func options(
+        concurrency: Int?, honourBackoff: Bool, ceiling: Duration?, mayStartMore: @escaping @Sendable () -> Bool,
+        stopNow: (@Sendable () async -> Void)? = nil
+    ) -> Reconciler.Options {
         var options = Reconciler.Options(
             honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder,
             keyring: keyring
         )
+        options.stopNow = stopNow
         if let concurrency { options.concurrency = concurrency }
         if let ceiling { options.backoffCeiling = ceiling }
         return options
@@ -129,10 +131,11 @@ struct CommandRunner {
     /// the process's stop requests.
     func engine(
         _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil
     ) -> SyncEngine {
         SyncEngine(
-            store: store, options: options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore),
+            store: store,
+            options: options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow),
             logger: logger,
             removalStep: PreRemovalHook(
                 path: PreRemovalHook.path(environment: context.environment), baseEnvironment: context.environment,
@@ -180,11 +183,10 @@ struct CommandRunner {
     /// Lines for stderr: with journal priorities when stderr is the journal's stream.
     var journalErr: JournalText { JournalText(environment: context.environment, descriptor: 2, identity: context.streamIdentity) }
 
-    /// Prints each outcome (text or not at all under --json) and returns the run's exit code,
-    /// naming the accounts that failed on stderr. Under systemd each text line carries its
-    /// journal priority.
-    func report(_ outcomes: [AccountOutcome]) -> ExitCode {
-        if !global.json {
+    /// Prints each outcome (text, unless --json or not `lines`) and returns the run's exit code,
+    /// naming the accounts that failed on stderr. Under systemd each line has its priority.
+    func report(_ outcomes: [AccountOutcome], lines: Bool = true) -> ExitCode {
+        if !global.json && lines {
             let out = journalOut
             let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
             for outcome in outcomes {

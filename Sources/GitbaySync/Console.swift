@@ -31,6 +31,9 @@ package struct Console: Sendable {
     /// Whether standard error is a terminal: a person watching, to whom a slow step says what
     /// it is doing (`CommandRunner.progress`).
     package var errorIsTerminal = false
+    /// Writes to standard error as it is, with no line break added: the status line a terminal
+    /// rewrites in place (`RunProgressOutput`).
+    package var errRaw: @Sendable (String) -> Void = { _ in }
 
     package init(
         readInput: @escaping @Sendable (Int) -> BoundedInput, inputIsTerminal: Bool,
@@ -93,6 +96,7 @@ package struct Console: Sendable {
             outputFailure: { streams.firstFailure.withLock { $0 } }
         )
         console.errorIsTerminal = isatty(STDERR_FILENO) == 1
+        console.errRaw = { text in streams.err(text) }
         return console
     }
 }

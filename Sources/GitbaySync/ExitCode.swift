@@ -62,3 +62,10 @@ extension ExitCode {
         }
     }
 }
+
+/// A command stopped by SIGINT or SIGTERM that said what it did and what it left: the process
+/// ends by that signal, so a shell (or a script's loop) sees the interruption as from any
+/// program, `128 + signal` (130 for SIGINT, 143 for SIGTERM).
+struct StoppedBySignal: Error {
+    let signal: Int32
+}

@@ -43,6 +43,9 @@ package struct CLIContext: Sendable {
     /// The width of the terminal a descriptor (1 or 2) writes to, nil when it is none; help
     /// and usage lines wrap to it unless `COLUMNS` says otherwise. Tests replace it.
     package var terminalColumns: @Sendable (Int32) -> Int? = { TerminalWidth.columns(of: $0) }
+    /// When `run`'s status line shows on a terminal and what paces its redraws; tests replace
+    /// the pace with steps of their own.
+    package var statusLine = RunProgressOutput.Timing()
 
     package init(
         environment: [String: String], console: Console, client: ClientConfiguration = .init(http: CurlTransport.shared),
@@ -79,6 +82,9 @@ package enum GitbaySyncCLI {
             let invocation = try CommandLineParser.parse(arguments)
             do {
                 code = try await CommandRunner(global: invocation.global, context: context).execute(invocation.request)
+            } catch let stopped as StoppedBySignal {
+                // Said already; the shell is told of the signal as for any program it ended.
+                return 128 + stopped.signal
             } catch {
                 code = report(error, context: context, json: invocation.global.json)
             }

@@ -64,6 +64,13 @@ struct JournalText: Sendable {
     func outcomeLine(_ outcome: AccountOutcome, nextRetry: Date?, verbose: Bool) -> String? {
         let cost = "[\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
         let retry = nextRetry.map { " (next try after \(Timestamp.format($0)))" } ?? ""
+        if outcome.stopped {
+            // Cut short by a stop request: not the account's failure, and nothing was recorded.
+            return line(
+                .info,
+                "\(escaped: outcome.account): stopped: the stop cut its requests short; nothing of it was recorded, and the next run reconciles it \(cost)"
+            )
+        }
         // A failure in this cycle, or a token still refused, is worth a line every cycle; an
         // account waiting out a backoff is not (its failure had its line).
         if outcome.action == .failed || (outcome.action == .skipped && outcome.condition == .authFailed) {
@@ -90,13 +97,14 @@ struct JournalText: Sendable {
 
     /// The `-v` line closing a cycle.
     static func summary(_ number: Int, _ outcomes: [AccountOutcome], next: Duration?) -> String {
-        let failed = outcomes.filter { $0.action == .failed }.count
+        let failed = outcomes.filter { $0.action == .failed && !$0.stopped }.count
+        let stopped = outcomes.filter(\.stopped).count
         let waiting = outcomes.filter { $0.action == .skipped && $0.isFailure }.count
         let quiet: Set<AccountOutcome.Action> = [.unchanged, .shadowed, .skipped]
         let changed = outcomes.filter { !$0.isFailure && !quiet.contains($0.action) }.count
         let requests = outcomes.map(\.requests).reduce(0, +)
         let then = next.map { "; next in \(IntervalParser.format(.seconds($0.components.seconds)))" } ?? "; no next cycle"
-        let stillFailed = waiting == 0 ? "" : ", \(waiting) still failed (skipped)"
+        let stillFailed = (waiting == 0 ? "" : ", \(waiting) still failed (skipped)") + (stopped == 0 ? "" : ", \(stopped) stopped")
         return
             "cycle \(number): \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), \(changed) changed, \(failed) failed\(stillFailed), \(requests) request\(requests == 1 ? "" : "s")\(then)"
     }

@@ -54,15 +54,7 @@ struct PeriodicRun: Sendable {
     private func runCycle(_ cycle: @escaping @Sendable () async throws -> Void) async throws {
         let work = Task { try await cycle() }
         let watcher = Task { [shutdown, grace] in
-            await shutdown.wait(for: .stopping)
-            guard !Task.isCancelled else { return }
-            // The grace is real time, whatever sleep the period uses.
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { try? await Task.sleep(for: grace) }
-                group.addTask { await shutdown.wait(for: .cancelling) }
-                await group.next()
-                group.cancelAll()
-            }
+            await Self.graceOver(shutdown, grace: grace)
             guard !Task.isCancelled else { return }
             work.cancel()
         }
@@ -72,6 +64,19 @@ struct PeriodicRun: Sendable {
         } catch {
             // What a cancelled cycle throws is the cancellation, not a fault.
             if shutdown.phase == .running { throw error }
+        }
+    }
+
+    /// Returns once `grace` has passed since the first stop request, or at the second (or
+    /// when the calling task is cancelled). The grace is real time, whatever sleep the period uses.
+    static func graceOver(_ shutdown: ShutdownSignal, grace: Duration) async {
+        await shutdown.wait(for: .stopping)
+        guard !Task.isCancelled else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: grace) }
+            group.addTask { await shutdown.wait(for: .cancelling) }
+            await group.next()
+            group.cancelAll()
         }
     }
 

@@ -28,5 +28,7 @@ for failure in coreDumpFailures {
 // hook, as SIGHUP and SIGQUIT do.
 let signalSources = shutdown.trapTerminationSignals()
 let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
+// A command that stopped on a signal (and said so) ends by it, as the shell expects.
+if code > 128, let number = shutdown.stopSignal, code == 128 + number { shutdown.endProcess(by: number) }
 signalSources.forEach { $0.cancel() }
 exit(code)

@@ -21,7 +21,7 @@ package struct SpawnedChild: Sendable {
         /// The exit status; nil when a signal ended the child.
         package let code: Int32?
         /// The signal that ended it, ours or not.
-        let signal: Int32?
+        package let signal: Int32?
         /// Why it was killed, nil when it ended on its own.
         package let killedBecause: String?
         /// Its peak resident memory in bytes, when it was started with `measuringPeak`.

@@ -20,11 +20,14 @@ extension SyncEngine {
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
     /// once), then finishes the removals whose deregistration went through, then renews the
-    /// API tokens near their expiry (`TokenRenewer`).
-    package func run() async throws -> [RunEntry] {
+    /// API tokens near their expiry (`TokenRenewer`). `progress` is told as each account's
+    /// pass starts and as each account is done (`RunProgress`).
+    package func run(progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let outcomes = try await reconciler.reconcile()
+        // A removal or a renewal still to come: the account is told when that is done too.
+        let held = progress == nil ? [] : Set(removing.keys).union(try await renewalDue())
+        let outcomes = try await reconciler(telling: progress, holding: held).reconcile()
         let removal = removal
         var entries: [RunEntry] = []
         for var outcome in outcomes {
@@ -38,16 +41,20 @@ extension SyncEngine {
             }
             let deregistered = !outcome.isFailure && outcome.action != .skipped
             let revoked = try await AccountRemoval.revokedAfterStep(account, outcome, store)
-            guard deregistered || revoked else {
+            if deregistered || revoked {
+                let result = try await removal.complete(account, after: outcome, force: false)
+                entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
+            } else {
                 entries.append(RunEntry(outcome: outcome, removing: account))
-                continue
             }
-            let result = try await removal.complete(account, after: outcome, force: false)
-            entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
+            if let progress, let entry = entries.last { progress(.finished(entry)) }
         }
         // Tokens near their expiry are rotated, and stale ones revoked: no request for the others.
         let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome))
         for index in entries.indices { entries[index].outcome = renewed[index] }
+        if let progress {
+            for entry in entries where held.contains(entry.outcome.account) && entry.removing == nil { progress(.finished(entry)) }
+        }
         return entries
     }
 

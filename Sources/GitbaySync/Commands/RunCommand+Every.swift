@@ -9,6 +9,8 @@ import Foundation
 extension CommandRunner {
     /// How much a sleep between cycles may differ from the period, either way.
     static let timerJitter = 0.1
+    /// How long a cycle whose requests the grace cut short has to record and report them.
+    static let reportingMargin: Duration = .seconds(5)
 
     /// `run --every`: reconcile, sleep the period (±10%), repeat, until SIGTERM or SIGINT.
     ///
@@ -33,8 +35,10 @@ extension CommandRunner {
         }
         defer { announcer.cancel() }
 
+        // A cycle stops its own requests when the grace is over (`timerCycle`), and then records
+        // and reports what it did: the timer cancels it only if that takes a while more.
         let timer = PeriodicRun(
-            interval: interval, jitter: Self.timerJitter, grace: context.shutdownGrace, shutdown: shutdown,
+            interval: interval, jitter: Self.timerJitter, grace: context.shutdownGrace + Self.reportingMargin, shutdown: shutdown,
             random: context.random, sleep: context.sleep
         )
         let ending = try await timer.run { number, pause in
@@ -57,7 +61,8 @@ extension CommandRunner {
         let store = try await openExistingStore()
         let outcomes = try await reconcileOnce(
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
-            mayStartMore: { shutdown.phase == .running }
+            mayStartMore: { shutdown.phase == .running },
+            stopNow: { [grace = context.shutdownGrace] in await PeriodicRun.graceOver(shutdown, grace: grace) }
         )
         try? await store.recordUnattendedRun(
             unattendedRun(

@@ -46,6 +46,14 @@ struct RunCommand: CommandDefinition {
             try every account now anyway, run `gitbay-sync run --now`. There must be a state
             database already (exit 66 otherwise): `run` never creates one.
 
+            Each account's line is printed as the account is done, the failures' summary last.
+            On a terminal, once accounts have been in flight for a second, a line on stderr says
+            which and for how long, cleared when the run ends (not with --json or through a
+            pipe). SIGINT (Ctrl-C) or SIGTERM stops the run at once: requests in flight are
+            cancelled, the accounts done before are recorded and printed, the last line names
+            those not done, and the process ends by the signal (a shell shows 130 for Ctrl-C;
+            69 when it stopped a pre-remove hook).
+
             Each account's requests get \(Self.deadlineSeconds) seconds in all, retries and their waits
             included: every attempt at most what is left of that, and no retry once it is over. An
             instance that does not answer costs a run about that long (the accounts of other
@@ -61,7 +69,8 @@ struct RunCommand: CommandDefinition {
             per account that changed or failed (-v: every account); a failing account waits out its
             own backoff (at most DURATION, and never more than six hours; a server's wait is
             honoured up to an hour even when longer than DURATION). The first signal lets
-            requests in flight finish and exits 0; a second cancels them. --json prints one JSON
+            requests in flight finish, for up to 10 seconds (an account whose requests that cuts
+            short is said `stopped`), and exits 0; a second cancels them. --json prints one JSON
             object per cycle (JSON Lines). --now cannot be combined with --every.
 
             With --dry-run, says what a run would add, remove, adopt and forget on each account's
@@ -137,41 +146,6 @@ struct RunCommand: CommandDefinition {
 }
 
 extension CommandRunner {
-    /// `run` without `--every`: one reconcile of every account, then finish removals that got
-    /// through.
-    ///
-    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
-    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
-    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
-    fileprivate func runOnce(concurrency: Int?, now: Bool, unattended: Bool) async throws -> ExitCode {
-        let startedAt = context.now()
-        let store = try await openExistingStore()
-        let outcomes = try await reconcileOnce(store, concurrency: concurrency, honourBackoff: !now)
-        show(
-            ReportedOutput(
-                json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
-                // The outcomes' own lines come from `report`.
-                text: outcomes.isEmpty ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
-            ))
-        let code = report(outcomes)
-        // Only a running pre-remove hook takes a stop request: the removals it left wait for
-        // the next run.
-        let interrupted = context.shutdown.phase != .running
-        if unattended {
-            try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
-        }
-        await logDatabaseWork(store)
-        guard !interrupted else {
-            context.console.err(
-                journalErr.line(
-                    .error,
-                    "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."
-                ))
-            return .unavailable
-        }
-        return code
-    }
-
     /// One debug line (`-vv`) with the write transactions the run made on the state database.
     func logDatabaseWork(_ store: StateStore) async {
         logger.debug("database: \(await store.databaseCounters().writeTransactions) write transactions")

@@ -1,0 +1,139 @@
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension CommandRunner {
+    /// `run` without `--every`: one reconcile of every account, then finish removals that got
+    /// through. Each account's line is printed as the account is done, and a terminal's
+    /// standard error shows which are still in flight (`RunProgressOutput`).
+    ///
+    /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
+    /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
+    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
+    ///
+    /// SIGINT or SIGTERM stops it at once: the passes in flight are cancelled (recording
+    /// nothing), the accounts done before are recorded and printed as any run's, and the last
+    /// line names those not done; the process then ends by the signal. A second signal cancels
+    /// what is left.
+    func runOnce(concurrency: Int?, now: Bool, unattended: Bool) async throws -> ExitCode {
+        let startedAt = context.now()
+        let shutdown = context.shutdown
+        shutdown.claim()
+        let store = try await openExistingStore()
+        let names = try await store.accounts().map(\.name)
+        let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
+        let live = RunProgressOutput(
+            shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
+            now: context.now, out: context.console.out, errRaw: context.console.errRaw)
+        let entries = try await liveEntries(store, concurrency: concurrency, now: now, live: live, width: width)
+        let outcomes = (entries ?? []).map(Self.said)
+        let interrupted = shutdown.phase != .running
+        // What a stop cut short is not the account's failure: it is named as not done.
+        let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
+        show(
+            ReportedOutput(
+                json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
+                text: names.isEmpty && outcomes.isEmpty
+                    ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
+            ))
+        if !global.json { printChanged(done, printed: live.done, width: width) }
+        let code = report(done, lines: false)
+        if unattended {
+            try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
+        }
+        await logDatabaseWork(store)
+        guard interrupted else { return code }
+        if (entries ?? []).contains(where: \.hookInterrupted) {
+            context.console.err(
+                journalErr.line(
+                    .error,
+                    "Error: interrupted; the accounts not removed yet stay `removing` with their API tokens, and runs retry their removal (so does the timer, if installed)."
+                ))
+            return .unavailable
+        }
+        let finished = Set(entries == nil ? live.done.keys.map { $0 } : done.map(\.account))
+        context.console.err(journalErr.line(.error, Self.interruption(notDone: names.filter { !finished.contains($0) }, of: names.count)))
+        throw StoppedBySignal(signal: shutdown.stopSignal ?? SIGINT)
+    }
+
+    /// The run's entries, each account's line printed as it is done; nil when a second signal
+    /// cancelled the run before it returned them.
+    private func liveEntries(
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int
+    ) async throws -> [SyncEngine.RunEntry]? {
+        let shutdown = context.shutdown
+        let (journal, json) = (journalOut, global.json)
+        let ticker = Task { [tick = context.statusLine.tick, shows = context.console.errorIsTerminal && !json] in
+            guard shows else { return }
+            while !Task.isCancelled, (try? await tick()) != nil { live.refresh() }
+        }
+        let work = Task {
+            try await reconcileEntries(
+                store, concurrency: concurrency, honourBackoff: !now, mayStartMore: { shutdown.phase == .running },
+                stopNow: { await shutdown.wait(for: .stopping) },
+                progress: { event in
+                    switch event {
+                    case .started(let account):
+                        live.started(account)
+                    case .finished(let entry):
+                        let outcome = Self.said(entry)
+                        let line =
+                            json || outcome.stopped ? nil : journal.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
+                        live.finished(outcome.account, line: line)
+                    }
+                })
+        }
+        let canceller = Task {
+            await shutdown.wait(for: .cancelling)
+            if !Task.isCancelled { work.cancel() }
+        }
+        defer {
+            ticker.cancel()
+            canceller.cancel()
+            live.end()
+        }
+        do {
+            return try await work.value
+        } catch {
+            guard shutdown.phase == .cancelling else { throw error }
+            return nil
+        }
+    }
+
+    /// Prints the line of each outcome that differs from the one printed for it as it came (a
+    /// steady verdict that could not be recorded, an account reconciled again) or that had none.
+    private func printChanged(_ outcomes: [AccountOutcome], printed: [String: String?], width: Int) {
+        let out = journalOut
+        for outcome in outcomes {
+            let line = out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
+            if (printed[outcome.account] ?? nil) != line { context.console.out(line) }
+        }
+    }
+
+    /// The last line of a run a signal stopped: the accounts it left not done.
+    static func interruption(notDone: [String], of total: Int) -> String {
+        guard !notDone.isEmpty else { return "Error: interrupted after every account was done; their results are recorded." }
+        let names = notDone.map { TerminalText.escaped($0) }.joined(separator: ", ")
+        return
+            "Error: interrupted: \(notDone.count) of \(total) account\(total == 1 ? "" : "s") not done: \(names). The others are recorded; the next `gitbay-sync run` reconciles these."
+    }
+}
+
+extension SyncEngine.RunEntry {
+    /// A removal a stop request cut short while its pre-remove hook ran.
+    var hookInterrupted: Bool {
+        if case .interrupted = removal { true } else { false }
+    }
+}

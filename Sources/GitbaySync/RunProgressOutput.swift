@@ -1,0 +1,123 @@
+import GitbaySupport
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What `run` shows as it goes: each account's line on stdout as it is done and, when a person
+/// watches standard error on a terminal, one status line there naming the accounts in flight
+/// for a while and for how long, rewritten in place. The status line is cleared before each
+/// account's line and drawn again after it, and cleared for good when the run ends.
+package final class RunProgressOutput: Sendable {
+    /// When the status line shows and how often it is drawn again.
+    package struct Timing: Sendable {
+        /// How long an account is in flight before the line names it.
+        package var delay: Duration = .seconds(1)
+        /// Waits until the next redraw; throws when cancelled.
+        package var tick: @Sendable () async throws -> Void = { try await Task.sleep(for: .milliseconds(250)) }
+
+        package init() {}
+    }
+
+    private struct State {
+        var inFlight: [String: Date] = [:]
+        /// The accounts done, each with the line printed for it (nil: none).
+        var done: [String: String?] = [:]
+        /// The text on the terminal now, if any.
+        var drawn: String?
+    }
+
+    private let state = Mutex(State())
+    /// Whether the status line is drawn at all (a terminal, text output).
+    private let shows: Bool
+    private let delay: Duration
+    private let width: Int
+    private let now: @Sendable () -> Date
+    private let out: @Sendable (String) -> Void
+    private let errRaw: @Sendable (String) -> Void
+
+    init(
+        shows: Bool, delay: Duration, width: Int, now: @escaping @Sendable () -> Date, out: @escaping @Sendable (String) -> Void,
+        errRaw: @escaping @Sendable (String) -> Void
+    ) {
+        (self.shows, self.delay, self.width, self.now, self.out, self.errRaw) = (shows, delay, width, now, out, errRaw)
+    }
+
+    func started(_ account: String) {
+        state.withLock { $0.inFlight[account] = now() }
+    }
+
+    /// Prints `line` (nil: none) for an account that is done: the status line is cleared
+    /// first and drawn again after it, without the account.
+    func finished(_ account: String, line: String?) {
+        state.withLock { state in
+            state.inFlight[account] = nil
+            state.done[account] = line
+            guard let line else { return redraw(&state) }
+            clear(&state)
+            out(line)
+            redraw(&state)
+        }
+    }
+
+    /// The accounts told done so far, with the line printed for each (nil: none).
+    var done: [String: String?] { state.withLock { $0.done } }
+
+    /// Draws the line again as time has passed.
+    func refresh() {
+        state.withLock { redraw(&$0) }
+    }
+
+    /// Clears the line for good: the run is over.
+    func end() {
+        state.withLock { state in
+            state.inFlight = [:]
+            clear(&state)
+        }
+    }
+
+    private func clear(_ state: inout State) {
+        guard state.drawn != nil else { return }
+        errRaw("\r\u{1B}[K")
+        state.drawn = nil
+    }
+
+    private func redraw(_ state: inout State) {
+        guard shows else { return }
+        guard let text = Self.text(state.inFlight, now: now(), delay: delay, width: width) else { return clear(&state) }
+        guard text != state.drawn else { return }
+        errRaw("\r" + text + "\u{1B}[K")
+        state.drawn = text
+    }
+
+    /// The status line for the accounts in flight since when, nil while none has been for
+    /// `delay`: how long the oldest has been, then the names, oldest first, with as many as
+    /// fit in `width` columns (`and N more` for the rest).
+    static func text(_ inFlight: [String: Date], now: Date, delay: Duration, width: Int) -> String? {
+        let oldest = inFlight.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+        guard let first = oldest.first,
+            now.timeIntervalSince(first.value) >= Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        else { return nil }
+        let seconds = max(0, Int(now.timeIntervalSince(first.value)))
+        let head = "waiting \(IntervalParser.format(.seconds(max(1, seconds)))) on \(oldest.count) account\(oldest.count == 1 ? "" : "s"): "
+        let names = oldest.map { TerminalText.escaped($0.key) }
+        // The last column is left free: a line that fills it makes some terminals wrap.
+        let room = max(1, width - 1)
+        var shown = 0
+        var text = head
+        for (index, name) in names.enumerated() {
+            let rest = names.count - index - 1
+            let more = rest == 0 ? "" : " and \(rest) more"
+            let candidate = text + (index == 0 ? "" : ", ") + name
+            guard (candidate + more).count <= room else { break }
+            text = candidate
+            shown += 1
+        }
+        if shown == 0 { return String((head + names[0]).prefix(room - 1)) + "…" }
+        if shown < names.count { text += " and \(names.count - shown) more" }
+        return text
+    }
+}

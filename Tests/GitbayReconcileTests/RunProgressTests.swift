@@ -1,0 +1,51 @@
+import Foundation
+import GitbayFake
+import ReconcileSupport
+import Synchronization
+import Testing
+
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// A run tells its caller each account as it is done, and stops at once when asked.
+@Suite("Run progress", .timeLimit(.minutes(1)))
+struct RunProgressTests {
+    /// What a run told, in order.
+    final class Told: Sendable {
+        private let events = Mutex<[SyncEngine.RunProgress]>([])
+        func append(_ event: SyncEngine.RunProgress) { events.withLock { $0.append(event) } }
+        var all: [SyncEngine.RunProgress] { events.withLock { $0 } }
+    }
+
+    @Test("each account is told done as it is, while another's list still hangs; a stop then cuts that one short, recording nothing")
+    func toldAsDone() async throws {
+        let (fast, hung, world) = (try FakeGitbayServer(), try FakeGitbayServer(), try await ReconcileWorld())
+        let alice = try await world.signIn(fast, "alice")
+        let bob = try await world.signIn(hung, "bob")
+        try await world.setToken()
+        hung.inject(.hang, command: "notifications device list", times: 10)
+        let bobBefore = try await world.store.status(ofAccount: bob.id)
+        let told = Told()
+        let stop = ShutdownSignal()
+        stop.claim()
+        var options = world.engine().options
+        options.stopNow = { await stop.wait(for: .stopping) }
+        let engine = SyncEngine(store: world.store, options: options, logger: .disabled)
+        // Only alice's being told done before the run returns can stop bob's hanging list.
+        let entries = try await engine.run { event in
+            told.append(event)
+            if case .finished(let entry) = event, entry.outcome.account == alice.name { stop.request() }
+        }
+        let events = told.all
+        #expect(events.contains(.started(account: alice.name)) && events.contains(.started(account: bob.name)))
+        let done = events.compactMap { event -> AccountOutcome? in if case .finished(let entry) = event { entry.outcome } else { nil } }
+        #expect(done.map(\.account) == [alice.name, bob.name])
+        #expect(done.first?.action == .added)
+        let bobEntry = try #require(entries.first { $0.outcome.account == bob.name })
+        #expect(bobEntry.outcome.stopped && bobEntry.outcome.action == .failed)
+        #expect(try await world.store.status(ofAccount: bob.id) == bobBefore)
+        #expect(fast.devices(of: "alice").count == 1)
+    }
+}
