@@ -24,7 +24,7 @@ extension SyncEngine {
     package func run() async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let outcomes = try await reconciler.reconcile()
+        let (outcomes, tokens) = try await reconciler.reconcileReadingTokens()
         let removal = removal
         var entries: [RunEntry] = []
         for var outcome in outcomes {
@@ -46,7 +46,7 @@ extension SyncEngine {
             entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
         }
         // Tokens near their expiry are rotated, and stale ones revoked: no request for the others.
-        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome))
+        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome), tokens: tokens)
         for index in entries.indices { entries[index].outcome = renewed[index] }
         return entries
     }
