@@ -19,6 +19,8 @@ struct KeyringRotationTests {
     static let lifetime = Duration.seconds(90 * 86_400)
     /// Within a third of the token's lifetime of its expiry.
     static let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * 86_400) }
+    /// As late, some seconds on: a successor minted then is named apart from one minted `later`.
+    static let afterwards: @Sendable () -> Date = { Date().addingTimeInterval(61 * 86_400 + 10) }
 
     let world: ReconcileWorld
     let server: FakeGitbayServer
@@ -131,14 +133,14 @@ struct KeyringRotationTests {
 
         keyring.storeLost.withLock { $0 = nil }
         keyring.deleteFailure.withLock { $0 = nil }
-        let healed = try #require(try await engine(now: Self.later).run().first?.outcome)
+        let healed = try #require(try await engine(now: Self.afterwards).run().first?.outcome)
         #expect(!healed.isFailure && healed.condition == .registered)
         let item = try #require(try await world.store.keyringItems()[alice.id])
         let token = try #require(items[item])
         #expect(Array(items.keys) == [item], "one keyring item, the one in use")
         #expect(validTokens == [token.exposedValue], "exactly one valid token of this install, the one in use")
         #expect(try await world.store.storedAPIToken(ofAccount: alice.id, token: token)?.staleNames == [])
-        let steady = try #require(try await engine(now: Self.later).run().first?.outcome)
+        let steady = try #require(try await engine(now: Self.afterwards).run().first?.outcome)
         #expect(!steady.isFailure && steady.tokenRenewal == nil)
     }
 
