@@ -4,7 +4,8 @@ import GitbaySupport
 /// Service on Linux (`SecretServiceKeyring`), the login Keychain on macOS (`KeychainTokens`).
 ///
 /// Items are this program's alone: service `gitbay-sync`, account `user@host` (or
-/// `user@host:port`, as the CLI names the account). Every call is bounded in time and fails
+/// `user@host:port`, as the CLI names the account; a rotated token's item has a name of its
+/// own, which the caller gives as the account). Every call is bounded in time and fails
 /// only with `KeyringUnavailable`, a value the caller can tell from "no item" (an empty
 /// `readAll`, `KeyringDeletion.noItem`): a keyring that is locked, gone or slow is a reason
 /// to wait, never a reason to think the token is gone. Secrets travel as `Secret` and appear

@@ -45,19 +45,20 @@ extension APITokens {
         }
     }
 
-    /// Stores a verified sign-in: the token where `keep` puts it, then the account with only
-    /// a reference when the keyring holds it. A token of the account's that the keyring held
-    /// before and no longer stands for it is deleted from the keyring.
+    /// Stores a verified sign-in: the token where `keep` puts it (the keyring item named after
+    /// the account), then the account with only a reference when the keyring holds it. The
+    /// keyring item that held the account's token before (another one after a rotation), when
+    /// it no longer stands for it, is deleted from the keyring.
     func signIn(
         instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, now: Date
     ) async throws -> (account: AccountRecord, kept: KeptToken) {
         let name = AccountRecord.name(username: username, instance: instance)
-        var previous: TokenPlace?
-        if let existing = try await store.account(named: name) { previous = try await store.tokenPlaces()[existing.id] }
+        var previous: String?
+        if let existing = try await store.account(named: name) { previous = try await store.keyringItems()[existing.id] }
         let kept = try await keep(apiToken, for: name, choice: choice)
         let account = try await store.signIn(
             instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place, now: now)
-        if previous == .keyring, kept.place != .keyring { _ = try? await keyring?.delete(account: name) }
+        if let previous, previous != name || kept.place != .keyring { _ = try? await keyring?.delete(account: previous) }
         return (account, kept)
     }
 }

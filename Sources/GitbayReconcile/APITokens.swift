@@ -9,9 +9,9 @@ import Foundation
 #endif
 
 /// The accounts' API tokens where they live: in the database, or in the OS keyring, whose
-/// item (account: the account's name) holds the token of an account whose row keeps only a
-/// reference. A run reads the keyring once for all its accounts, and not at all when none
-/// keeps its token there.
+/// item (account: the account's name, or the name the database gives after a rotation) holds
+/// the token of an account whose row keeps only a reference. A run reads the keyring once for
+/// all its accounts, and not at all when none keeps its token there.
 package struct APITokens: Sendable {
     let store: StateStore
     /// Nil: no keyring is used here; an account whose token is in one waits, as it does for
@@ -26,7 +26,7 @@ package struct APITokens: Sendable {
     /// Why the keyring cannot be read when none is used here.
     static let noKeyring = KeyringUnavailable.noService(detail: "this program was given no keyring to use")
 
-    /// Every token the keyring holds, by account name.
+    /// Every token the keyring holds, by item (the account's name, or a rotation's own item).
     func readKeyring() async throws(KeyringUnavailable) -> [String: Secret] {
         guard let keyring else { throw Self.noKeyring }
         return try await keyring.readAll()
@@ -41,7 +41,7 @@ package struct APITokens: Sendable {
         guard !inKeyring.isEmpty else { return (tokens, nil) }
         do {
             let stored = try await readKeyring()
-            for account in inKeyring { tokens[account.id] = stored[account.name] }
+            for account in inKeyring { tokens[account.id] = stored[facts.keyringItems[account.id] ?? account.name] }
             return (tokens, nil)
         } catch {
             return (tokens, error)
@@ -51,24 +51,24 @@ package struct APITokens: Sendable {
     /// One account's token, wherever it lives; nil when none is stored. Throws
     /// `KeyringUnavailable` when the keyring holds it and does not answer.
     package func token(of account: AccountRecord) async throws -> Secret? {
-        guard try await store.tokenPlaces()[account.id] == .keyring else { return try await store.apiToken(ofAccount: account.id) }
-        return try await readKeyring()[account.name]
+        guard let item = try await store.keyringItems()[account.id] else { return try await store.apiToken(ofAccount: account.id) }
+        return try await readKeyring()[item]
     }
 
     /// The tokens of `accounts` wherever they live, the keyring read once when it holds any
     /// of theirs: each account's token, or the keyring's reason when it holds the account's
     /// and cannot be read. An account without a token is missing.
     package func tokens(of accounts: [AccountRecord]) async throws -> [Int64: Result<Secret, KeyringUnavailable>] {
-        let places = try await store.tokenPlaces()
+        let items = try await store.keyringItems()
         var tokens: [Int64: Result<Secret, KeyringUnavailable>] = [:]
-        for account in accounts where places[account.id] != .keyring {
+        for account in accounts where items[account.id] == nil {
             tokens[account.id] = try await store.apiToken(ofAccount: account.id).map { .success($0) }
         }
-        let inKeyring = accounts.filter { places[$0.id] == .keyring }
+        let inKeyring = accounts.filter { items[$0.id] != nil }
         guard !inKeyring.isEmpty else { return tokens }
         do {
             let stored = try await readKeyring()
-            for account in inKeyring { tokens[account.id] = stored[account.name].map { .success($0) } }
+            for account in inKeyring { tokens[account.id] = items[account.id].flatMap { stored[$0] }.map { .success($0) } }
         } catch {
             for account in inKeyring { tokens[account.id] = .failure(error) }
         }
@@ -78,20 +78,24 @@ package struct APITokens: Sendable {
     /// The account whose API token this is, wherever it is kept, if one has it.
     func account(holding token: Secret) async throws -> AccountRecord? {
         if let account = try await store.account(holdingAPIToken: token) { return account }
-        let places = try await store.tokenPlaces()
-        guard places.values.contains(.keyring), let stored = try? await readKeyring() else { return nil }
-        return try await store.accounts().first { places[$0.id] == .keyring && stored[$0.name] == token }
+        let items = try await store.keyringItems()
+        guard !items.isEmpty, let stored = try? await readKeyring() else { return nil }
+        return try await store.accounts().first { account in items[account.id].map { stored[$0] == token } ?? false }
     }
 
-    /// After the account's deletion: its keyring item, when the keyring held its token.
-    /// Nil when there was none to delete or it is gone; the reason when it is left behind.
-    func forget(_ account: AccountRecord, keptIn place: TokenPlace?) async -> KeyringUnavailable? {
-        guard place == .keyring, let keyring else { return nil }
-        do {
-            try await keyring.delete(account: account.name)
-            return nil
-        } catch {
-            return error
+    /// After the account's deletion: the keyring items its tokens were kept in (its current
+    /// token's and its stale tokens'). Nil when there was none to delete or all are gone; the
+    /// reason when one is left behind.
+    func forget(items: [String]) async -> KeyringUnavailable? {
+        guard !items.isEmpty, let keyring else { return nil }
+        var reason: KeyringUnavailable?
+        for item in items {
+            do {
+                try await keyring.delete(account: item)
+            } catch {
+                reason = reason ?? error
+            }
         }
+        return reason
     }
 }

@@ -153,12 +153,12 @@ package struct AccountRemoval: Sendable {
         var outcome = outcome
         let store = reconciler.store
         let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
-        let place = try await store.tokenPlaces()[account.id]
+        let items = try await store.allKeyringItems(ofAccount: account.id)
         switch try await store.deleteAccount(id: account.id, removalStartedAt: account.removalStartedAt) {
         case .notRemoving:
             return .signedInAgain(try await stillSignedIn(account, outcome))
         case .deleted(let wiped):
-            await forgetKeyringItem(of: account, keptIn: place)
+            await forgetKeyringItems(items, of: account)
             if let hold {
                 outcome = Self.held(outcome, hold.detail)
                 outcome.action = .removed
@@ -185,9 +185,9 @@ package struct AccountRemoval: Sendable {
         }
     }
 
-    /// Once the account is deleted: the keyring's item of its token, when the keyring held it.
-    private func forgetKeyringItem(of account: AccountRecord, keptIn place: TokenPlace?) async {
-        if let reason = await reconciler.tokens.forget(account, keptIn: place) {
+    /// Once the account is deleted: the keyring items of its tokens, when the keyring held any.
+    private func forgetKeyringItems(_ items: [String], of account: AccountRecord) async {
+        if let reason = await reconciler.tokens.forget(items: items) {
             reconciler.logger.warning("token.left-in-keyring", ["account.name": account.name, "reason": reason.description])
         }
     }

@@ -34,16 +34,23 @@ package struct Reconciler: Sendable {
     /// When a pass proves that two URLs name one server, the accounts of that server are
     /// reconciled again at once, towards the one holder they now share.
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
-        var outcomes = try await reconcileRound(only: only)
+        try await reconcileReadingTokens(only: only).outcomes
+    }
+
+    /// `reconcile(only:)`, with the API tokens its passes were given, by account id: what a
+    /// renewal afterwards uses, so that a run reads the keyring once, not again for it.
+    func reconcileReadingTokens(only: Set<Int64>? = nil) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
+        var (outcomes, tokens) = try await reconcileRound(only: only)
         for _ in 1..<Self.passes {
             let proven = await turns.takeProven()
             guard !proven.isEmpty else { break }
             let names = try await store.serverNames()
             let merged = Set(proven.flatMap { names.names(of: $0.instance) })
             let again = try await reconcileRound(only: Set(try await store.accounts().filter { merged.contains($0.instance) }.map(\.id)))
-            outcomes = Self.replacing(outcomes, with: again)
+            outcomes = Self.replacing(outcomes, with: again.outcomes)
+            tokens.merge(again.tokens, uniquingKeysWith: { _, later in later })
         }
-        return outcomes
+        return (outcomes, tokens)
     }
 
     /// `outcomes` with the accounts of `later` replaced by their later outcome, which counts
@@ -61,7 +68,7 @@ package struct Reconciler: Sendable {
     }
 
     /// One round: every account (or `only` these) reconciled once.
-    private func reconcileRound(only: Set<Int64>?) async throws -> [AccountOutcome] {
+    private func reconcileRound(only: Set<Int64>?) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
         let facts = try await store.runFacts()
         _ = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
@@ -75,7 +82,8 @@ package struct Reconciler: Sendable {
         let outcomes = skipped + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         // Each outcome's place is looked up once, not at every comparison.
-        return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        let sorted = outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        return (sorted, apiTokens)
     }
 
     /// What a run does with each account (or `only` these): the schedule's entries, with the

@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayState
 import GitbaySupport
 
@@ -14,6 +15,13 @@ import Foundation
 /// crash between the mint and the store leaves the successor's name recorded (it is recorded
 /// before the mint), and one after the store leaves the predecessor's: the next run revokes
 /// whichever the server still lists. Only names this install recorded are ever revoked.
+///
+/// A token the keyring holds gets its successor in a keyring item of its own: minted (its name
+/// and that item recorded as stale first), written to the new item, then made current in the
+/// transaction that records the predecessor (and its item) as stale; then the predecessor is
+/// revoked and its item deleted. A crash anywhere leaves the item in use and the database's
+/// reference to it intact; the next run revokes the stale token the server still lists and
+/// deletes its item, never the one in use.
 struct TokenRenewer: Sendable {
     let store: StateStore
     let options: Reconciler.Options
@@ -21,8 +29,11 @@ struct TokenRenewer: Sendable {
 
     /// Renews the tokens of the accounts whose pass in `outcomes` reached the server and did
     /// not fail, when they need it; an account whose token is far from expiry costs no request.
-    func renew(_ outcomes: [AccountOutcome]) async throws -> [AccountOutcome] {
-        guard let (due, marker) = try await due() else { return outcomes }
+    /// `keyringTokens`, the tokens the passes were given (by account id), stand for those the
+    /// keyring holds: the keyring is not read again, and an account whose token it did not
+    /// give (locked, absent) is not renewed.
+    func renew(_ outcomes: [AccountOutcome], tokens keyringTokens: [Int64: Secret] = [:]) async throws -> [AccountOutcome] {
+        guard let (due, marker) = try await due(keyringTokens: keyringTokens) else { return outcomes }
         let accounts = Dictionary(try await store.accounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var renewed = outcomes
         // An account its run reached: active or paused (a paused one lists too), not one left
@@ -35,10 +46,10 @@ struct TokenRenewer: Sendable {
     }
 
     /// The stored tokens a run would renew now, by account id, and the install marker; nil
-    /// when there are none.
-    func due() async throws -> (tokens: [Int64: StoredAPIToken], marker: String)? {
+    /// when there are none. A token the keyring holds counts when `keyringTokens` has it.
+    func due(keyringTokens: [Int64: Secret]) async throws -> (tokens: [Int64: StoredAPIToken], marker: String)? {
         let now = options.now()
-        let tokens = try await store.storedAPITokens()
+        let tokens = try await store.storedAPITokens(keyringTokens: keyringTokens)
         // Nothing is read beyond the tokens unless one has a name, and then only the install marker.
         guard tokens.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return nil }
         let marker = try await store.device().installMarker
@@ -62,6 +73,10 @@ struct TokenRenewer: Sendable {
             if need.rotate { try await rotate(account, stored, client, &renewal, outcome: &outcome) }
         } catch let error as GitbayError where error.kind == .authFailed {
             await refused(account, error, outcome: &outcome)
+        } catch let error as KeyringUnavailable {
+            // As for a run's read of the keyring: the account waits for it, never refused.
+            logger.info("token.renew-waits-for-keyring", ["reason": error.description])
+            (renewal.keyringUnavailable, renewal.failure) = (error, error.description)
         } catch {
             logger.info("token.renew-failed", ["error": "\(error)"])
             renewal.failure = String(describing: error)
@@ -82,11 +97,14 @@ struct TokenRenewer: Sendable {
                 try await Self.revoke(name, with: client, gone: [.notFound])
                 renewal.revoked.append(name)
             }
+            // Revoked or never minted: its item goes before its name, never the item in use.
+            if let item = stored.staleItems[name], item != stored.keyringItem { try await deleteItem(item) }
             try await store.forgetStaleTokenNames([name], ofAccount: account.id)
         }
     }
 
-    /// Mints the successor with the current token, stores it, then revokes the predecessor.
+    /// Mints the successor with the current token, stores it, then revokes the predecessor
+    /// (and deletes its keyring item, when the keyring held it).
     private func rotate(
         _ account: AccountRecord, _ stored: StoredAPIToken, _ client: GitbayClient, _ renewal: inout TokenRenewal,
         outcome: inout AccountOutcome
@@ -95,19 +113,21 @@ struct TokenRenewer: Sendable {
         let now = options.now()
         let successor = TokenRotation.successorName(of: name, at: now)
         guard successor != name else { return }
-        // Recorded before the mint: a crash after it leaves a name the next run can revoke.
-        try await store.recordStaleTokenNames([successor], ofAccount: account.id, now: now)
+        // The keyring's token goes to an item of its own; nothing is minted with no keyring to take it.
+        let item = stored.keyringItem.map { _ in TokenRotation.keyringItem(of: account.name, tokenName: successor) }
+        guard item == nil || options.keyring != nil else { return }
+        // Recorded before the mint: a crash after it leaves a name the next run can revoke, and an item it can delete.
+        try await store.recordStaleTokenNames([successor], ofAccount: account.id, keyringItem: item, now: now)
         let minted = try await client.createToken(named: successor, ttl: TokenRotation.ttl(lifetime))
         outcome.writes += 1
+        if let item, let keyring = options.keyring { try await keyring.store(minted.token, for: item) }
         // The whole second before: never later than the server's expiry.
         let expiresAt = Date(timeIntervalSinceReferenceDate: (now.timeIntervalSinceReferenceDate + lifetime.inSeconds).rounded(.down))
         let details = APITokenDetails(name: successor, expiresAt: expiresAt, lifetime: lifetime)
-        guard try await store.replaceAPIToken(ofAccount: account.id, named: name, with: minted.token, details: details, now: now) else {
-            // Signed in again or being removed meanwhile: the successor is of no use, and revokes itself.
-            let own = GitbayClient(
-                instance: account.instance, apiToken: minted.token, accountName: account.name, configuration: options.client, logger: logger)
-            if (try? await own.revokeToken(named: successor)) != nil { try await store.forgetStaleTokenNames([successor], ofAccount: account.id) }
-            outcome.requests += await own.requestCount
+        guard
+            try await store.replaceAPIToken(ofAccount: account.id, named: name, with: minted.token, keyringItem: item, details: details, now: now)
+        else {
+            await discard(minted.token, named: successor, item: item, of: account, outcome: &outcome)
             return
         }
         (renewal.predecessor, renewal.successor) = (name, successor)
@@ -115,7 +135,25 @@ struct TokenRenewer: Sendable {
         try await Self.revoke(name, with: client, gone: [.notFound, .authFailed])
         outcome.writes += 1
         renewal.predecessorRevoked = true
+        if let previous = stored.keyringItem { try await deleteItem(previous) }
         try await store.forgetStaleTokenNames([name], ofAccount: account.id)
+    }
+
+    /// A successor of no use (the account signed in again or is being removed meanwhile)
+    /// revokes itself and leaves the keyring; its name stays stale until both are done.
+    private func discard(_ token: Secret, named name: String, item: String?, of account: AccountRecord, outcome: inout AccountOutcome) async {
+        let own = GitbayClient(instance: account.instance, apiToken: token, accountName: account.name, configuration: options.client, logger: logger)
+        let revoked = (try? await own.revokeToken(named: name)) != nil
+        outcome.requests += await own.requestCount
+        guard revoked else { return }
+        if let item { guard (try? await deleteItem(item)) != nil else { return } }
+        try? await store.forgetStaleTokenNames([name], ofAccount: account.id)
+    }
+
+    /// Deletes a keyring item of a token no longer in use; one already gone is deleted too.
+    private func deleteItem(_ item: String) async throws(KeyringUnavailable) {
+        guard let keyring = options.keyring else { throw APITokens.noKeyring }
+        try await keyring.delete(account: item)
     }
 
     /// `token revoke <name>`, where an answer of one of the `gone` kinds counts as revoked.

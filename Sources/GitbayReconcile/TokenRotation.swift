@@ -1,3 +1,4 @@
+import GitbayKeyring
 import GitbayState
 import GitbaySupport
 
@@ -59,6 +60,13 @@ package enum TokenRotation {
         return baseName(of: name) + "-r" + digits
     }
 
+    /// The keyring item (its `account` attribute) a rotation writes the successor named
+    /// `tokenName` of `account`'s token to: an item of its own beside the one in use, so that
+    /// the token in use stays where it is until the database points at the successor.
+    package static func keyringItem(of account: String, tokenName: String) -> String {
+        account + " " + tokenName
+    }
+
     /// `name` without a rotation suffix.
     static func baseName(of name: String) -> String {
         let suffixLength = 16
@@ -90,6 +98,9 @@ package struct TokenRenewal: Sendable, Equatable {
     package var revoked: [String] = []
     /// What failed, when something did; the next run tries again.
     package var failure: String?
+    /// The keyring did not take the successor (or let go of a stale token's item): the
+    /// account's token stays the one in use, and the next run tries again.
+    package var keyringUnavailable: KeyringUnavailable?
 
     package init() {}
 }

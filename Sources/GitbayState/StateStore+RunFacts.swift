@@ -24,6 +24,9 @@ package struct RunFacts: Sendable {
     package let apiTokens: [Int64: Secret]
     /// The accounts whose API token the OS keyring holds.
     package let keyringTokens: Set<Int64>
+    /// The keyring item (its `account` attribute) holding each of those accounts' token, by
+    /// account id: the one the database names, else the item named after the account.
+    package let keyringItems: [Int64: String]
     /// The accounts whose token an earlier version kept in the database, for the keyring.
     package let awaitingKeyring: Set<Int64>
     /// Every lease on record, live or not, by account id.
@@ -111,10 +114,10 @@ extension StateStore {
                     accounts: try Self.allAccounts(database),
                     statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
                     names: names, preferred: try Self.preferredAccounts(database, names: names),
-                    apiTokens: try database.rows("SELECT account_id, token, store FROM api_tokens") { row throws(SQLiteError) in
+                    apiTokens: try database.rows("SELECT account_id, token, store, keyring_item FROM api_tokens") { row throws(SQLiteError) in
                         (
                             id: try row.int64("account_id"), token: try row.optionalText("token").map(Secret.init),
-                            place: TokenPlace(column: try row.optionalText("store"))
+                            place: TokenPlace(column: try row.optionalText("store")), item: try row.optionalText("keyring_item")
                         )
                     },
                     leases: try Self.allLeases(database), version: try database.version()
@@ -126,10 +129,19 @@ extension StateStore {
             preferred: read.preferred, names: read.names,
             apiTokens: Dictionary(read.apiTokens.compactMap { row in row.token.map { (row.id, $0) } }, uniquingKeysWith: { first, _ in first }),
             keyringTokens: Set(read.apiTokens.filter { $0.place == .keyring }.map(\.id)),
+            keyringItems: Self.keyringItems(read.apiTokens.filter { $0.place == .keyring }, accounts: read.accounts),
             awaitingKeyring: Set(read.apiTokens.filter { $0.place == .awaitingKeyring }.map(\.id)),
             leases: Dictionary(read.leases.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first }),
             version: read.version
         )
+    }
+
+    /// The keyring item of each row: the one it names, else the item named after its account.
+    private static func keyringItems(_ rows: [(id: Int64, token: Secret?, place: TokenPlace, item: String?)], accounts: [AccountRecord])
+        -> [Int64: String]
+    {
+        let names = Dictionary(accounts.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(rows.compactMap { row in (row.item ?? names[row.id]).map { (row.id, $0) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Records the times of the verdicts that changed nothing, in one transaction, each only

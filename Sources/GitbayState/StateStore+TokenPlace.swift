@@ -3,7 +3,8 @@ import GitbaySupport
 /// Where the accounts' API tokens live, and their move from the database into the keyring.
 extension StateStore {
     /// Stores an account's API token (`token`, or only the reference when `place` is the
-    /// keyring) with what is known of it, replacing the one before.
+    /// keyring: the item named after the account) with what is known of it, replacing the one
+    /// before. A stale token's item of that name holds this token now: it is no longer deleted.
     static func upsertAPIToken(
         _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, details: APITokenDetails
     ) throws(SQLiteError) {
@@ -12,12 +13,19 @@ extension StateStore {
             """
             INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds, store) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at,
-                lifetime_seconds = excluded.lifetime_seconds, store = excluded.store
+                lifetime_seconds = excluded.lifetime_seconds, store = excluded.store, keyring_item = NULL
             """,
             .integer(id), place == .keyring ? .null : .text(token.exposedValue), .optionalText(details.name),
             .optionalText(details.expiresAt.map(Timestamp.format)), .optionalInteger(details.lifetime?.components.seconds),
             .text(place.rawValue)
         )
+        guard place == .keyring else { return }
+        try database.run(
+            """
+            UPDATE stale_api_tokens SET keyring_item = NULL
+            WHERE account_id = ?1 AND keyring_item = (SELECT name FROM accounts WHERE id = ?1)
+            """,
+            .integer(id))
     }
 
     /// Where each account's API token lives, by account id; an account without one is missing.

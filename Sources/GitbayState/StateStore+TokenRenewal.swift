@@ -14,61 +14,98 @@ package struct StoredAPIToken: Sendable, Equatable {
     package let details: APITokenDetails
     /// Names this install recorded for the account besides the current one (`stale_api_tokens`).
     package let staleNames: [String]
+    /// The keyring item that holds the token (its `account` attribute); nil when the database does.
+    package let keyringItem: String?
+    /// The keyring item that holds, or may hold, each stale token, by name: deleted once it is revoked.
+    package let staleItems: [String: String]
 
-    package init(accountID: Int64, token: Secret, details: APITokenDetails, staleNames: [String]) {
+    package init(
+        accountID: Int64, token: Secret, details: APITokenDetails, staleNames: [String], keyringItem: String? = nil,
+        staleItems: [String: String] = [:]
+    ) {
         self.accountID = accountID
         self.token = token
         self.details = details
         self.staleNames = staleNames
+        self.keyringItem = keyringItem
+        self.staleItems = staleItems
     }
 }
 
 extension StateStore {
     /// Every account's API token with its details and stale names, by account id, in one read.
-    package func storedAPITokens() throws -> [Int64: StoredAPIToken] {
+    /// A token the keyring holds is there when `keyringTokens` (as the run read the keyring,
+    /// by account id) has it: the database keeps only its details and the item's name.
+    package func storedAPITokens(keyringTokens: [Int64: Secret] = [:]) throws -> [Int64: StoredAPIToken] {
         let read = try access { database in
             try database.reading {
                 (
                     tokens: try database.rows(
-                        // A token the keyring holds is not rotated: the database has only its details.
-                        "SELECT account_id, token, name, expires_at, lifetime_seconds FROM api_tokens WHERE token IS NOT NULL"
+                        """
+                        SELECT t.account_id AS account_id, t.token AS token, t.name AS name, t.expires_at AS expires_at,
+                            t.lifetime_seconds AS lifetime_seconds, CASE WHEN t.store = 'keyring' THEN COALESCE(t.keyring_item, a.name) END AS item
+                        FROM api_tokens t JOIN accounts a ON a.id = t.account_id
+                        """
                     ) {
                         row throws(SQLiteError) in
-                        (try row.int64("account_id"), Secret(try row.text("token")), try APITokenDetails(row: row))
+                        (
+                            try row.int64("account_id"), try row.optionalText("token").map(Secret.init), try APITokenDetails(row: row),
+                            try row.optionalText("item")
+                        )
                     },
-                    stale: try database.rows("SELECT account_id, name FROM stale_api_tokens ORDER BY recorded_at, name") {
-                        row throws(SQLiteError) in (try row.int64("account_id"), try row.text("name"))
-                    }
+                    stale: try Self.staleTokens(database)
                 )
             }
         }
-        let stale = Dictionary(grouping: read.stale, by: \.0).mapValues { $0.map(\.1) }
         return Dictionary(
-            read.tokens.map { id, token, details in (id, StoredAPIToken(accountID: id, token: token, details: details, staleNames: stale[id] ?? []))
+            read.tokens.compactMap { id, token, details, item -> (Int64, StoredAPIToken)? in
+                guard let token = token ?? item.flatMap({ _ in keyringTokens[id] }) else { return nil }
+                let stale = read.stale[id] ?? []
+                return (
+                    id,
+                    StoredAPIToken(
+                        accountID: id, token: token, details: details, staleNames: stale.map(\.name), keyringItem: item,
+                        staleItems: Self.items(of: stale))
+                )
             },
             uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Every stale name with its keyring item, by account id, in the order recorded.
+    private static func staleTokens(_ database: Database, ofAccount id: Int64? = nil) throws(SQLiteError) -> [Int64: [(name: String, item: String?)]]
+    {
+        let rows = try database.rows(
+            "SELECT account_id, name, keyring_item FROM stale_api_tokens WHERE ?1 IS NULL OR account_id = ?1 ORDER BY recorded_at, name",
+            .optionalInteger(id)
+        ) { row throws(SQLiteError) in
+            (id: try row.int64("account_id"), name: try row.text("name"), item: try row.optionalText("keyring_item"))
+        }
+        return Dictionary(grouping: rows, by: \.id).mapValues { $0.map { (name: $0.name, item: $0.item) } }
+    }
+
+    private static func items(of stale: [(name: String, item: String?)]) -> [String: String] {
+        Dictionary(stale.compactMap { entry in entry.item.map { (entry.name, $0) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The account's API token as `storedAPITokens` gives it, or with `token` when the keyring
     /// holds it (the database keeps only its details then); nil when it has none.
     package func storedAPIToken(ofAccount id: Int64, token given: Secret? = nil) throws -> StoredAPIToken? {
         guard let token = try given ?? apiToken(ofAccount: id), let details = try apiTokenDetails(ofAccount: id) else { return nil }
-        let stale = try access { database in
-            try database.rows("SELECT name FROM stale_api_tokens WHERE account_id = ? ORDER BY recorded_at, name", bound: [.integer(id)]) {
-                row throws(SQLiteError) in try row.text("name")
-            }
-        }
-        return StoredAPIToken(accountID: id, token: token, details: details, staleNames: stale)
+        let stale = try access { database throws(SQLiteError) in try Self.staleTokens(database, ofAccount: id)[id] ?? [] }
+        return StoredAPIToken(
+            accountID: id, token: token, details: details, staleNames: stale.map(\.name), keyringItem: try keyringItems()[id],
+            staleItems: Self.items(of: stale))
     }
 
     /// Records names of the account's tokens that this install minted, or is about to mint,
-    /// and that are not its current token: runs revoke them.
-    package func recordStaleTokenNames(_ names: [String], ofAccount id: Int64, now: Date = Date()) throws {
+    /// and that are not its current token: runs revoke them, and delete `keyringItem` (the
+    /// item a successor is about to be written to) once they have.
+    package func recordStaleTokenNames(_ names: [String], ofAccount id: Int64, keyringItem: String? = nil, now: Date = Date()) throws {
         try write { database in
             for name in names {
                 try database.run(
-                    "INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at) VALUES (?, ?, ?)", .integer(id), .text(name),
-                    .text(Timestamp.format(now)))
+                    "INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at, keyring_item) VALUES (?, ?, ?, ?)", .integer(id),
+                    .text(name), .text(Timestamp.format(now)), .optionalText(keyringItem))
             }
         }
     }
@@ -81,25 +118,35 @@ extension StateStore {
     }
 
     /// Replaces the API token of an account not being removed whose current token is still the one named
-    /// `previous` by its successor: the successor's name is no longer stale, the predecessor's
-    /// is (until it is revoked). False, and nothing written, when the account changed meanwhile
-    /// (another rotation, a sign-in, a removal).
-    package func replaceAPIToken(ofAccount id: Int64, named previous: String, with token: Secret, details: APITokenDetails, now: Date = Date())
-        throws -> Bool
-    {
+    /// `previous` by its successor: `token` kept in the database, or, with `keyringItem`, the
+    /// keyring item the successor was written to (the token was in the keyring, and the database
+    /// keeps only the item's name). In one transaction: the successor's name is no longer
+    /// stale, the predecessor's is (with its keyring item), until it is revoked. False, and
+    /// nothing written, when the account changed meanwhile (another rotation, a sign-in, a removal).
+    package func replaceAPIToken(
+        ofAccount id: Int64, named previous: String, with token: Secret, keyringItem: String? = nil, details: APITokenDetails,
+        now: Date = Date()
+    ) throws -> Bool {
         try write { database in
             let current = try database.row(
-                "SELECT t.name AS name, a.state AS state FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = ?",
+                """
+                SELECT t.name AS name, a.state AS state, t.store AS store, CASE WHEN t.store = 'keyring' THEN COALESCE(t.keyring_item, a.name) END AS item
+                FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = ?
+                """,
                 .integer(id)
-            ) { row throws(SQLiteError) in (name: try row.optionalText("name"), state: try row.text("state")) }
-            guard let current, current.name == previous, current.state != AccountState.removing.rawValue else { return false }
+            ) { row throws(SQLiteError) in
+                (name: try row.optionalText("name"), state: try row.text("state"), item: try row.optionalText("item"))
+            }
+            guard let current, current.name == previous, current.state != AccountState.removing.rawValue,
+                (keyringItem == nil) == (current.item == nil)
+            else { return false }
             try database.run(
-                "UPDATE api_tokens SET token = ?, name = ?, expires_at = ?, lifetime_seconds = ? WHERE account_id = ?", .text(token.exposedValue),
-                .optionalText(details.name), .optionalText(details.expiresAt.map(Timestamp.format)),
-                .optionalInteger(details.lifetime?.components.seconds), .integer(id))
+                "UPDATE api_tokens SET token = ?, keyring_item = ?, name = ?, expires_at = ?, lifetime_seconds = ? WHERE account_id = ?",
+                keyringItem == nil ? .text(token.exposedValue) : .null, .optionalText(keyringItem), .optionalText(details.name),
+                .optionalText(details.expiresAt.map(Timestamp.format)), .optionalInteger(details.lifetime?.components.seconds), .integer(id))
             try database.run(
-                "INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at) VALUES (?, ?, ?)", .integer(id), .text(previous),
-                .text(Timestamp.format(now)))
+                "INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at, keyring_item) VALUES (?, ?, ?, ?)", .integer(id),
+                .text(previous), .text(Timestamp.format(now)), .optionalText(current.item))
             if let name = details.name {
                 try database.run("DELETE FROM stale_api_tokens WHERE account_id = ? AND name = ?", .integer(id), .text(name))
             }

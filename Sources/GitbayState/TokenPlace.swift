@@ -1,7 +1,7 @@
 /// Where an account's API token lives.
 package enum TokenPlace: String, Sendable, Equatable {
-    /// The OS keyring holds it (service `gitbay-sync`, account the account's name); the
-    /// database keeps only that reference.
+    /// The OS keyring holds it (service `gitbay-sync`, account the account's name, or the
+    /// item a rotation wrote, `api_tokens.keyring_item`); the database keeps only that reference.
     case keyring
     /// The database holds it: asked for at sign-in, or no keyring answered then.
     case database

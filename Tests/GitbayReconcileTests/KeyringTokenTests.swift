@@ -12,11 +12,15 @@ import TransportSupport
 @testable import GitbaySupport
 
 /// A keyring in memory: its items, the calls made on it, and the reason it gives instead of
-/// answering while `failure` is set.
+/// answering while `failure` is set. `storeLost` and `deleteFailure` stand for a keyring that
+/// stores the item and then fails to say so (as a crash right after the write leaves it), and
+/// one that refuses a deletion.
 final class MemoryKeyring: TokenKeyring {
     let items = Mutex<[String: Secret]>([:])
     let calls = Mutex<[String]>([])
     let failure = Mutex<KeyringUnavailable?>(nil)
+    let storeLost = Mutex<KeyringUnavailable?>(nil)
+    let deleteFailure = Mutex<KeyringUnavailable?>(nil)
 
     init(failing failure: KeyringUnavailable? = nil) {
         self.failure.withLock { $0 = failure }
@@ -30,6 +34,7 @@ final class MemoryKeyring: TokenKeyring {
     func store(_ secret: Secret, for account: String) async throws(KeyringUnavailable) {
         try answer("store")
         items.withLock { $0[account] = secret }
+        if let lost = storeLost.withLock({ $0 }) { throw lost }
     }
 
     func readAll() async throws(KeyringUnavailable) -> [String: Secret] {
@@ -39,6 +44,7 @@ final class MemoryKeyring: TokenKeyring {
 
     func delete(account: String) async throws(KeyringUnavailable) -> KeyringDeletion {
         try answer("delete")
+        if let refused = deleteFailure.withLock({ $0 }) { throw refused }
         return items.withLock { $0.removeValue(forKey: account) } == nil ? .noItem : .deleted
     }
 

@@ -27,7 +27,7 @@ extension SyncEngine {
         let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         // A removal or a renewal still to come: the account is told when that is done too.
         let held = progress == nil ? [] : Set(removing.keys).union(try await renewalDue())
-        let outcomes = try await reconciler(telling: progress, holding: held).reconcile()
+        let (outcomes, tokens) = try await reconciler(telling: progress, holding: held).reconcileReadingTokens()
         let removal = removal
         var entries: [RunEntry] = []
         for var outcome in outcomes {
@@ -50,7 +50,7 @@ extension SyncEngine {
             if let progress, let entry = entries.last { progress(.finished(entry)) }
         }
         // Tokens near their expiry are rotated, and stale ones revoked: no request for the others.
-        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome))
+        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome), tokens: tokens)
         for index in entries.indices { entries[index].outcome = renewed[index] }
         if let progress {
             for entry in entries where held.contains(entry.outcome.account) && entry.removing == nil { progress(.finished(entry)) }

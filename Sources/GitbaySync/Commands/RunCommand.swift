@@ -62,8 +62,9 @@ struct RunCommand: CommandDefinition {
             A token `login --ssh` minted is rotated once a third of its lifetime or less is left:
             the run mints its successor through the API with it, stores it and revokes the old
             one (a crash in between leaves both valid, and the next run revokes the old one).
-            Tokens far from their expiry cost no request. A token kept in the OS keyring is not
-            rotated yet: it runs out at its expiry.
+            Tokens far from their expiry cost no request. A token kept in the OS keyring is rotated
+            too, its successor in a keyring item of its own; while the keyring is locked, nothing
+            is minted.
 
             With --every, repeats every DURATION (±10%) until SIGTERM or SIGINT, one line on stderr
             per account that changed or failed (-v: every account); a failing account waits out its

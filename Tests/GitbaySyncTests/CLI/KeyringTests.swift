@@ -77,6 +77,48 @@ struct KeyringTests {
         #expect(doctor.out.contains("its API token is in the OS keyring, which could not be read: the keyring is locked"), "\(doctor.out)")
     }
 
+    @Test("run rotates a minted token the keyring holds: one read, the successor in an item of its own, the old item gone; the next run uses it")
+    func rotation() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
+        let tokenName = "gitbay-sync-laptop-" + (try await cli.store().device().installMarker)
+        let old = server.mintToken(for: "alice", name: tokenName, lifetime: .seconds(90 * 86_400))
+        let login = await cli.run(["login", server.baseURL, "--token-name", tokenName], stdin: old, extraEnvironment: Self.bus(session))
+        #expect(login.code == 0, "\(login.err)")
+        let name = "alice@127.0.0.1:\(server.port)"
+        // Its expiry and lifetime, as `login --ssh` records them.
+        try await cli.store().access { database in
+            try database.run(
+                "UPDATE api_tokens SET expires_at = ?, lifetime_seconds = ?", .text(Timestamp.format(Date().addingTimeInterval(90 * 86_400 - 1))),
+                .integer(90 * 86_400))
+        }
+        let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * 86_400) }
+
+        let monitor = try await session.monitor()
+        let run = await cli.run(["run", "--json"], extraEnvironment: Self.bus(session)) { $0.now = later }
+        let calls = monitor.stop()
+        #expect(run.code == 0, "\(run.err)")
+        // One read of every token (a deletion searches too, a read alone fetches secrets), one write, one deletion.
+        let count = { (call: String) in calls.filter { $0 == "org.freedesktop.Secret." + call }.count }
+        #expect(count("Service.GetSecrets") == 1 && count("Collection.CreateItem") == 1 && count("Item.Delete") == 1, "\(calls)")
+        let successor = try #require(server.tokens(of: "alice").first { $0.name.hasPrefix(tokenName + "-r") })
+        #expect(run.out.contains("\"token_rotated_to\":\"\(successor.name)\""), "\(run.out)")
+        #expect(!server.accepts(old) && server.accepts(successor.value))
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync"]) == 1)
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name + " " + successor.name]) == 1)
+        #expect(!Self.databaseBytes(cli).contains("gb_"), "the database holds only the item's name")
+
+        let next = await cli.run(["run", "--json"], extraEnvironment: Self.bus(session)) { $0.now = later }
+        #expect(next.code == 0 && next.out.contains("\"condition\":\"registered\""), "\(next.out) \(next.err)")
+        let removed = await cli.run(["remove-account", name], extraEnvironment: Self.bus(session)) { $0.now = later }
+        #expect(removed.code == 0, "\(removed.err)")
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync"]) == 0)
+        #expect(!server.accepts(successor.value))
+    }
+
     @Test("without a keyring, login keeps the token in the database and says so, doctor warns; --token-store keyring stores nothing and exits 69")
     func noKeyring() async throws {
         let server = try FakeGitbayServer()

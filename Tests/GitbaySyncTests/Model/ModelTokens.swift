@@ -42,9 +42,10 @@ final class ModelTokens {
         if let token { replaced.insert(token.exposedValue) }
     }
 
-    /// Reads every account's token; returns the tokens stored now (rotations add some).
-    func observe(_ store: StateStore, users: [Int64: (String, Int)]) async throws -> Set<String> {
-        let stored = try await store.storedAPITokens()
+    /// Reads every account's token (those the keyring holds given as `tokens`, by account id);
+    /// returns the tokens stored now (rotations add some).
+    func observe(_ store: StateStore, users: [Int64: (String, Int)], tokens: [Int64: Secret]) async throws -> Set<String> {
+        let stored = try await store.storedAPITokens(keyringTokens: tokens)
         for (id, token) in stored {
             guard let (user, instance) = users[id] else { continue }
             lastSeen[id] = (user, instance, token)
@@ -72,9 +73,9 @@ final class ModelTokens {
 
     /// (7), after a fault-free run: each account not being removed has exactly one valid
     /// token of this install on its server, the stored one.
-    func checkHealed(_ servers: [FakeGitbayServer], _ store: StateStore, step: Int) async throws {
+    func checkHealed(_ servers: [FakeGitbayServer], _ store: StateStore, tokens: [Int64: Secret], step: Int) async throws {
         let marker = try await store.device().installMarker
-        let stored = try await store.storedAPITokens()
+        let stored = try await store.storedAPITokens(keyringTokens: tokens)
         for account in try await store.accounts() where account.state != .removing {
             guard let seen = lastSeen[account.id], let token = stored[account.id] else { continue }
             let server = servers[seen.instance]

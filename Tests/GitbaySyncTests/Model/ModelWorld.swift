@@ -1,5 +1,6 @@
 import Foundation
 import GitbayFake
+import GitbayKeyring
 import TestSupport
 import TransportSupport
 
@@ -71,6 +72,11 @@ final class ModelWorld {
 
     let servers: [FakeGitbayServer]
     let cli: CLIHarness
+    /// This machine's OS keyring (a real Secret Service on a private bus): the accounts of
+    /// `keyringUsers` keep their token there, the others in the database.
+    let session: SecretServiceSession
+    /// The users (by index) whose sign-in keeps the token in the keyring.
+    static let keyringUsers: Set<Int> = [0, 2, 4]
     /// The clients' settings: the harness's, over the two servers in memory (instance 0 under
     /// its second name too).
     let client: ClientConfiguration
@@ -111,12 +117,31 @@ final class ModelWorld {
             return server
         }
         cli = try CLIHarness()
+        session = try await SecretServiceSession.start()
         var client = CLIHarness.client
         client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
         self.client = client
         tokens.addForeignTokens(servers, users: Self.users)
         for index in Self.signedInAtStart { try await login(index, crash: nil) }
         label = try await cli.store().device().label
+    }
+
+    deinit {
+        session.stop()
+    }
+
+    /// What the command line sees of this machine's keyring.
+    private var bus: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": session.busAddress] }
+
+    /// Each account's API token, by account id, wherever it is kept (the keyring read once).
+    private func storedTokens() async throws -> [Int64: Secret] {
+        let store = try await cli.store()
+        var tokens = try await store.storedAPITokens().mapValues(\.token)
+        let items = try await store.keyringItems()
+        guard !items.isEmpty else { return tokens }
+        let kept = try await ModelKeyring.readAll(SecretServiceKeyring(environment: bus))
+        for (id, item) in items { tokens[id] = kept[item] }
+        return tokens
     }
 
     private func name(_ index: Int) -> String {
@@ -128,7 +153,7 @@ final class ModelWorld {
         _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil
     ) async -> CLIResult {
         let client = client ?? self.client
-        return await cli.run(arguments, stdin: stdin, client: client) { [clockAhead] context in
+        return await cli.run(arguments, stdin: stdin, client: client, extraEnvironment: bus) { [clockAhead] context in
             context.machine = { ModelWorld.machine }
             context.now = { Date().addingTimeInterval(clockAhead) }
         }
@@ -153,10 +178,12 @@ final class ModelWorld {
         let tokenName = tokens.loginName(user, installMarker: try await store.device().installMarker)
         let apiToken = servers[instance].mintToken(for: user, name: tokenName, lifetime: ModelTokens.lifetime)
         apiTokens.insert(apiToken)
-        if let existing = try await self.signedIn()[name(index)] { tokens.replacedBySignIn(try await store.apiToken(ofAccount: existing.id)) }
+        if let existing = try await self.signedIn()[name(index)] { tokens.replacedBySignIn(try await storedTokens()[existing.id]) }
         let (configuration, crashSwitch) = client(crash)
+        let place = Self.keyringUsers.contains(index) ? "keyring" : "database"
         let result = await command(
-            ["login", "http://\(host):\(servers[instance].port)", "--token-name", tokenName], stdin: apiToken, client: configuration)
+            ["login", "http://\(host):\(servers[instance].port)", "--token-name", tokenName, "--token-store", place], stdin: apiToken,
+            client: configuration)
         if !(crashSwitch?.crashed ?? false), result.code != 0 {
             throw ModelViolation(step: -1, message: "login of \(user) failed (\(result.code)): \(result.err)")
         }
@@ -170,14 +197,16 @@ final class ModelWorld {
             return
         }
         removalRequested.remove(index)
-        if try await store.apiToken(ofAccount: account.id) == Secret(apiToken) {
+        if try await storedTokens()[account.id] == Secret(apiToken) {
             // Its expiry and lifetime, as `login --ssh` records them.
             let expiresAt = Date(
                 timeIntervalSinceReferenceDate: (Date().timeIntervalSinceReferenceDate + clockAhead + ModelTokens.lifetime.inSeconds - 1).rounded(
                     .down))
-            _ = try await store.replaceAPIToken(
-                ofAccount: account.id, named: tokenName, with: Secret(apiToken),
-                details: APITokenDetails(name: tokenName, expiresAt: expiresAt, lifetime: ModelTokens.lifetime))
+            try await store.access { database in
+                try database.run(
+                    "UPDATE api_tokens SET expires_at = ?, lifetime_seconds = ? WHERE account_id = ? AND name = ?",
+                    .text(Timestamp.format(expiresAt)), .integer(ModelTokens.lifetime.components.seconds), .integer(account.id), .text(tokenName))
+            }
         } else {
             // The sign-in stopped before it stored the token: the model's, never given.
             tokens.replacedBySignIn(Secret(apiToken))
@@ -208,6 +237,9 @@ final class ModelWorld {
             if !(crashSwitch?.crashed ?? false) {
                 guard result.code == 0 else { throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)") }
                 faultFreeRun = true
+                if !alongside {
+                    try await ModelKeyring.checkRotated(result, try await cli.store(), now: Date().addingTimeInterval(clockAhead), step: number)
+                }
             }
         case .pause(let index, _), .resume(let index, _):
             guard let account = names[name(index)], account.state != .removing else { return }
@@ -243,8 +275,8 @@ final class ModelWorld {
             worldMoved = true
         case .alongsideRun(let inner):
             servers.forEach { $0.latency = .milliseconds(2) }
-            let (harness, ahead, client) = (cli, clockAhead, client)
-            async let background = harness.run(["run", "--json", "--concurrency", "4"], client: client) { context in
+            let (harness, ahead, client, bus) = (cli, clockAhead, client, bus)
+            async let background = harness.run(["run", "--json", "--concurrency", "4"], client: client, extraEnvironment: bus) { context in
                 context.machine = { ModelWorld.machine }
                 context.now = { Date().addingTimeInterval(ahead) }
             }
@@ -268,8 +300,9 @@ final class ModelWorld {
         }
         try await syncAccounts(number)
         let users = Dictionary(uniqueKeysWithValues: accountIDs.map { index, id in (id, (Self.users[index].0, Self.users[index].1)) })
-        apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users))
+        apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users, tokens: try await storedTokens()))
         try tokens.check(servers, signedIn: Set(accountIDs.values), step: number)
+        if !alongside { try await ModelKeyring.checkItems(try await cli.store(), SecretServiceKeyring(environment: bus), step: number) }
         try await followServerNames(number)
         try checkOnlyOurRowsRemoved(number, byTheSecondMachine: { if case .secondMachine = step { true } else { false } }())
         if faultFreeRun {
@@ -277,7 +310,7 @@ final class ModelWorld {
             try await checkDesiredRows(number)
             try await checkRegisteredIsTrue(number)
             try await checkNextRunWritesNothing(number)
-            try await tokens.checkHealed(servers, try await cli.store(), step: number)
+            try await tokens.checkHealed(servers, try await cli.store(), tokens: try await storedTokens(), step: number)
         } else if case .setToken = step, !worldMoved, !alongside {
             try await checkRegisteredIsTrue(number)
         }

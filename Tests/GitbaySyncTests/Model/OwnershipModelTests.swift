@@ -14,7 +14,10 @@ import Testing
 /// request, against two fake instances (v1.32.0 or v1.32.1 semantics). After every step:
 /// (1) no row this install did not make was removed; after every fault-free run (2) each
 /// account holds exactly its desired rows, (3) the next run writes nothing, and (4) an
-/// account is reported registered only when its row holds the current token.
+/// account is reported registered only when its row holds the current token. Accounts 0, 2
+/// and 4 keep their API token in a real Secret Service, the others in the database, and
+/// runs rotate both kinds near expiry, crashes included: (5) to (7) in `ModelTokens`, (8) and
+/// (9) in `ModelKeyring`.
 ///
 /// `GITBAY_SYNC_MODEL_SEED` replays a seed; `GITBAY_SYNC_MODEL_SCHEDULES` runs more schedules
 /// (default 100) and `GITBAY_SYNC_MODEL_STEPS` makes them longer (default 40). A failure

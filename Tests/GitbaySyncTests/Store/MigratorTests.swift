@@ -97,6 +97,25 @@ struct MigratorTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test("a token kept in the keyring before migration 10 is still read from the item named after its account; its stale names have no item")
+    func keyringReferenceBeforeItems() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("state.db")
+        let database = try Database(path: path)
+        try Migrator(migrations: Array(Migration.all.prefix(9))).migrate(database, now: "2026-01-01T00:00:00.000Z")
+        try database.run(
+            "INSERT INTO accounts (instance, username, name, state, signed_in_at) VALUES (?, 'alice', ?, 'active', '2026-01-01T00:00:00.000Z')",
+            .text("http://127.0.0.1:8080"), .text("alice@127.0.0.1:8080"))
+        try database.run("INSERT INTO api_tokens (account_id, name, store) VALUES (1, 'gitbay-sync-laptop-gbs-aaaaaa', 'keyring')")
+        try database.run("INSERT INTO stale_api_tokens (account_id, name, recorded_at) VALUES (1, 'old', '2026-01-01T00:00:00.000Z')")
+        let store = try await StateStore.open(StateLocation(databasePath: path))
+        #expect(try await store.keyringItems() == [1: "alice@127.0.0.1:8080"])
+        #expect(try await store.runFacts().keyringItems == [1: "alice@127.0.0.1:8080"])
+        let stored = try #require(try await store.storedAPITokens(keyringTokens: [1: Secret("gb_x")])[1])
+        #expect(stored.keyringItem == "alice@127.0.0.1:8080" && stored.staleNames == ["old"] && stored.staleItems.isEmpty)
+        #expect(try await store.allKeyringItems(ofAccount: 1) == ["alice@127.0.0.1:8080"])
+    }
+
     @Test("a migration that leaves foreign key violations is rolled back")
     func foreignKeyCheck() throws {
         let folder = try TemporaryDirectory()

@@ -1,0 +1,55 @@
+import Foundation
+import GitbayKeyring
+import TestSupport
+
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// What the model checks of the tokens in this machine's keyring and of their rotation:
+/// (8) after every step not taken beside a run, the keyring holds the item the database names
+/// for each account's token, and no item the database does not know of (as the item in use or
+/// a stale token's); (9) after a fault-free run, no account it reconciled keeps a token due for
+/// rotation.
+enum ModelKeyring {
+    /// Every item of `keyring`. A read beside a run that deletes an item can find it gone
+    /// between the search and the fetch of the secrets (and fail, as that run's own read
+    /// would: its accounts wait): the read is tried again.
+    static func readAll(_ keyring: SecretServiceKeyring) async throws -> [String: Secret] {
+        for _ in 1..<5 {
+            if let items = try? await keyring.readAll() { return items }
+        }
+        return try await keyring.readAll()
+    }
+
+    /// (8)
+    static func checkItems(_ store: StateStore, _ keyring: SecretServiceKeyring, step: Int) async throws {
+        let kept = try await readAll(keyring)
+        let named = try await store.keyringItems()
+        var known = Set(named.values)
+        for account in try await store.accounts() {
+            known.formUnion(try await store.allKeyringItems(ofAccount: account.id))
+            if account.state != .removing, let item = named[account.id], kept[item] == nil {
+                throw ModelViolation(step: step, message: "\(account.name)'s token is gone from the keyring: no item \(item)")
+            }
+        }
+        if let orphan = kept.keys.first(where: { !known.contains($0) }) {
+            throw ModelViolation(step: step, message: "the keyring holds the item \(orphan), which the database does not know of")
+        }
+    }
+
+    /// (9), after the fault-free run that printed `result`, on the device's clock `now`.
+    static func checkRotated(_ result: CLIResult, _ store: StateStore, now: Date, step: Int) async throws {
+        let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
+        let reconciled = Set(
+            rows.filter { ($0["action"] as? String).map { !["skipped", "failed"].contains($0) } ?? false }.compactMap { $0["account"] as? String })
+        let marker = try await store.device().installMarker
+        let details = try await store.accountFacts().tokenDetails
+        for account in try await store.accounts() where account.state != .removing && reconciled.contains(account.name) {
+            guard let token = details[account.id] else { continue }
+            if TokenRotation.need(token, staleNames: [], installMarker: marker, now: now).rotate {
+                throw ModelViolation(step: step, message: "a fault-free run left \(account.name)'s token \(token.name ?? "") due for rotation")
+            }
+        }
+    }
+}
