@@ -1,4 +1,5 @@
 import Foundation
+import GitbayCurl
 import GitbayFake
 import GitbayKeyring
 import TestSupport
@@ -77,8 +78,8 @@ final class ModelWorld {
     let session: SecretServiceSession
     /// The users (by index) whose sign-in keeps the token in the keyring.
     static let keyringUsers: Set<Int> = [0, 2, 4]
-    /// The clients' settings: the harness's, over the two servers in memory (instance 0 under
-    /// its second name too).
+    /// The clients' settings: the harness's, over the two servers in memory or over HTTP
+    /// (instance 0 under its second name too).
     let client: ClientConfiguration
     /// Every token this device has held.
     private var heldTokens: Set<String> = []
@@ -108,7 +109,13 @@ final class ModelWorld {
     /// The API tokens: names, lifetimes, and the tokens this install must never revoke.
     private let tokens = ModelTokens()
 
-    init(_ schedule: ModelSchedule) async throws {
+    /// How the commands reach the servers: in memory (`MemoryTransport`, the fake's state
+    /// without sockets), or over libcurl and real HTTP on 127.0.0.1, as the built binary does.
+    enum Transport: String, Sendable {
+        case memory, http
+    }
+
+    init(_ schedule: ModelSchedule, over transport: Transport = .memory) async throws {
         servers = try (0..<2).map { index in
             let server = try FakeGitbayServer()
             server.returnsDeviceID = schedule.returnsDeviceID[index]
@@ -119,7 +126,11 @@ final class ModelWorld {
         cli = try CLIHarness()
         session = try await SecretServiceSession.start()
         var client = CLIHarness.client
-        client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
+        switch transport {
+        case .memory: client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
+        // localhost is the first server under its other name here too.
+        case .http: client.http = CurlTransport(pool: ConnectionPool())
+        }
         self.client = client
         tokens.addForeignTokens(servers, users: Self.users)
         for index in Self.signedInAtStart { try await login(index, crash: nil) }

@@ -28,6 +28,8 @@ struct OwnershipModelTests {
     static let seed = SplitMix64.seed(from: "GITBAY_SYNC_MODEL_SEED")
     static let schedules = SplitMix64.count(from: "GITBAY_SYNC_MODEL_SCHEDULES", default: 100)
     static let steps = SplitMix64.count(from: "GITBAY_SYNC_MODEL_STEPS", default: 40)
+    /// Schedules run over libcurl and real HTTP on 127.0.0.1 (default 8), beside those in memory.
+    static let httpSchedules = SplitMix64.count(from: "GITBAY_SYNC_MODEL_HTTP_SCHEDULES", default: 8)
 
     /// Schedules replayed at once: each has two servers and its own database, and hundreds at
     /// a time would run out of file descriptors.
@@ -35,16 +37,25 @@ struct OwnershipModelTests {
 
     @Test("random schedules of commands, other devices, reaps and crashes keep every invariant")
     func randomSchedules() async {
+        await Self.randomSchedules(Self.schedules, over: .memory)
+    }
+
+    @Test("the same, over libcurl and real HTTP to the servers on 127.0.0.1")
+    func randomSchedulesOverHTTP() async {
+        await Self.randomSchedules(Self.httpSchedules, over: .http)
+    }
+
+    static func randomSchedules(_ count: Int, over transport: ModelWorld.Transport) async {
         print(
-            "ownership model: seed \(Self.seed), \(Self.schedules) schedules of \(Self.steps) steps (replay with GITBAY_SYNC_MODEL_SEED=\(Self.seed))"
+            "ownership model (\(transport)): seed \(Self.seed), \(count) schedules of \(Self.steps) steps (replay with GITBAY_SYNC_MODEL_SEED=\(Self.seed))"
         )
-        var random = SplitMix64(seed: Self.seed)
-        var pending = (0..<Self.schedules).map { _ in random.next() }
+        var random = SplitMix64(seed: Self.seed ^ (transport == .http ? 0x4854_5450 : 0))
+        var pending = (0..<count).map { _ in random.next() }
         await withTaskGroup(of: String?.self) { group in
             func startNext() {
                 guard !pending.isEmpty else { return }
                 let seed = pending.removeFirst()
-                group.addTask { await Self.failure(ofScheduleSeeded: seed) }
+                group.addTask { await Self.failure(ofScheduleSeeded: seed, over: transport) }
             }
             for _ in 0..<Self.width { startNext() }
             for await failure in group {
@@ -56,14 +67,14 @@ struct OwnershipModelTests {
 
     /// Runs the schedule drawn from `seed`; on a broken invariant, what to print: the seed and
     /// the shortest schedule that still fails.
-    static func failure(ofScheduleSeeded seed: UInt64) async -> String? {
+    static func failure(ofScheduleSeeded seed: UInt64, over transport: ModelWorld.Transport) async -> String? {
         var generator = ModelScheduleGenerator(seed: seed)
         let schedule = generator.schedule(named: "seed \(seed)", steps: steps)
-        guard let violation = await violation(in: schedule) else { return nil }
-        let shortest = await shrink(schedule, failingAt: violation.step)
-        let replayed = await Self.violation(in: shortest) ?? violation
+        guard let violation = await violation(in: schedule, over: transport) else { return nil }
+        let shortest = await shrink(schedule, failingAt: violation.step, over: transport)
+        let replayed = await Self.violation(in: shortest, over: transport) ?? violation
         return """
-            schedule seed \(seed) (from GITBAY_SYNC_MODEL_SEED=\(Self.seed)) broke an invariant \(violation)
+            schedule seed \(seed) (from GITBAY_SYNC_MODEL_SEED=\(Self.seed), \(transport)) broke an invariant \(violation)
             shortest failing schedule (\(shortest.steps.count) steps), \(replayed):
             \(shortest.source)
             """
@@ -76,11 +87,15 @@ struct OwnershipModelTests {
     }
 
     /// Replays `schedule` on a fresh world; the first broken invariant, if any.
-    static func violation(in schedule: ModelSchedule) async -> ModelViolation? {
+    static func violation(in schedule: ModelSchedule, over transport: ModelWorld.Transport = .memory) async -> ModelViolation? {
         do {
-            let world = try await ModelWorld(schedule)
+            let world = try await ModelWorld(schedule, over: transport)
             for (number, step) in schedule.steps.enumerated() {
                 try await world.perform(step, number: number)
+            }
+            // Every world signs in as it starts: over HTTP, that was a connection at least.
+            if transport == .http, world.servers.allSatisfy({ $0.connectionCount == 0 }) {
+                return ModelViolation(step: -1, message: "no request reached a server over a TCP connection")
             }
             return nil
         } catch let violation as ModelViolation {
@@ -92,14 +107,14 @@ struct OwnershipModelTests {
 
     /// The schedule cut after its failing step, then with every step whose removal keeps it
     /// failing removed, one at a time.
-    static func shrink(_ schedule: ModelSchedule, failingAt step: Int) async -> ModelSchedule {
+    static func shrink(_ schedule: ModelSchedule, failingAt step: Int, over transport: ModelWorld.Transport) async -> ModelSchedule {
         var shortest = schedule
         if step >= 0 { shortest.steps = Array(schedule.steps.prefix(step + 1)) }
         var index = shortest.steps.count - 1
         while index >= 0 {
             var candidate = shortest
             candidate.steps.remove(at: index)
-            if await violation(in: candidate) != nil { shortest = candidate }
+            if await violation(in: candidate, over: transport) != nil { shortest = candidate }
             index -= 1
         }
         return shortest
