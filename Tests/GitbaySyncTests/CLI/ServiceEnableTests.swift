@@ -147,7 +147,7 @@ struct ServiceEnableTests {
         #expect(result.err.contains("says the timer is not running (inactive)"), "\(result.err)")
     }
 
-    @Test("--no-notify is written into the service's command line; without it, it is not")
+    @Test("--no-notify is written into the service's command line (and shown by service show); without it, it is not")
     func noNotifyInUnits() async throws {
         let cli = try CLIHarness()
         let path = unitFolder(cli) + "/gitbay-sync.service"
@@ -158,6 +158,8 @@ struct ServiceEnableTests {
         let loud = String(decoding: try #require(fileBytes(path)), as: UTF8.self)
         #expect(!loud.contains("--no-notify"))
         #expect(InstalledService.read(.systemd, folder: UnitFolder(path: unitFolder(cli))).arguments?.contains("--no-notify") == false)
+        let shown = await cli.run(["service", "show", "--no-notify", "--db", "/srv/x.db"])
+        #expect(shown.out.contains(#""run" "--unattended" "--no-notify" "--db" "/srv/x.db""#), "service show shows what install writes")
     }
 
     @Test("the launchd steps take out an agent loaded before, load the new one, then ask for it")
