@@ -21,8 +21,8 @@ extension CommandRunner {
     }
 
     /// The units for this system, calling this binary with this shell's database and config
-    /// folder, and the folder they go in.
-    func serviceUnits(every: Duration?) throws -> (ServiceUnits, UnitFolder) {
+    /// folder (`notify`: raising desktop notifications), and the folder they go in.
+    func serviceUnits(every: Duration?, notify: Bool = true) throws -> (ServiceUnits, UnitFolder) {
         guard let executable = context.executablePath() else {
             throw CommandFailure("cannot tell where this gitbay-sync binary is; run it by its full path", exitCode: .unavailable)
         }
@@ -36,7 +36,7 @@ extension CommandRunner {
         let units = ServiceUnits(
             platform: platform, executable: executable, databasePath: absoluteDatabasePath(),
             configHome: Self.configHome(environment: context.environment),
-            interval: every ?? ServiceUnits.defaultInterval, logPath: home + "/Library/Logs/gitbay-sync.log"
+            interval: every ?? ServiceUnits.defaultInterval, logPath: home + "/Library/Logs/gitbay-sync.log", notify: notify
         )
         return (units, UnitFolder.resolve(platform, environment: context.environment))
     }

@@ -22,6 +22,10 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     /// or, for `login --ssh`, the ssh program is missing, could not reach the host, ran past
     /// its timeout or got no gitbay answer.
     case unavailable = 69
+    /// `service install --enable`: the units were written, but the service manager did not
+    /// enable them or they are not running (no systemd user manager, no systemctl, a step
+    /// that failed); the message says what was and was not done. sysexits' EX_OSERR.
+    case notEnabled = 71
     /// Standard output or standard error could not be written (a full disk, a closed pipe):
     /// the command's report is incomplete. sysexits' EX_CANTCREAT ("an output file cannot be
     /// created"); EX_IOERR, 74, already means the state database.
@@ -54,6 +58,7 @@ extension ExitCode {
         case .noDatabase: "no-database"
         case .noSuchAccount: "no-such-account"
         case .unavailable: "unavailable"
+        case .notEnabled: "not-enabled"
         case .outputFailed: "output-failed"
         case .stateError: "state-database"
         case .busy: "busy"

@@ -28,6 +28,10 @@ struct ServiceUnits: Sendable, Equatable {
     static let timerName = "gitbay-sync.timer"
     static let launchdLabel = "org.gitbay.gitbay-sync"
     static let defaultInterval: Duration = .seconds(15 * 60)
+    /// The template unit the service names in `OnFailure=`, for the user to provide: systemd
+    /// starts `gitbay-sync-failure@gitbay-sync.service.service` after a failed run, and only
+    /// logs it when there is no such unit.
+    static let failureTemplate = "gitbay-sync-failure@%n.service"
     /// What every generated file says near its top; a file without it was written by hand.
     static let header = "Written by `gitbay-sync service install`"
 
@@ -36,11 +40,14 @@ struct ServiceUnits: Sendable, Equatable {
 
     /// The units calling `executable` (an absolute path) as `run --unattended --db
     /// databasePath` (absolute too), with `XDG_CONFIG_HOME` set to `configHome` so the run
-    /// finds the pre-remove hook the installing shell would, every `interval`. `logPath` is
-    /// where launchd sends stderr.
-    init(platform: Platform, executable: String, databasePath: String, configHome: String, interval: Duration, logPath: String) {
+    /// finds the pre-remove hook the installing shell would, every `interval`; without `notify`,
+    /// with `--no-notify` too. `logPath` is where launchd sends stderr.
+    init(
+        platform: Platform, executable: String, databasePath: String, configHome: String, interval: Duration, logPath: String,
+        notify: Bool = true
+    ) {
         self.platform = platform
-        let arguments = [executable, "run", "--unattended", "--db", databasePath]
+        let arguments = [executable, "run", "--unattended"] + (notify ? [] : ["--no-notify"]) + ["--db", databasePath]
         let environment = [("XDG_CONFIG_HOME", configHome)]
         switch platform {
         case .systemd:
@@ -92,6 +99,8 @@ struct ServiceUnits: Sendable, Equatable {
             # \(header); `gitbay-sync service uninstall` removes it.
             [Unit]
             Description=Keep this device's gitbay push registration true
+            # After a failed run: a template unit of yours, if you write one (none is only logged).
+            OnFailure=\(failureTemplate)
 
             [Service]
             Type=oneshot

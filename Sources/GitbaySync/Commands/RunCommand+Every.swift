@@ -18,7 +18,7 @@ extension CommandRunner {
     /// another process counts from the next cycle, or from the account's next write in this
     /// one), reconciles the accounts not waiting out a backoff and not being reconciled by
     /// another process, and lets go of the database before sleeping.
-    func runEvery(_ interval: Duration, concurrency: Int?) async throws -> ExitCode {
+    func runEvery(_ interval: Duration, concurrency: Int?, notify: Bool = true) async throws -> ExitCode {
         let shutdown = context.shutdown
         shutdown.claim()
         let journal = journalErr
@@ -42,7 +42,7 @@ extension CommandRunner {
             random: context.random, sleep: context.sleep
         )
         let ending = try await timer.run { number, pause in
-            try await timerCycle(number, nextSleep: pause, interval: interval, concurrency: concurrency, journal: journal)
+            try await timerCycle(number, nextSleep: pause, interval: interval, concurrency: concurrency, notify: notify, journal: journal)
         }
         switch ending {
         case .stopped:
@@ -53,12 +53,16 @@ extension CommandRunner {
         }
     }
 
-    /// One cycle: reconcile, then report. A failure to use the database ends the run.
-    private func timerCycle(_ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int?, journal: JournalText) async throws {
+    /// One cycle: reconcile, then report (with `notify`, a desktop notification for each
+    /// account newly needing the user). A failure to use the database ends the run.
+    private func timerCycle(
+        _ number: Int, nextSleep: Duration, interval: Duration, concurrency: Int?, notify: Bool, journal: JournalText
+    ) async throws {
         let startedAt = context.now()
         let shutdown = context.shutdown
         // Like `run`, never creates the database: a timer pointed at the wrong path stops.
         let store = try await openExistingStore()
+        let baseline = await notificationBaseline(store, notify: notify)
         let outcomes = try await reconcileOnce(
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running },
@@ -68,6 +72,7 @@ extension CommandRunner {
             unattendedRun(
                 .every, startedAt: startedAt, outcomes, interrupted: shutdown.phase != .running, period: interval
             ))
+        await raiseNotifications(before: baseline, outcomes)
         await logDatabaseWork(store)
         let next: Duration? = shutdown.phase == .running ? nextSleep : nil
         if global.json {

@@ -21,18 +21,20 @@ extension CommandRunner {
     ///
     /// Accounts waiting out a backoff are left alone unless `now`. The database must exist: a
     /// run never creates one, so a service pointed at the wrong path fails (exit 66) instead of
-    /// keeping an empty database of its own. `unattended` records the run for `doctor`.
+    /// keeping an empty database of its own. `unattended` records the run for `doctor` and,
+    /// with `notify`, raises a desktop notification for each account newly needing the user.
     ///
     /// SIGINT or SIGTERM stops it at once: the passes in flight are cancelled (recording
     /// nothing), the accounts done before are recorded and printed as any run's, and the last
     /// line names those not done; the process then ends by the signal. A second signal cancels
     /// what is left.
-    func runOnce(concurrency: Int?, now: Bool, unattended: Bool) async throws -> ExitCode {
+    func runOnce(concurrency: Int?, now: Bool, unattended: Bool, notify: Bool = true) async throws -> ExitCode {
         let startedAt = context.now()
         let shutdown = context.shutdown
         shutdown.claim()
         let store = try await openExistingStore()
         let names = try await store.accounts().map(\.name)
+        let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
         let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
         let live = RunProgressOutput(
             shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
@@ -52,6 +54,7 @@ extension CommandRunner {
         let code = report(done, lines: false)
         if unattended {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
+            await raiseNotifications(before: baseline, done)
         }
         await logDatabaseWork(store)
         guard interrupted else { return code }

@@ -23,13 +23,16 @@ struct RunCommand: CommandDefinition {
         name: "--now", valueName: nil, help: "Also try the accounts waiting out a backoff or a server's Retry-After, at once.")
     static let unattended = CommandSpec.Option(
         name: "--unattended", valueName: nil, help: "Record the run's time and result as the service's, for `doctor` (the units pass it).")
+    static let noNotify = CommandSpec.Option(
+        name: "--no-notify", valueName: nil,
+        help: "With --unattended or --every: raise no desktop notification when an account newly needs you.")
 
     static let sendsRequests = true
     /// An account's deadline in whole seconds, as the help says it.
     static let deadlineSeconds = ClientConfiguration.defaultDeadline.components.seconds
 
     static let spec = CommandSpec(
-        words: ["run"], group: .running, arguments: [], options: [.every, concurrency, now, dryRun, unattended],
+        words: ["run"], group: .running, arguments: [], options: [.every, concurrency, now, dryRun, unattended, noNotify],
         summary: "Reconcile every account with its server once (or every DURATION).",
         discussion: """
             Lists this device's rows on each account's server and adds or removes rows until the
@@ -77,6 +80,13 @@ struct RunCommand: CommandDefinition {
             With --dry-run, says what a run would add, remove, adopt and forget on each account's
             server, and which accounts it would leave alone and why: it sends only the lists a run
             sends first and writes nothing, to a server or the database.
+
+            With --unattended (as the service runs it) or --every, an account the run finds newly
+            in a condition that needs you (auth-failed, denied, push-disabled; not one already in it
+            before the run) raises one desktop notification naming it and the fix: notify-send on
+            Linux ($GITBAY_SYNC_NOTIFY when set), osascript on macOS. Without a desktop session (no
+            DISPLAY, WAYLAND_DISPLAY or DBUS_SESSION_BUS_ADDRESS) or notify-send, none is raised and
+            the run is the same; --no-notify turns them off.
             """,
         examples: [
             .init("Bring every account's server in line once", ["run"]),
@@ -101,11 +111,14 @@ struct RunCommand: CommandDefinition {
     let concurrency: Int?
     /// Records the run as the installed service's.
     let unattended: Bool
+    /// An unattended run raises desktop notifications for new failures that need the user.
+    let notify: Bool
 
-    init(_ schedule: Schedule = .once(now: false), concurrency: Int? = nil, unattended: Bool = false) {
+    init(_ schedule: Schedule = .once(now: false), concurrency: Int? = nil, unattended: Bool = false, notify: Bool = true) {
         self.schedule = schedule
         self.concurrency = concurrency
         self.unattended = unattended
+        self.notify = notify
     }
 
     init(_ input: CommandInput) throws(UsageError) {
@@ -126,6 +139,7 @@ struct RunCommand: CommandDefinition {
         }
         concurrency = try input.value(Self.concurrency, Self.concurrency(_:))
         unattended = input.isSet(Self.unattended)
+        notify = !input.isSet(Self.noNotify)
     }
 
     private static func concurrency(_ text: String) throws(UsageError) -> Int {
@@ -139,8 +153,8 @@ struct RunCommand: CommandDefinition {
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
         switch schedule {
-        case .once(let now): try await runner.runOnce(concurrency: concurrency, now: now, unattended: unattended)
-        case .every(let period): try await runner.runEvery(period, concurrency: concurrency)
+        case .once(let now): try await runner.runOnce(concurrency: concurrency, now: now, unattended: unattended, notify: notify)
+        case .every(let period): try await runner.runEvery(period, concurrency: concurrency, notify: notify)
         case .dryRun(let now): try await runner.dryRun(concurrency: concurrency, now: now)
         }
     }

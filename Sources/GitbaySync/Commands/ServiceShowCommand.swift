@@ -6,10 +6,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `service show [--every DURATION]`.
+/// `service show [--every DURATION] [--no-notify]`.
 struct ServiceShowCommand: CommandDefinition {
+    static let noNotify = CommandSpec.Option(
+        name: "--no-notify", valueName: nil, help: "Show the units as `service install --no-notify` writes them, with `run --no-notify`.")
+
     static let spec = CommandSpec(
-        words: ["service", "show"], group: .running, arguments: [], options: [.every], summary: "Print the units `service install` would write.",
+        words: ["service", "show"], group: .running, arguments: [], options: [.every, noNotify],
+        summary: "Print the units `service install` would write.",
         discussion: "Writes nothing.",
         examples: [
             .init("See the units before installing them", ["service", "show", "--every", "30m"])
@@ -18,24 +22,29 @@ struct ServiceShowCommand: CommandDefinition {
 
     /// The timer's period; nil for the default.
     let every: Duration?
+    /// The units' runs raise desktop notifications.
+    let notify: Bool
 
-    init(every: Duration? = nil) {
+    init(every: Duration? = nil, notify: Bool = true) {
         self.every = every
+        self.notify = notify
     }
 
     init(_ input: CommandInput) throws(UsageError) {
         every = try input.value(.every, IntervalParser.option)
+        notify = !input.isSet(Self.noNotify)
     }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
-        try runner.serviceShow(every: every)
+        try runner.serviceShow(every: every, notify: notify)
     }
 }
 
 extension CommandRunner {
-    /// `service show [--every]`: what `service install` would write, and where. Writes nothing.
-    fileprivate func serviceShow(every: Duration?) throws -> ExitCode {
-        let (units, folder) = try serviceUnits(every: every)
+    /// `service show [--every] [--no-notify]`: what `service install` would write, and where.
+    /// Writes nothing.
+    fileprivate func serviceShow(every: Duration?, notify: Bool) throws -> ExitCode {
+        let (units, folder) = try serviceUnits(every: every, notify: notify)
         show(
             ReportedOutput(
                 json: .object([

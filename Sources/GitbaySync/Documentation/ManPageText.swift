@@ -33,6 +33,8 @@ enum ManPageText {
             "The named account is not signed in, or is being signed out (`removing`) and the command acts on signed-in accounts only."
         case .unavailable:
             "A server could not be reached or failed, or the pre-remove hook failed or was refused (someone else could change it); a removal is kept as `removing`. Or libcurl could not be opened: a command that talks to servers did nothing. Or, for `login --ssh`, there is no ssh program, ssh could not reach the host or ran past its timeout, or the answer was not gitbay's."
+        case .notEnabled:
+            "`service install --enable`: the units were written, but the service manager did not enable them or they are not running (no systemd user manager, no systemctl, a step that failed); the message says what was done."
         case .outputFailed: "Standard output or standard error could not be written: what the command did is done, but its report is incomplete."
         case .stateError: "The state database cannot be used: not a database, written by a newer gitbay-sync, another user's, or not safe to use."
         case .busy:
@@ -79,6 +81,18 @@ enum ManPageText {
         (
             "GITBAY_SYNC_SSH",
             "The ssh program `login --ssh` runs, with the words it starts with (`ssh -i ~/.ssh/gitbay_key`), split as a shell splits words but run by no shell; else ssh on PATH."
+        ),
+        (
+            "GITBAY_SYNC_SYSTEMCTL",
+            "The systemctl program `service install --enable` runs, with the words it starts with, split like GITBAY_SYNC_SSH; else systemctl on PATH."
+        ),
+        (
+            "GITBAY_SYNC_NOTIFY",
+            "The notify-send program an unattended run raises a desktop notification with, split like GITBAY_SYNC_SSH; else notify-send on PATH."
+        ),
+        (
+            "DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS",
+            "An unattended run raises desktop notifications only when one of these says there is a desktop session."
         ),
         ("JOURNAL_STREAM", "Set by systemd: when a standard stream is the journal's, each line carries its priority."),
         (

@@ -156,7 +156,7 @@ struct CommandLineParserErrorTests {
     @Test("the usage lines name the command's options and arguments")
     func usageLines() throws {
         let expected: [[String]: String] = [
-            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now] [--dry-run] [--unattended]",
+            ["run"]: "gitbay-sync run [--every DURATION] [--concurrency N] [--now] [--dry-run] [--unattended] [--no-notify]",
             ["devices", "remove"]: "gitbay-sync devices remove [--yes] <account> <id>",
             ["device", "set-token"]: "gitbay-sync device set-token [--label LABEL]",
             ["push", "show"]: "gitbay-sync push show [<account>]",

@@ -17,6 +17,8 @@ struct ServiceTests {
         # Written by `gitbay-sync service install`; `gitbay-sync service uninstall` removes it.
         [Unit]
         Description=Keep this device's gitbay push registration true
+        # After a failed run: a template unit of yours, if you write one (none is only logged).
+        OnFailure=gitbay-sync-failure@%n.service
 
         [Service]
         Type=oneshot

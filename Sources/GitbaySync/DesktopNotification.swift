@@ -1,0 +1,98 @@
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+/// The desktop notification an unattended run raises for an account it found newly in a
+/// condition that waits for the user (`needsAttention`): its summary and body, naming the
+/// account and the fix. Values only; `CommandRunner.raiseNotifications` shows them.
+struct DesktopNotification: Sendable, Equatable {
+    /// What the run read of an account before its pass.
+    struct Before: Sendable, Equatable {
+        let condition: AccountCondition
+        let instance: InstanceURL
+    }
+
+    /// The variable that names the notify-send program, a command line.
+    static let variable = "GITBAY_SYNC_NOTIFY"
+
+    let account: String
+    let summary: String
+    let body: String
+
+    /// The outcomes whose account this pass left in a condition that needs the user and that
+    /// differs from the one it read before the pass: a new failure. One that stays failed is
+    /// not new on the next run; one that recovered (or was signed in again) and fails anew is.
+    static func newFailures(before: [String: Before], _ outcomes: [AccountOutcome]) -> [AccountOutcome] {
+        outcomes.filter { !$0.stopped && $0.condition.needsAttention && before[$0.account]?.condition != $0.condition }
+    }
+
+    /// The notification for `outcome`'s account; `instance` names it in the sign-in command.
+    init(_ outcome: AccountOutcome, instance: InstanceURL?) {
+        account = outcome.account
+        summary = "gitbay-sync: \(outcome.account) needs you"
+        let signIn = FailureText.signInAgain(instance, account: outcome.account)
+        let (what, fix): (String, String) =
+            switch outcome.condition {
+            case .authFailed:
+                ("its API token was refused (invalid, expired or revoked), so this device's registration there is no longer kept", signIn)
+            case .denied: ("its API token may not register devices (read-only, or the account is disabled)", signIn)
+            case .pushDisabled:
+                ("its instance does not send push notifications, so this device gets none from it", "ask the instance's admin to turn push on")
+            default: (outcome.condition.rawValue, "see `gitbay-sync status`")
+            }
+        body = "\(outcome.account): \(what). \(fix.prefix(1).uppercased() + fix.dropFirst())."
+    }
+
+    /// Whether `environment` belongs to a desktop session that can show a notification: on
+    /// Linux, one of `DISPLAY`, `WAYLAND_DISPLAY` or `DBUS_SESSION_BUS_ADDRESS` is set; a
+    /// launchd agent always runs in the user's GUI session.
+    static func hasDesktop(_ platform: ServiceUnits.Platform, environment: [String: String]) -> Bool {
+        switch platform {
+        case .systemd: ["DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"].contains { !(environment[$0] ?? "").isEmpty }
+        case .launchd: true
+        }
+    }
+
+    /// The program that shows it on `platform`, and the variable that may name another.
+    static func program(_ platform: ServiceUnits.Platform) -> (name: String, variable: String?) {
+        switch platform {
+        case .systemd: ("notify-send", variable)
+        case .launchd: ("osascript", nil)
+        }
+    }
+
+    /// The words after the program's: notify-send's summary and body (its body takes markup,
+    /// so `&`, `<` and `>` are escaped), or the AppleScript that osascript runs (not built or
+    /// run here: macOS builds are not compiled in this project's CI).
+    func arguments(_ platform: ServiceUnits.Platform) -> [String] {
+        switch platform {
+        case .systemd:
+            return ["--app-name=gitbay-sync", summary, Self.markupEscaped(body)]
+        case .launchd:
+            return ["-e", "display notification \(Self.appleScriptQuoted(body)) with title \(Self.appleScriptQuoted(summary))"]
+        }
+    }
+
+    /// An AppleScript string literal: in double quotes, with `\` and `"` escaped.
+    static func appleScriptQuoted(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            if character == "\\" || character == "\"" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
+    }
+
+    private static func markupEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
