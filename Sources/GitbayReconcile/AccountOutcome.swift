@@ -67,6 +67,9 @@ package struct AccountOutcome: Sendable, Equatable {
     /// Why the run left it alone, when it did; `removalTokenRefused` also for the run that
     /// found the token of an account being removed refused.
     package var skipReason: RunSchedule.SkipReason?
+    /// Where the run moved the API token an earlier version kept in the database, when it
+    /// tried: into the OS keyring, or not.
+    package var tokenMove: TokenMove?
     /// What the run did to the account's API token (rotated it, revoked stale ones), when it
     /// did anything.
     package var tokenRenewal: TokenRenewal?

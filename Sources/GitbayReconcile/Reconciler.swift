@@ -70,7 +70,7 @@ package struct Reconciler: Sendable {
     /// One round: every account (or `only` these) reconciled once.
     private func reconcileRound(only: Set<Int64>?) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
         let facts = try await store.runFacts()
-        _ = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
+        let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
@@ -82,7 +82,12 @@ package struct Reconciler: Sendable {
         let outcomes = skipped + reconciled.map(\.outcome)
         let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
         // Each outcome's place is looked up once, not at every comparison.
-        let sorted = outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        var sorted = outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        if !moves.isEmpty {
+            let byName = Dictionary(
+                facts.accounts.compactMap { account in moves[account.id].map { (account.name, $0) } }, uniquingKeysWith: { first, _ in first })
+            for index in sorted.indices { sorted[index].tokenMove = byName[sorted[index].account] }
+        }
         return (sorted, apiTokens)
     }
 

@@ -17,6 +17,7 @@ extension AccountOutcome {
             ("next_retry_reason", .optional(nextRetryReason?.rawValue)),
             ("token_rotated_to", .optional(tokenRenewal?.successor)),
             ("stale_tokens_revoked", .array((tokenRenewal?.revoked ?? []).map(JSONValue.string))),
+            ("token_moved_to_keyring", .bool(tokenMove.map { if case .moved = $0 { true } else { false } } ?? false)),
         ])
     }
 }

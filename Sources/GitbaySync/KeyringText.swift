@@ -31,6 +31,20 @@ enum KeyringText {
         }
     }
 
+    /// What a run says of the token an earlier version kept in the database, once it tried
+    /// to move it into the keyring.
+    static func moved(_ move: TokenMove) -> String {
+        switch move {
+        case .moved(let wiped):
+            "API token moved into the OS keyring"
+                + (wiped ? ", and wiped from the state database's files" : "; its bytes leave the state database's files at the next checkpoint")
+        case .keptInDatabase(let reason):
+            "API token kept in the state database (a file only you can read): no keyring here (\(reason)); to keep it in one, \(fix(reason)) and sign in again"
+        case .waiting(let reason):
+            "API token not moved into the OS keyring yet: \(reason); the next run tries again"
+        }
+    }
+
     /// What `doctor` says of where an account's token lives.
     static func place(_ place: TokenPlace?) -> String {
         switch place {

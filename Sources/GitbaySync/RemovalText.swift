@@ -65,8 +65,13 @@ enum RemovalText {
     /// `outcome` with what its run did to the API token said in its reason (after any the
     /// command line put there).
     static func renewal(_ outcome: AccountOutcome) -> AccountOutcome {
-        guard let renewal = outcome.tokenRenewal else { return outcome }
         var said: [String] = outcome.reason.map { [$0] } ?? []
+        if let move = outcome.tokenMove { said.append(KeyringText.moved(move)) }
+        guard let renewal = outcome.tokenRenewal else {
+            var outcome = outcome
+            if !said.isEmpty { outcome.reason = said.joined(separator: "; ") }
+            return outcome
+        }
         if let successor = renewal.successor, let predecessor = renewal.predecessor {
             let revoked = renewal.predecessorRevoked ? "revoked" : "left to revoke at the next run"
             said.append(

@@ -158,6 +158,7 @@ struct KeyringTests {
 
         let run = await cli.run(["run"], extraEnvironment: Self.bus(session))
         #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.contains("API token moved into the OS keyring"), "the run says what it did: \(run.out)")
         #expect(server.devices(of: "alice").count == 1)
         #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 1)
         #expect(!Self.databaseBytes(cli).contains(token))
