@@ -10,6 +10,12 @@ import FoundationEssentials
 import Foundation
 #endif
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Runs one parsed command line, and holds what every command uses: the options, the
 /// process's streams and settings, the logger and the shared steps.
 struct CommandRunner {
@@ -115,13 +121,14 @@ struct CommandRunner {
     /// and what its options say.
     private func options(
         concurrency: Int?, honourBackoff: Bool, ceiling: Duration?, mayStartMore: @escaping @Sendable () -> Bool,
-        stopNow: (@Sendable () async -> Void)? = nil
+        stopNow: (@Sendable () async -> Void)? = nil, history: RunHistoryRecord.Trigger? = nil
     ) -> Reconciler.Options {
         var options = Reconciler.Options(
             honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder,
             keyring: keyring
         )
         options.stopNow = stopNow
+        options.history = history.map { RunHistoryRecord.Start(trigger: $0, startedAt: context.now(), pid: getpid()) }
         if let concurrency { options.concurrency = concurrency }
         if let ceiling { options.backoffCeiling = ceiling }
         return options
@@ -131,11 +138,14 @@ struct CommandRunner {
     /// the process's stop requests.
     func engine(
         _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil,
+        history: RunHistoryRecord.Trigger? = nil
     ) -> SyncEngine {
         SyncEngine(
             store: store,
-            options: options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow),
+            options: options(
+                concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
+                history: history),
             logger: logger,
             removalStep: PreRemovalHook(
                 path: PreRemovalHook.path(environment: context.environment), baseEnvironment: context.environment,
