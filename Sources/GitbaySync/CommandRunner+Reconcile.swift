@@ -35,6 +35,11 @@ extension CommandRunner {
         return (context.environment["TRIGGER_UNIT"] ?? "").isEmpty ? .service : .timer
     }
 
+    /// The run history's name for this run, started now by `trigger`.
+    private func historyStart(_ trigger: RunHistoryRecord.Trigger) -> RunHistoryRecord.Start {
+        RunHistoryRecord.Start(trigger: trigger, startedAt: context.now(), pid: getpid())
+    }
+
     /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded;
     /// recorded in the run history as `history` when given.
     func reconcileOnce(
@@ -44,7 +49,7 @@ extension CommandRunner {
     ) async throws -> [AccountOutcome] {
         let engine = engine(
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
-            history: history)
+            history: history.map(historyStart))
         return try await engine.run().map(Self.said)
     }
 
@@ -56,7 +61,8 @@ extension CommandRunner {
         progress: @escaping @Sendable (SyncEngine.RunProgress) -> Void
     ) async throws -> [SyncEngine.RunEntry] {
         let engine = engine(
-            store, concurrency: concurrency, honourBackoff: honourBackoff, mayStartMore: mayStartMore, stopNow: stopNow, history: history)
+            store, concurrency: concurrency, honourBackoff: honourBackoff, mayStartMore: mayStartMore, stopNow: stopNow,
+            history: history.map(historyStart))
         return try await engine.run(progress: progress)
     }
 

@@ -10,12 +10,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Runs one parsed command line, and holds what every command uses: the options, the
 /// process's streams and settings, the logger and the shared steps.
 struct CommandRunner {
@@ -121,32 +115,28 @@ struct CommandRunner {
     /// and what its options say.
     private func options(
         concurrency: Int?, honourBackoff: Bool, ceiling: Duration?, mayStartMore: @escaping @Sendable () -> Bool,
-        stopNow: (@Sendable () async -> Void)? = nil, history: RunHistoryRecord.Trigger? = nil
+        stopNow: (@Sendable () async -> Void)? = nil
     ) -> Reconciler.Options {
         var options = Reconciler.Options(
             honourBackoff: honourBackoff, client: context.client, now: context.now, mayStartMore: mayStartMore, leaseHolder: leaseHolder,
             keyring: keyring
         )
         options.stopNow = stopNow
-        options.history = history.map { RunHistoryRecord.Start(trigger: $0, startedAt: context.now(), pid: getpid()) }
         if let concurrency { options.concurrency = concurrency }
         if let ceiling { options.backoffCeiling = ceiling }
         return options
     }
 
-    /// The use cases over `store`, with this command's options, the user's pre-remove hook and
-    /// the process's stop requests.
+    /// The use cases over `store`, with this command's options, the user's pre-remove hook, the
+    /// process's stop requests, and the run history's name for the run.
     func engine(
         _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil,
-        history: RunHistoryRecord.Trigger? = nil
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil, history: RunHistoryRecord.Start? = nil
     ) -> SyncEngine {
-        SyncEngine(
-            store: store,
-            options: options(
-                concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
-                history: history),
-            logger: logger,
+        var options = options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow)
+        options.history = history
+        return SyncEngine(
+            store: store, options: options, logger: logger,
             removalStep: PreRemovalHook(
                 path: PreRemovalHook.path(environment: context.environment), baseEnvironment: context.environment,
                 timeout: context.hookTimeout, stopGrace: context.hookStopGrace
