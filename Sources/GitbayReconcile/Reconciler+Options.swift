@@ -42,6 +42,9 @@ extension Reconciler {
         package var leaseHolder: LeaseHolder
         /// The OS keyring, for the tokens kept there; nil keeps every new token in the database.
         package var keyring: (any TokenKeyring)?
+        /// The run this is, for the run history (`status --history`); nil records none.
+        /// `SyncEngine.run` writes the row, in the steady verdicts' transaction when it can.
+        package var history: RunHistoryRecord.Start?
 
         /// What `progress` is told.
         package enum Progress: Sendable {

@@ -17,6 +17,8 @@ package struct Reconciler: Sendable {
     let logger: Logger
     /// The adds of this reconciler's runs take turns, and what they prove is kept here.
     let turns = AddTurns()
+    /// The run history row this reconciler's rounds wrote, when `options.history` asks for one.
+    let history = RunHistoryNote()
 
     package init(store: StateStore, options: Options, logger: Logger) {
         self.store = store
@@ -78,17 +80,31 @@ package struct Reconciler: Sendable {
         let skipped = entries.compactMap(\.skippedOutcome)
         if let progress = options.progress { skipped.forEach { progress(.finished($0)) } }
         var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens)
-        await recordSteadyVerdicts(&reconciled, read: facts)
-        let outcomes = skipped + reconciled.map(\.outcome)
-        let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
-        // Each outcome's place is looked up once, not at every comparison.
-        var sorted = outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        // The full round's row goes into the run history with the steady verdicts: the run's end
+        // writes it again only when it has more to say.
+        let run =
+            only != nil
+            ? nil
+            : options.history.map { start in
+                RunHistoryRecord(
+                    start: start, finishedAt: options.now(), Self.sorted(skipped + reconciled.map(\.outcome), facts),
+                    interrupted: !options.mayStartMore())
+            }
+        await recordSteadyVerdicts(&reconciled, read: facts, run: run)
+        var outcomes = Self.sorted(skipped + reconciled.map(\.outcome), facts)
         if !moves.isEmpty {
             let byName = Dictionary(
                 facts.accounts.compactMap { account in moves[account.id].map { (account.name, $0) } }, uniquingKeysWith: { first, _ in first })
-            for index in sorted.indices { sorted[index].tokenMove = byName[sorted[index].account] }
+            for index in outcomes.indices { outcomes[index].tokenMove = byName[outcomes[index].account] }
         }
-        return (sorted, apiTokens)
+        return (outcomes, apiTokens)
+    }
+
+    /// `outcomes` in the accounts' sign-in order.
+    private static func sorted(_ outcomes: [AccountOutcome], _ facts: RunFacts) -> [AccountOutcome] {
+        let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
+        // Each outcome's place is looked up once, not at every comparison.
+        return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
     }
 
     /// What a run does with each account (or `only` these): the schedule's entries, with the
@@ -149,16 +165,18 @@ package struct Reconciler: Sendable {
     }
 
     /// Records the times of every account where nothing changed, in one transaction, for each
-    /// only while what it should have is still what its pass planned for.
-    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled], read facts: RunFacts) async {
+    /// only while what it should have is still what its pass planned for; `run` goes into the
+    /// run history in the same transaction.
+    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled], read facts: RunFacts, run: RunHistoryRecord?) async {
         let steady = reconciled.compactMap(\.steady)
         guard !steady.isEmpty else { return }
         let planned = Dictionary(steady.map { ($0.verdict.accountID, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
         do {
-            try await store.saveSteadyVerdicts(steady.map(\.verdict), read: facts) { facts in
+            try await store.saveSteadyVerdicts(steady.map(\.verdict), read: facts, run: run) { facts in
                 let now = DesireSnapshot.all(facts)
                 return Set(planned.filter { id, snapshot in now[id] == snapshot }.keys)
             }
+            if let run { history.note(run) }
         } catch {
             for index in reconciled.indices where reconciled[index].steady != nil {
                 reconciled[index].outcome.action = .failed

@@ -148,13 +148,15 @@ extension StateStore {
     /// while the account's stored verdict is still the one the run read and `stillWanted`
     /// (given what every account wants now) names the account. `read`, the facts the run
     /// planned from, stand for "now" when the database has not changed since they were read.
-    /// Returns the accounts written.
+    /// `run`, when given, goes into the run history in the same transaction (`insertRun`), so
+    /// that recording a steady run costs no transaction of its own. Returns the accounts written.
     @discardableResult
     package func saveSteadyVerdicts(
-        _ verdicts: [SteadyVerdict], read: RunFacts? = nil, stillWanted: @Sendable (InstanceFacts) -> Set<Int64>
+        _ verdicts: [SteadyVerdict], read: RunFacts? = nil, run: RunHistoryRecord? = nil, stillWanted: @Sendable (InstanceFacts) -> Set<Int64>
     ) throws -> Set<Int64> {
         guard !verdicts.isEmpty else { return [] }
         return try write { database in
+            if let run { try Self.insertRun(run, database) }
             // Facts the run read are still the facts when nothing was written since: no need to read them again.
             let unchanged = try read.map { try database.version(insideWrite: true) == $0.version } ?? false
             guard let facts = unchanged ? read?.instanceFacts : try Self.allFacts(database) else { return [] }

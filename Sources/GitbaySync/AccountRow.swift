@@ -40,17 +40,21 @@ struct AccountRow {
         ])
     }
 
-    var text: String {
+    /// The account's line: its name padded to `nameWidth` (the longest of the rows shown), its
+    /// condition in `style`'s colour.
+    func text(nameWidth: Int = 0, style: TextStyle = .plain) -> String {
+        let name = TerminalText.escaped(account.name)
+        let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
         if account.state == .removing, status.condition == .authFailed {
-            return "\(escaped: account.name)  removing: \(escaped: SkipReasonText.refusedRemoval(account))"
+            return "\(padded)  \(style.condition(.authFailed, "removing")): \(escaped: SkipReasonText.refusedRemoval(account))"
         }
         if account.state == .removing {
             // A signed-out account: say plainly whether its rows may still be on its server.
             let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
             return
-                "\(escaped: account.name)  removing: \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(escaped: account.name) --force` deletes it now"
+                "\(padded)  \(style.condition(.removing)): \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(name) --force` deletes it now"
         }
-        var line = "\(escaped: account.name)  \(status.condition.rawValue)"
+        var line = "\(padded)  \(style.condition(status.condition))"
         if account.state != .active { line += " (\(account.state.rawValue))" }
         if let deviceID { line += ", device \(deviceID)" }
         if let detail = status.detail { line += "; \(escaped: detail)" }
@@ -59,24 +63,26 @@ struct AccountRow {
     }
 
     /// The longer form `status` prints: last success, last error, when and why the next
-    /// attempt waits.
+    /// attempt waits, each time told against `now`.
     func details(now: Date) -> [String] {
+        let said = { (date: Date) in RelativeTime.said(date, now: now) }
         var lines: [String] = []
-        if let at = status.lastSuccessAt { lines.append("    last success: \(Timestamp.format(at))") }
+        if let at = status.lastSuccessAt { lines.append("    last success: \(said(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
+        let expiry = token.expiresAt.map { $0 > now ? "expires \(said($0))" : "expired \(said($0))" }
         if let name = token.name {
-            lines.append("    API token: \(escaped: name)" + (token.expiresAt.map { ", works until \(Timestamp.format($0))" } ?? ""))
-        } else if let expiresAt = token.expiresAt {
-            lines.append("    API token: works until \(Timestamp.format(expiresAt))")
+            lines.append("    API token: \(escaped: name)" + (expiry.map { ", \($0)" } ?? ""))
+        } else if let expiry {
+            lines.append("    API token: \(expiry)")
         }
         if let at = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(at, from: now) {
-            lines.append("    next attempt: at the next run: \(Self.beyondAnyWait(at))")
+            lines.append("    next attempt: at the next run: \(Self.beyondAnyWait(at, now: now))")
         } else if let at = status.nextRetryAt {
             let why = status.nextRetryReason.map { ": \($0.explanation)" } ?? ""
             lines.append(
                 at > now
-                    ? "    next attempt: not before \(Timestamp.format(at))\(why); `gitbay-sync run --now` tries it now"
-                    : "    next attempt: at the next run (it waited until \(Timestamp.format(at))\(why))")
+                    ? "    next attempt: \(said(at)) at the earliest\(why); `gitbay-sync run --now` tries it now"
+                    : "    next attempt: at the next run (its wait ended \(said(at))\(why))")
         }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         if status.condition == .authFailed, account.state == .active {
@@ -85,13 +91,22 @@ struct AccountRow {
         return lines
     }
 
-    /// Why a next attempt recorded for `at` is not waited for (`FailurePolicy.isBeyondAnyWait`).
-    static func beyondAnyWait(_ at: Date) -> String {
-        "it was recorded for \(Timestamp.format(at)), further ahead than any wait gitbay-sync sets: a wrong clock or a wrong server"
+    /// Why a next attempt recorded for `at` is not waited for (`FailurePolicy.isBeyondAnyWait`):
+    /// with `now`, said against it ("due on 2126-01-01"), else with the absolute time.
+    static func beyondAnyWait(_ at: Date, now: Date? = nil) -> String {
+        guard let now else {
+            return "it was recorded for \(Timestamp.format(at)), further ahead than any wait gitbay-sync sets: a wrong clock or a wrong server"
+        }
+        return "it is due \(RelativeTime.said(at, now: now)), further ahead than any wait gitbay-sync sets: a wrong clock or a wrong server"
     }
 }
 
 extension AccountRow {
+    /// The width of the name column: the longest name as printed.
+    static func nameWidth(_ rows: [AccountRow]) -> Int {
+        rows.map { TerminalText.escaped($0.account.name).count }.max() ?? 0
+    }
+
     /// A row per account, in sign-in order.
     static func rows(_ facts: AccountFacts) -> [AccountRow] {
         let current = facts.device.token.map(TokenIdentity.init(of:))

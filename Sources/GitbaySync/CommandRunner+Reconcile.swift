@@ -28,13 +28,28 @@ extension CommandRunner {
         )
     }
 
-    /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded.
+    /// What started a one-shot run, for the run history: `run --unattended` is the service's,
+    /// or its timer's when systemd says a timer started it (`TRIGGER_UNIT`, systemd 250 on).
+    func historyTrigger(unattended: Bool) -> RunHistoryRecord.Trigger {
+        guard unattended else { return .run }
+        return (context.environment["TRIGGER_UNIT"] ?? "").isEmpty ? .service : .timer
+    }
+
+    /// The run history's name for this run, started now by `trigger`.
+    private func historyStart(_ trigger: RunHistoryRecord.Trigger) -> RunHistoryRecord.Start {
+        RunHistoryRecord.Start(trigger: trigger, startedAt: context.now(), pid: getpid())
+    }
+
+    /// One pass: reconcile, then delete the accounts whose removal's deregistration succeeded;
+    /// recorded in the run history as `history` when given.
     func reconcileOnce(
         _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil,
+        history: RunHistoryRecord.Trigger? = nil
     ) async throws -> [AccountOutcome] {
         let engine = engine(
-            store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow)
+            store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
+            history: history.map(historyStart))
         return try await engine.run().map(Self.said)
     }
 
@@ -42,9 +57,12 @@ extension CommandRunner {
     /// tells `progress` as it goes; the entries as the engine returns them.
     func reconcileEntries(
         _ store: StateStore, concurrency: Int?, honourBackoff: Bool, mayStartMore: @escaping @Sendable () -> Bool,
-        stopNow: @escaping @Sendable () async -> Void, progress: @escaping @Sendable (SyncEngine.RunProgress) -> Void
+        stopNow: @escaping @Sendable () async -> Void, history: RunHistoryRecord.Trigger? = nil,
+        progress: @escaping @Sendable (SyncEngine.RunProgress) -> Void
     ) async throws -> [SyncEngine.RunEntry] {
-        let engine = engine(store, concurrency: concurrency, honourBackoff: honourBackoff, mayStartMore: mayStartMore, stopNow: stopNow)
+        let engine = engine(
+            store, concurrency: concurrency, honourBackoff: honourBackoff, mayStartMore: mayStartMore, stopNow: stopNow,
+            history: history.map(historyStart))
         return try await engine.run(progress: progress)
     }
 

@@ -127,16 +127,16 @@ struct CommandRunner {
         return options
     }
 
-    /// The use cases over `store`, with this command's options, the user's pre-remove hook and
-    /// the process's stop requests.
+    /// The use cases over `store`, with this command's options, the user's pre-remove hook, the
+    /// process's stop requests, and the run history's name for the run.
     func engine(
         _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil, history: RunHistoryRecord.Start? = nil
     ) -> SyncEngine {
-        SyncEngine(
-            store: store,
-            options: options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow),
-            logger: logger,
+        var options = options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow)
+        options.history = history
+        return SyncEngine(
+            store: store, options: options, logger: logger,
             removalStep: PreRemovalHook(
                 path: PreRemovalHook.path(environment: context.environment), baseEnvironment: context.environment,
                 timeout: context.hookTimeout, stopGrace: context.hookStopGrace

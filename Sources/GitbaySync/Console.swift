@@ -31,6 +31,9 @@ package struct Console: Sendable {
     /// Whether standard error is a terminal: a person watching, to whom a slow step says what
     /// it is doing (`CommandRunner.progress`).
     package var errorIsTerminal = false
+    /// Whether standard output is a terminal: a person reading, for whom text is coloured
+    /// (`TextStyle`) and fitted to the width.
+    package var outputIsTerminal = false
     /// Writes to standard error as it is, with no line break added: the status line a terminal
     /// rewrites in place (`RunProgressOutput`).
     package var errRaw: @Sendable (String) -> Void = { _ in }
@@ -96,6 +99,7 @@ package struct Console: Sendable {
             outputFailure: { streams.firstFailure.withLock { $0 } }
         )
         console.errorIsTerminal = isatty(STDERR_FILENO) == 1
+        console.outputIsTerminal = isatty(STDOUT_FILENO) == 1
         console.errRaw = { text in streams.err(text) }
         return console
     }

@@ -47,14 +47,16 @@ struct DoctorCheck: Sendable, Equatable {
     /// `OK   name  subject: detail` (`WARN`, `FAIL`), and an indented `fix:` line for a
     /// warning or a failure. Subject, detail and fix carry outside text (an account's name, a
     /// server's answer, a path) and are printed escaped.
-    var lines: [String] {
-        let label =
+    /// The label is coloured in `style` (OK green, WARN yellow, FAIL red), after its padding.
+    func lines(style: TextStyle = .plain) -> [String] {
+        let (label, colour): (String, TextStyle.Colour) =
             switch level {
-            case .ok: "OK  "
-            case .warning: "WARN"
-            case .fail: "FAIL"
+            case .ok: ("OK", .green)
+            case .warning: ("WARN", .yellow)
+            case .fail: ("FAIL", .red)
             }
-        let head = "\(label)  \(name)  \(escaped: subject): \(escaped: detail)"
+        let padding = String(repeating: " ", count: 4 - label.count)
+        let head = "\(style.paint(label, colour))\(padding)  \(name)  \(escaped: subject): \(escaped: detail)"
         return fix.map { [head, "      fix: \(escaped: $0)"] } ?? [head]
     }
 }
@@ -62,6 +64,7 @@ struct DoctorCheck: Sendable, Equatable {
 /// What `doctor` prints: every check, then how many failed.
 struct DoctorOutput: CommandOutput {
     let checks: [DoctorCheck]
+    var style: TextStyle = .plain
 
     var json: JSONValue { .object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]) }
 
@@ -69,7 +72,7 @@ struct DoctorOutput: CommandOutput {
         let failed = checks.filter { !$0.ok }.count
         let warnings = checks.filter { $0.level == .warning }.count
         let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
-        return checks.flatMap(\.lines) + [
+        return checks.flatMap { $0.lines(style: style) } + [
             failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."
         ]
     }

@@ -27,7 +27,8 @@ extension SyncEngine {
         let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         // A removal or a renewal still to come: the account is told when that is done too.
         let held = progress == nil ? [] : Set(removing.keys).union(try await renewalDue())
-        let (outcomes, tokens) = try await reconciler(telling: progress, holding: held).reconcileReadingTokens()
+        let reconciler = reconciler(telling: progress, holding: held)
+        let (outcomes, tokens) = try await reconciler.reconcileReadingTokens()
         let removal = removal
         var entries: [RunEntry] = []
         for var outcome in outcomes {
@@ -55,7 +56,30 @@ extension SyncEngine {
         if let progress {
             for entry in entries where held.contains(entry.outcome.account) && entry.removing == nil { progress(.finished(entry)) }
         }
+        await recordHistory(entries, written: reconciler.history.row)
         return entries
+    }
+
+    /// Records the run in the history, unless the row its round wrote already says it all
+    /// (a steady run's: then the run makes no transaction for it). A failure to write it
+    /// fails no account: the history only tells.
+    private func recordHistory(_ entries: [RunEntry], written: RunHistoryRecord?) async {
+        guard let start = options.history else { return }
+        let unfinished = entries.filter { entry in
+            switch entry.removal {
+            case .kept, .interrupted: true
+            default: false
+            }
+        }
+        let run = RunHistoryRecord(
+            start: start, finishedAt: options.now(), entries.map(\.outcome), interrupted: !options.mayStartMore(),
+            alsoFailed: Set(unfinished.map(\.outcome.account)))
+        if let written, written.saysTheSame(as: run) { return }
+        do {
+            try await store.recordRun(run)
+        } catch {
+            logger.warning("run.history.unrecorded", ["error": String(describing: error)])
+        }
     }
 
     /// How signing an account out went: the removal's end, and the instance's other accounts

@@ -29,7 +29,7 @@ extension CommandRunner {
     /// `accounts`.
     fileprivate func accounts() async throws -> ExitCode {
         let store = try await openExistingStore()
-        show(AccountsOutput(rows: AccountRow.rows(try await store.accountFacts())))
+        show(AccountsOutput(rows: AccountRow.rows(try await store.accountFacts()), style: textStyle))
         return .success
     }
 }
@@ -37,10 +37,13 @@ extension CommandRunner {
 /// What `accounts` prints.
 struct AccountsOutput: CommandOutput {
     let rows: [AccountRow]
+    var style: TextStyle = .plain
 
     var json: JSONValue { .object([("accounts", .array(rows.map(\.json)))]) }
 
     var text: [String] {
-        rows.isEmpty ? ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] : rows.map(\.text)
+        guard !rows.isEmpty else { return ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] }
+        let width = AccountRow.nameWidth(rows)
+        return rows.map { $0.text(nameWidth: width, style: style) }
     }
 }

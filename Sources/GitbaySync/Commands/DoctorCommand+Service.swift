@@ -186,7 +186,7 @@ extension CommandRunner {
 
     private func lastRunCheck(_ run: UnattendedRunRecord, subject: String, period: Duration?, logs: String, whenStale: String) -> DoctorCheck {
         let elapsed = max(0, context.now().timeIntervalSince(run.finishedAt))
-        let when = "\(Timestamp.format(run.finishedAt)) (\(IntervalParser.format(.seconds(Int64(elapsed)))) ago)"
+        let when = "\(Timestamp.format(run.finishedAt)) (\(RelativeTime.said(run.finishedAt, now: context.now())))"
         var detail: String
         var fixes: [String] = []
         switch run.result {

@@ -57,7 +57,7 @@ extension CommandRunner {
             if let missing = Self.libcurlCheck() { checks.append(missing) } else { checks += await accountChecks(store, device: device) }
         }
         checks += await serviceChecks(store)
-        show(DoctorOutput(checks: checks))
+        show(DoctorOutput(checks: checks, style: textStyle))
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }
 

@@ -66,7 +66,7 @@ extension CommandRunner {
         let outcomes = try await reconcileOnce(
             store, concurrency: concurrency, honourBackoff: true, ceiling: interval,
             mayStartMore: { shutdown.phase == .running },
-            stopNow: { [grace = context.shutdownGrace] in await PeriodicRun.graceOver(shutdown, grace: grace) }
+            stopNow: { [grace = context.shutdownGrace] in await PeriodicRun.graceOver(shutdown, grace: grace) }, history: .every
         )
         try? await store.recordUnattendedRun(
             unattendedRun(

@@ -39,7 +39,8 @@ extension CommandRunner {
         let live = RunProgressOutput(
             shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
             now: context.now, out: context.console.out, errRaw: context.console.errRaw)
-        let entries = try await liveEntries(store, concurrency: concurrency, now: now, live: live, width: width)
+        let entries = try await liveEntries(
+            store, concurrency: concurrency, now: now, live: live, width: width, history: historyTrigger(unattended: unattended))
         let outcomes = (entries ?? []).map(Self.said)
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
@@ -74,7 +75,7 @@ extension CommandRunner {
     /// The run's entries, each account's line printed as it is done; nil when a second signal
     /// cancelled the run before it returned them.
     private func liveEntries(
-        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int, history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
         let (journal, json) = (journalOut, global.json)
@@ -85,7 +86,7 @@ extension CommandRunner {
         let work = Task {
             try await reconcileEntries(
                 store, concurrency: concurrency, honourBackoff: !now, mayStartMore: { shutdown.phase == .running },
-                stopNow: { await shutdown.wait(for: .stopping) },
+                stopNow: { await shutdown.wait(for: .stopping) }, history: history,
                 progress: { event in
                     switch event {
                     case .started(let account):

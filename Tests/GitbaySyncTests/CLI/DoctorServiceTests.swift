@@ -97,7 +97,7 @@ struct DoctorServiceTests {
             (checks["service.command"]?["detail"] as? String)?.hasPrefix("runs `gitbay-sync run --unattended` by this binary (\(setup.executable))")
                 == true)
         #expect(checks["service.last-run"]?["subject"] as? String == "gitbay-sync.service")
-        #expect(checks["service.last-run"]?["detail"] as? String == "last ran at \(Timestamp.format(ranAt)) (10m ago): ok, 1 account")
+        #expect(checks["service.last-run"]?["detail"] as? String == "last ran at \(Timestamp.format(ranAt)) (10 min ago): ok, 1 account")
     }
 
     @Test("installed but not enabled: the timer never runs, which fails with the enable command")
@@ -198,7 +198,7 @@ struct DoctorServiceTests {
         var (code, checks) = try await setup.serviceChecks(now: ranAt.addingTimeInterval(60))
         var lastRun = try #require(checks["service.last-run"])
         #expect(lastRun["level"] as? String == "warning")
-        #expect(lastRun["detail"] as? String == "last ran at \(Timestamp.format(ranAt)) (1m ago): 1 of 2 accounts failed (\(bob))")
+        #expect(lastRun["detail"] as? String == "last ran at \(Timestamp.format(ranAt)) (1 min ago): 1 of 2 accounts failed (\(bob))")
         #expect((lastRun["fix"] as? String)?.contains("`gitbay-sync status`") == true)
         #expect((lastRun["fix"] as? String)?.contains("journalctl --user -u gitbay-sync") == true)
 

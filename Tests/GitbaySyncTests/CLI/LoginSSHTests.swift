@@ -87,7 +87,7 @@ struct LoginSSHTests {
         #expect(row["token_name"] as? String == minted.name)
         #expect(row["token_expires_at"] as? String == Timestamp.format(expiresAt))
         #expect(accounts.out.contains(#""token_name":"\#(minted.name)""#))
-        #expect(text.out.contains("API token: \(minted.name), works until \(Timestamp.format(expiresAt))"), "\(text.out)")
+        #expect(text.out.contains("API token: \(minted.name), expires on \(Timestamp.format(expiresAt).prefix(10))"), "\(text.out)")
         for result in [login, status, accounts, text] {
             #expect(!(result.out + result.err).contains(minted.value), "the token was printed")
             #expect(!(result.out + result.err).contains(String(minted.value.dropFirst(3).prefix(12))))
