@@ -49,6 +49,25 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
 
 extension ExitCode {
     /// The word `--json` errors carry for the code (`"kind"`), stable like the codes.
+    /// What the code means, in the few words `--help` gives it.
+    var inBrief: String {
+        switch self {
+        case .success: "ok"
+        case .partialFailure: "some accounts failed"
+        case .usage: "usage"
+        case .dataError: "bad input data"
+        case .noDatabase: "no state database"
+        case .noSuchAccount: "no such account"
+        case .unavailable: "server unavailable"
+        case .notEnabled: "service units written but not enabled"
+        case .outputFailed: "output not written"
+        case .stateError: "state database unusable"
+        case .busy: "busy (another gitbay-sync has the account or the database; try again)"
+        case .denied: "token refused"
+        case .foreignFile: "unit file not written by gitbay-sync"
+        }
+    }
+
     var kind: String {
         switch self {
         case .success: "ok"

@@ -7,8 +7,8 @@ enum HelpText {
     /// The date of this version, as the manual page gives it; it changes with `version`.
     static let versionDate = "2026-12-01"
 
-    static let exitCodes =
-        "Exit codes: 0 ok, 1 some accounts failed, 64 usage, 65 bad input data, 66 no state database, 67 no such account, 69 server unavailable, 73 output not written, 74 state database unusable, 75 busy (another gitbay-sync has the account or the database; try again), 77 token refused, 78 unit file not written by gitbay-sync."
+    /// Every exit code, in a few words each.
+    static let exitCodes = "Exit codes: " + ExitCode.allCases.map { "\($0.rawValue) \($0.inBrief)" }.joined(separator: ", ") + "."
 
     static func program(width: Int = TextLayout.defaultWidth) -> String {
         var lines = TextLayout.wrap(

@@ -123,6 +123,12 @@ struct ManPageTests {
         #expect(documented == ExitCode.allCases.map(\.rawValue))
     }
 
+    @Test("--help names every exit code too")
+    func helpExitCodes() {
+        let named = HelpText.exitCodes.dropFirst("Exit codes: ".count).split(separator: ", ").compactMap { Int32($0.prefix { $0.isNumber }) }
+        #expect(named == ExitCode.allCases.map(\.rawValue))
+    }
+
     @Test("escapes what roff would act on")
     func escaping() {
         let spec = CommandSpec(
