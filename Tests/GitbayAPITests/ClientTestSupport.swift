@@ -37,7 +37,7 @@ enum TestClients {
         maxResponseBytes: Int = 1 << 20,
         retry: RetryPolicy = fastRetry,
         connections: ConnectionPool = .shared,
-        deadline: Duration? = ClientConfiguration.defaultDeadline,
+        deadline: Duration? = nil,
         logger: Logger = .disabled
     ) throws -> GitbayClient {
         let instance = try InstanceURL(parsing: server.baseURL)
