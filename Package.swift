@@ -43,7 +43,7 @@ let package = Package(
         // Not linked either: libsecret is opened at run time (see Sources/CSecret/shim.h), and
         // the shim declares the few GLib types it needs, so no -dev package is required.
         .systemLibrary(name: "CSecret", path: "Sources/CSecret"),
-        // Process calls Swift cannot make (prctl is variadic); headers only, nothing to link.
+        // Process calls Swift cannot make (prctl is variadic, a signal handler must be C); headers only.
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "GitbaySupport"),
         .target(name: "GitbayState", dependencies: ["GitbaySupport", "CSQLite"]),

@@ -32,4 +32,35 @@ static inline int cprocess_limit_malloc_arenas(int count) {
 #endif
 #endif
 
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+// The write end of the pipe that `cprocess_forward_signal` sends signal numbers to.
+static int cprocess_signal_pipe = -1;
+
+// The signal handler: writes the signal's number, one byte, to the pipe. Only write(2), which
+// is async-signal-safe; a full pipe drops the byte (the reader has many waiting already).
+static void cprocess_signal_written(int number) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)number;
+    ssize_t written = write(cprocess_signal_pipe, &byte, 1);
+    (void)written;
+    errno = saved;
+}
+
+// Makes every `number` signal write its number to `descriptor` (a non-blocking pipe's write
+// end) instead of taking its action. The handler is in place when this returns, so no signal
+// that comes later is lost. Returns sigaction's result.
+static inline int cprocess_forward_signal(int number, int descriptor) {
+    cprocess_signal_pipe = descriptor;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = cprocess_signal_written;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(number, &action, NULL);
+}
+
 #endif

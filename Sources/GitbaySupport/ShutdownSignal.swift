@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -119,8 +118,17 @@ package final class ShutdownSignal: Sendable {
 
     /// Runs `body` with `cleanup` to be run first should a signal end the process meanwhile.
     /// Cleanups run on the thread that reads the signal, the latest first.
-    package func withCleanup<T>(onSignal cleanup: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
-        let key = addCleanup(cleanup)
+    ///
+    /// `setUp`, a change that `cleanup` undoes (turning echo off, say), runs first and never
+    /// while a signal is ending the process: that signal either comes before it, and the change
+    /// is never made, or finds `cleanup` registered.
+    package func withCleanup<T>(
+        setUp: () -> Void = {}, onSignal cleanup: @escaping @Sendable () -> Void, _ body: () throws -> T
+    ) rethrows -> T {
+        let key = ending.withLock { _ in
+            setUp()
+            return addCleanup(cleanup)
+        }
         defer { state.withLock { _ = $0.cleanups.removeValue(forKey: key) } }
         return try body()
     }
@@ -143,29 +151,9 @@ package final class ShutdownSignal: Sendable {
         }
     }
 
-    /// Routes SIGTERM and SIGINT to `request()`, and makes SIGHUP and SIGQUIT run the cleanups
-    /// before they end the process: the default action is turned off and each signal is read
-    /// from a dispatch source instead. When no command or step handles a request, the cleanups
-    /// run, then the signal's default action is restored and the signal raised again, so a
-    /// plain command ends as it always did. SIGHUP and SIGQUIT ignored from the start (`nohup`)
-    /// stay ignored. Keep the sources it returns for as long as the signals should be handled.
-    package func trapTerminationSignals() -> [any DispatchSourceSignal] {
-        [SIGTERM, SIGINT, SIGHUP, SIGQUIT].compactMap { number in
-            let previous = signal(number, SIG_IGN)
-            let stops = number == SIGTERM || number == SIGINT
-            if !stops && unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { return nil }
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                if !stops || request(signal: number) == .unhandled { endProcess(by: number) }
-            }
-            source.resume()
-            return source
-        }
-    }
-
     /// Runs the cleanups, then ends the process as the signal's default action would. The
-    /// dispatch source may keep the signal blocked, so it is unblocked on this thread before it
-    /// is raised again; the exit status a shell gives a death by signal follows in case it is
+    /// thread may have the signal blocked (libdispatch's threads do), so it is unblocked on this
+    /// thread before it is raised again; the exit status a shell gives a death by signal follows in case it is
     /// still not delivered. A command that stopped on a signal ends this way too, so that the
     /// shell (a loop in a script) sees the signal.
     package func endProcess(by number: Int32) -> Never {

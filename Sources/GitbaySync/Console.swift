@@ -74,11 +74,13 @@ package struct Console: Sendable {
                     if canSilence { tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings) }
                     StandardStreams.send("\n", to: STDERR_FILENO)
                 }
-                return shutdown.withCleanup(onSignal: restore) {
+                // Echo goes off before the prompt shows, so nothing typed after it is echoed.
+                let silence = {
                     var silent = settings
                     silent.c_lflag &= ~tcflag_t(ECHO)
-                    // Echo goes off before the prompt shows, so nothing typed after it is echoed.
                     if canSilence { tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) }
+                }
+                return shutdown.withCleanup(setUp: silence, onSignal: restore) {
                     defer { restore() }
                     streams.err(prompt)
                     return BoundedInput(StandardStreams.readLine(STDIN_FILENO, limit: limit))

@@ -26,9 +26,12 @@ for failure in coreDumpFailures {
 // SIGTERM and SIGINT reach `run --every` and a running pre-remove hook as stop requests; other
 // commands end on them as before, after turning echo back on at a hidden prompt or stopping a
 // hook, as SIGHUP and SIGQUIT do.
-let signalSources = shutdown.trapTerminationSignals()
+let signalTrap = SignalTrap.trap(for: shutdown)
+if signalTrap == nil {
+    context.console.err("gitbay-sync: warning: signals could not be caught (no pipe); Ctrl-C at a hidden prompt may leave echo off")
+}
 let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
 // A command that stopped on a signal (and said so) ends by it, as the shell expects.
 if code > 128, let number = shutdown.stopSignal, code == 128 + number { shutdown.endProcess(by: number) }
-signalSources.forEach { $0.cancel() }
+signalTrap?.cancel()
 exit(code)
