@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 11, in order.
+    /// Migrations 9 to 12, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -68,6 +68,12 @@ CREATE TABLE run_history (
     failed_accounts TEXT NOT NULL DEFAULT '',
     UNIQUE (started_at, pid)
 ) STRICT;
+"""#),
+        Migration(version: 12, name: "ssh_destinations", sql: #"""
+-- Where the account's server serves SSH, as `login --ssh` was given it (`user@host` or
+-- `user@host:port`): the commands a message gives for revoking a token by hand go there.
+-- NULL: never given, and `git@` the instance's host is meant.
+ALTER TABLE accounts ADD COLUMN ssh_destination TEXT;
 """#),
     ]
 }

@@ -28,6 +28,9 @@ package struct AccountRecord: Sendable, Equatable, Identifiable {
     /// When its current removal began; nil unless it is `removing` (and for a removal begun
     /// by an earlier version). The deletion that ends a removal checks it is still this one.
     package var removalStartedAt: Date? = nil
+    /// Where its server serves SSH, as `login --ssh` was given it (`user@host[:port]`); nil
+    /// when never given.
+    package var sshDestination: String? = nil
 
     /// The CLI's name for an account.
     package static func name(username: String, instance: InstanceURL) -> String {

@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 extension StateStore {
-    static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at"
+    static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at, ssh_destination"
 
     /// The accounts a query selects (`accountColumns`), each distinct instance URL parsed once:
     /// many accounts share a few instances.
@@ -90,6 +90,11 @@ extension StateStore {
                 try AccountRecord(row: row)
             }!
         }
+    }
+
+    /// Records where the account's server serves SSH (`AccountRecord.sshDestination`).
+    package func setSSHDestination(_ destination: String, ofAccount id: Int64) throws {
+        try write { database in try database.run("UPDATE accounts SET ssh_destination = ? WHERE id = ?", .text(destination), .integer(id)) }
     }
 
     package func setState(_ state: AccountState, ofAccount id: Int64, now: Date = Date()) throws {

@@ -79,7 +79,7 @@ extension CommandRunner {
             return RemovalText.renewal(outcome)
         case .removed(var done, let wiped, let token), .forced(var done, _, _, let wiped, let token):
             let lingering = wiped ? nil : tokenBytesLinger
-            let stillValid = entry.removing.flatMap { RemovalText.stillValid(token, on: $0.instance) }
+            let stillValid = entry.removing.flatMap { RemovalText.stillValid(token, of: $0) }
             let said = [lingering, stillValid].compactMap { $0 }
             if !said.isEmpty { done.reason = said.joined(separator: "; ") }
             return done

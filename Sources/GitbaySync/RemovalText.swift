@@ -12,23 +12,26 @@ import Foundation
 /// was held: the core says so as values (`TokenRevocation`, `RemovalHold`), the agent says it
 /// with the commands that end it.
 enum RemovalText {
-    /// `ssh git@HOST <words>` for the instance's SSH access, as the user would type it.
-    static func sshCommand(_ instance: InstanceURL, _ words: [String]) -> String {
-        (["ssh"] + SSHDestination.default(for: instance).arguments + words).map(ShellWords.quoted).joined(separator: " ")
+    /// `ssh <destination> <words>` for the account's SSH access, as the user would type it:
+    /// the destination `login --ssh` was given, else `git@` and the instance's host.
+    static func sshCommand(_ account: AccountRecord, _ words: [String]) -> String {
+        let given = account.sshDestination.flatMap { try? SSHDestination(parsing: $0) }
+        let destination = given ?? .default(for: account.instance)
+        return (["ssh"] + destination.arguments + words).map(ShellWords.quoted).joined(separator: " ")
     }
 
     /// What the user must know of a token that was not revoked, with how to revoke it; nil
     /// when it was revoked.
-    static func stillValid(_ token: TokenRevocation, on instance: InstanceURL) -> String? {
+    static func stillValid(_ token: TokenRevocation, of account: AccountRecord) -> String? {
         switch token {
         case .revoked:
             return nil
         case .notRevoked(let name):
             return
-                "The API token \(TerminalText.escaped(name)) is still valid on the server: revoke it with `\(sshCommand(instance, ["token", "revoke", name]))`."
+                "The API token \(TerminalText.escaped(name)) is still valid on the server: revoke it with `\(sshCommand(account, ["token", "revoke", name]))`."
         case .unnamed:
             return
-                "The API token is still valid on the server (it was pasted without --token-name, so gitbay-sync does not know its name): find it with `\(sshCommand(instance, ["token", "list"]))`, then revoke it with `\(sshCommand(instance, ["token", "revoke", "<name>"]))`."
+                "The API token is still valid on the server (it was pasted without --token-name, so gitbay-sync does not know its name): find it with `\(sshCommand(account, ["token", "list"]))`, then revoke it with `\(sshCommand(account, ["token", "revoke", "<name>"]))`."
         }
     }
 

@@ -41,7 +41,8 @@ extension CommandRunner {
         do {
             try Self.checkAPIToken(minted.token.exposedValue)
             return try await signIn(
-                instance, apiToken: minted.token, details: details, choice: choice, existing: existing, installMarker: installMarker)
+                instance, apiToken: minted.token, details: details, choice: choice, existing: existing, installMarker: installMarker,
+                sshDestination: destination)
         } catch {
             let undone = await revoke(minted.token, minting, instance: instance)
             let (code, message, _) = GitbaySyncCLI.classify(error)

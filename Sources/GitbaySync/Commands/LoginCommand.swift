@@ -156,12 +156,13 @@ extension CommandRunner {
             + "or let gitbay-sync mint its own with `gitbay-sync login \(instance) --ssh`.\nAPI token (input hidden): "
     }
 
-    /// Checks `apiToken` with the server, stores the account with `details`, and prints the
-    /// sign-in. `existing` is the database opened before any server was called; when there
-    /// was none, one is created only now, its device row given `installMarker` when set.
+    /// Checks `apiToken` with the server, stores the account with `details` (and the SSH
+    /// destination the token was minted over, if it was), and prints the sign-in. `existing`
+    /// is the database opened before any server was called; when there was none, one is
+    /// created only now, its device row given `installMarker` when set.
     func signIn(
         _ instance: InstanceURL, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, existing: StateStore?,
-        installMarker: String? = nil
+        installMarker: String? = nil, sshDestination: SSHDestination? = nil
     ) async throws -> ExitCode {
         do {
             let client = GitbayClient(
@@ -181,6 +182,7 @@ extension CommandRunner {
             if device.token != nil { progress("signed in as \(escaped: username); registering this device with \(instance) …") }
             let signedIn = try await engine(store).signIn(
                 instance: instance, username: username, apiToken: apiToken, details: details, choice: choice)
+            if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }
             show(Self.signedInOutput(signedIn, instance: instance, details: details, choice: choice))
             return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes.map(SkipReasonText.worded))
         } catch let failure as SyncEngine.SignInFailure {

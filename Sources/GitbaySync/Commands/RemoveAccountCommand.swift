@@ -29,7 +29,8 @@ struct RemoveAccountCommand: CommandDefinition {
             it, or `login --token-name` named it), and only then deletes the token and the
             records. A token pasted without a name is deleted here only, and is still valid on
             the server: the message says how to revoke it (`ssh git@HOST token list`, then
-            `ssh git@HOST token revoke <name>`). If the account held the device token on
+            `ssh git@HOST token revoke <name>`, or to the destination `login --ssh` was
+            given). If the account held the device token on
             its instance, another account there takes it over at once. If the server cannot be
             reached, the hook fails or the token cannot be revoked, the account stays `removing`
             with its token (exit 69), and `gitbay-sync run` retries the removal (so does the
@@ -154,7 +155,7 @@ struct RemovalVerdict {
         let shown = TerminalText.escaped(account.name)
         let retry =
             "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
-        let stillValid = { (token: TokenRevocation) in RemovalText.stillValid(token, on: account.instance).map { " " + $0 } ?? "" }
+        let stillValid = { (token: TokenRevocation) in RemovalText.stillValid(token, of: account).map { " " + $0 } ?? "" }
         switch result {
         case .removed(_, let wiped, let revocation):
             token = revocation
@@ -204,7 +205,7 @@ struct RemovalVerdict {
                 exitCode: .unavailable)
         case .revocationFailed(let name, _):
             return CommandFailure(
-                "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in; \(retry), or use --force to delete it here now (it then stays valid on the server until it is revoked by hand: \(RemovalText.sshCommand(account.instance, ["token", "revoke", name]))).",
+                "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in; \(retry), or use --force to delete it here now (it then stays valid on the server until it is revoked by hand: \(RemovalText.sshCommand(account, ["token", "revoke", name]))).",
                 exitCode: .unavailable)
         }
     }

@@ -117,4 +117,27 @@ struct SignOutRevokesTests {
         #expect(try result.json()["token_name"] as? String == minted.name)
         #expect(!server.accepts(minted.value), "the minted token still works after sign-out")
     }
+
+    @Test(
+        "a token minted over ssh to a port of its own: --force gives the revoke command for that destination",
+        .enabled(if: SSHFront.missingTools == nil, "needs sshd, ssh and ssh-keygen: run scripts/install-deps"))
+    func forcedRemovalNamesTheDestination() async throws {
+        let server = try FakeGitbayServer()
+        let front = try await SSHFront.start(fakePort: server.port, users: ["alice"])
+        defer { front.stop() }
+        let cli = try CLIHarness()
+        let ssh = [SSHProgram.variable: [front.sshPath, "-F", front.configFile(for: "alice")].map(ShellWords.quoted).joined(separator: " ")]
+        let destination = "\(front.destination):\(front.port)"
+        let login = await cli.run(["login", server.baseURL, "--ssh", destination], extraEnvironment: ssh)
+        #expect(login.code == 0, "\(login.err)")
+        let minted = try #require(server.tokens(of: "alice").first)
+        let account = try #require(try await cli.store().accounts().first)
+        #expect(account.sshDestination == destination)
+        server.stop()
+
+        let result = await cli.run(["remove-account", account.name, "--force"])
+        #expect(result.code == 0, "\(result.err)")
+        let revoke = "ssh -p \(front.port) \(front.destination) token revoke \(minted.name)"
+        #expect(result.out.contains(revoke), "\(result.out)")
+    }
 }

@@ -171,7 +171,7 @@ struct LegacyRecordTests {
                 ALTER TABLE accounts DROP COLUMN removal_started_at;
                 ALTER TABLE api_tokens DROP COLUMN name; ALTER TABLE api_tokens DROP COLUMN expires_at;
                 DROP TABLE stale_api_tokens; ALTER TABLE api_tokens DROP COLUMN lifetime_seconds;
-                ALTER TABLE accounts DROP COLUMN removal_step_passed_for;
+                ALTER TABLE accounts DROP COLUMN removal_step_passed_for; ALTER TABLE accounts DROP COLUMN ssh_destination;
                 DROP TABLE run_history;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
