@@ -74,7 +74,7 @@ extension StateStore {
                 )
                 id = database.lastInsertRowID
             }
-            try Self.upsertAPIToken(database, accountID: id, token: apiToken, place: place, details: details)
+            try Self.upsertAPIToken(database, accountID: id, token: apiToken, place: place, details: details, now: now)
             try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(instance.description))
             // A new token starts afresh: forget an auth failure and the remembered list tag.
             try database.run(

@@ -1,14 +1,29 @@
 import GitbaySupport
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Where the accounts' API tokens live, and their move from the database into the keyring.
 extension StateStore {
     /// Stores an account's API token (`token`, or only the reference when `place` is the
     /// keyring: the item named after the account) with what is known of it, replacing the one
-    /// before. A stale token's item of that name holds this token now: it is no longer deleted.
+    /// before. The name of the one before, when it had another, is recorded as stale: runs
+    /// revoke it if it is this install's and the server still lists it (a rotation's successor
+    /// the sign-in replaced, say). A stale token's item of the account's name holds this token
+    /// now: it is no longer deleted.
     static func upsertAPIToken(
-        _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, details: APITokenDetails
+        _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, details: APITokenDetails, now: Date
     ) throws(SQLiteError) {
         precondition(place != .awaitingKeyring, "a sign-in says where its token lives")
+        try database.run(
+            """
+            INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at)
+            SELECT account_id, name, ?2 FROM api_tokens WHERE account_id = ?1 AND name IS NOT NULL AND name IS NOT ?3
+            """,
+            .integer(id), .text(Timestamp.format(now)), .optionalText(details.name))
         try database.run(
             """
             INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds, store) VALUES (?, ?, ?, ?, ?, ?)

@@ -101,6 +101,9 @@ public enum SignInError: Error, Sendable, Equatable {
     case alreadySignedIn(as: String)
     /// The token store the app gave did not take the token.
     case tokenStoreUnavailable(String)
+    /// Another process (this pid) is reconciling the account or renewing its token; nothing
+    /// was stored. Try again once it is done.
+    case busy(pid: Int32)
     /// The server or the connection failed.
     case failed(String)
 
@@ -112,6 +115,7 @@ public enum SignInError: Error, Sendable, Equatable {
         case .unusableUsername(let name): self = .unusableUsername(name)
         case .alreadySignedIn(let twin): self = .alreadySignedIn(as: twin.name)
         case .keyringUnavailable(let reason): self = .tokenStoreUnavailable(reason.description)
+        case .busy(let pid): self = .busy(pid: pid)
         case .failed(let error): self = .failed(String(describing: error))
         }
     }

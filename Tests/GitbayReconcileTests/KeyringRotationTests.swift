@@ -191,10 +191,11 @@ struct KeyringRotationTests {
         let stored = try #require(try await world.store.storedAPIToken(ofAccount: alice.id, token: Secret(again)))
         #expect(stored.keyringItem == alice.name)
         #expect(stored.staleNames.contains(name) && stored.staleItems[name] == nil, "the account's item holds the new token: not stale")
-        #expect(!stored.staleNames.contains(successor))
+        #expect(stored.staleNames.contains(successor), "the token the sign-in replaced is left for a run to revoke")
 
         let run = try #require(try await engine(now: Self.later).run().first?.outcome)
         #expect(!run.isFailure && run.condition == .registered)
         #expect(items == [alice.name: Secret(again)] && server.accepts(again))
+        #expect(validTokens == [again], "the rotation's successor, replaced by the sign-in, is revoked")
     }
 }

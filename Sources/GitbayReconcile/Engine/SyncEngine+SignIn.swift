@@ -24,9 +24,16 @@ extension SyncEngine {
         case alreadySignedIn(as: AccountRecord)
         /// The keyring was asked for (`--token-store keyring`) and did not answer.
         case keyringUnavailable(KeyringUnavailable)
+        /// Another process (`pid`) held the account's lease for all of the wait: it is
+        /// reconciling the account or renewing its token.
+        case busy(pid: Int32)
         /// Anything else the server or the connection answered.
         case failed(any Error)
     }
+
+    /// How long a sign-in waits for another process to give back the lease of an account
+    /// signed in already.
+    package static let signInLeaseWait: Duration = .seconds(30)
 
     /// A sign-in: the account stored, and its server's accounts reconciled when a device token
     /// is set (empty otherwise).
@@ -83,15 +90,19 @@ extension SyncEngine {
     /// Signs in with an API token checked by `verifiedUsername`: stores the account (a new
     /// token for one already signed in) with what is known of the token (`details`: its name,
     /// its expiry) and, when a device token is set, reconciles its server. The token goes
-    /// where `choice` says (`APITokens.keep`; nil: the keyring when one answers).
+    /// where `choice` says (`APITokens.keep`; nil: the keyring when one answers). The token of
+    /// an account signed in already changes under its lease (`holdingLease`).
     package func signIn(
-        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, choice: TokenStoreChoice? = nil
+        instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, choice: TokenStoreChoice? = nil,
+        leaseWait: Duration = signInLeaseWait
     ) async throws -> SignedIn {
         if let twin = try await Self.signedInTwice(in: store, keyring: options.keyring, instance: instance, username: username, apiToken: apiToken) {
             throw SignInFailure.alreadySignedIn(as: twin)
         }
-        let (account, kept) = try await tokens.signIn(
-            instance: instance, username: username, apiToken: apiToken, details: details, choice: choice, now: options.now())
+        let (account, kept) = try await holdingLease(of: AccountRecord.name(username: username, instance: instance), waitingAtMost: leaseWait) {
+            try await tokens.signIn(
+                instance: instance, username: username, apiToken: apiToken, details: details, choice: choice, now: options.now())
+        }
         guard try await store.device().token != nil else {
             return SignedIn(account: account, outcomes: [], deviceTokenSet: false, kept: kept)
         }

@@ -29,6 +29,10 @@ extension CommandRunner {
             return CommandFailure(
                 "could not keep the API token in the OS keyring, as --token-store keyring asks: \(reason); nothing was stored. \(KeyringText.fix(reason)), or keep the token in the database with `--token-store database`.",
                 exitCode: .unavailable)
+        case .busy(let pid):
+            return CommandFailure(
+                "another gitbay-sync (pid \(pid)) is working on this account of \(instance) right now (a run reconciling it or renewing its API token), and went on for longer than \(SyncEngine.signInLeaseWait.shortDescription); nothing was stored. Sign in again once it is done.",
+                exitCode: .busy)
         case .failed(let error as GitbayError):
             return CommandFailure(
                 "could not sign in at \(instance): \(sentence(FailureText.said(error, instance: instance))); nothing was stored.",
