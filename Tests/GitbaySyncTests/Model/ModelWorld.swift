@@ -160,7 +160,7 @@ final class ModelWorld {
     }
 
     /// Runs a command on this machine, with this device's clock.
-    private func command(
+    func command(
         _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil
     ) async -> CLIResult {
         let client = client ?? self.client
@@ -243,8 +243,12 @@ final class ModelWorld {
             currentToken = token
             heldTokens.insert(token)
             if let newLabel { label = newLabel }
-        case .run(let concurrency, _):
+        case .run(let concurrency, let crash):
+            // (10) A dry run first, when nothing stops the run or changes the world beside it.
+            let planned = crash == nil && !alongside ? try await dryRunWrites(number) : nil
+            servers.forEach { $0.resetRequests() }
             let result = await command(["run", "--json", "--concurrency", String(concurrency)], client: configuration)
+            if let planned, result.code == 0 { try checkPlanned(planned, run: deviceWrites(), number) }
             if !(crashSwitch?.crashed ?? false) {
                 guard result.code == 0 else { throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)") }
                 faultFreeRun = true
