@@ -5,13 +5,13 @@ import TestSupport
 /// (10) A dry run writes nothing, to a server or to the database, and plans exactly the device
 /// adds and removes of the run that follows it at once, whatever state the schedule left.
 extension ModelWorld {
-    /// The device writes `run --dry-run --json` plans, as `write(_:)` spells them; nil when
+    /// The device writes `run --dry-run --json` plans at `instant`, as `deviceWrites()` spells them; nil when
     /// the dry run could not plan every account (exit 1), which the run then fails for too.
-    func dryRunWrites(_ number: Int) async throws -> [String]? {
+    func dryRunWrites(_ number: Int, at instant: Date) async throws -> [String]? {
         let files = [cli.databasePath, cli.databasePath + "-wal"]
         let before = files.map { FileManager.default.contents(atPath: $0) }
         servers.forEach { $0.resetRequests() }
-        let result = await command(["run", "--dry-run", "--json"])
+        let result = await command(["run", "--dry-run", "--json"], at: instant)
         let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
         guard writes.isEmpty else {
             throw ModelViolation(step: number, message: "a dry run wrote \(writes.map { "\($0.user ?? "?"): \($0.argv.joined(separator: " "))" })")
@@ -56,10 +56,22 @@ extension ModelWorld {
         }
     }
 
-    /// Checks that the run just made wrote what the dry run before it planned.
+    /// Checks that the run just made wrote what the dry run before it planned, on the
+    /// instances that answer an add with the row's id. On one that does not (v1.32.0), the run
+    /// lists again after its add and, when rows of this install's token and label are more
+    /// than one (a row a crash left unrecorded, say), removes them all and adds once more.
     func checkPlanned(_ planned: [String], run writes: [String], _ number: Int) throws {
+        let answering = Set(Self.users.filter { servers[$0.1].returnsDeviceID }.map(\.0))
+        let (planned, writes) = (planned.filter(answering.contains(user:)), writes.filter(answering.contains(user:)))
         guard planned.sorted() == writes.sorted() else {
             throw ModelViolation(step: number, message: "a dry run planned \(planned.sorted()), the run after it wrote \(writes.sorted())")
         }
+    }
+}
+
+extension Set<String> {
+    /// Whether a write as `deviceWrites()` spells it is by one of these users.
+    fileprivate func contains(user write: String) -> Bool {
+        contains(String(write.prefix { $0 != " " }))
     }
 }

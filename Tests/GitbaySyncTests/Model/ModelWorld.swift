@@ -160,13 +160,14 @@ final class ModelWorld {
     }
 
     /// Runs a command on this machine, with this device's clock.
+    /// `at`: the device's clock stands still at that instant for the whole command.
     func command(
-        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil
+        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil, at instant: Date? = nil
     ) async -> CLIResult {
         let client = client ?? self.client
         return await cli.run(arguments, stdin: stdin, client: client, extraEnvironment: bus) { [clockAhead] context in
             context.machine = { ModelWorld.machine }
-            context.now = { Date().addingTimeInterval(clockAhead) }
+            context.now = { instant ?? Date().addingTimeInterval(clockAhead) }
         }
     }
 
@@ -245,9 +246,12 @@ final class ModelWorld {
             if let newLabel { label = newLabel }
         case .run(let concurrency, let crash):
             // (10) A dry run first, when nothing stops the run or changes the world beside it.
-            let planned = crash == nil && !alongside ? try await dryRunWrites(number) : nil
+            // Both at one instant: a backoff that ends in between would part them.
+            let instant = Date().addingTimeInterval(clockAhead)
+            let planned = crash == nil && !alongside ? try await dryRunWrites(number, at: instant) : nil
             servers.forEach { $0.resetRequests() }
-            let result = await command(["run", "--json", "--concurrency", String(concurrency)], client: configuration)
+            let result = await command(
+                ["run", "--json", "--concurrency", String(concurrency)], client: configuration, at: planned == nil ? nil : instant)
             if let planned, result.code == 0 { try checkPlanned(planned, run: deviceWrites(), number) }
             if !(crashSwitch?.crashed ?? false) {
                 guard result.code == 0 else { throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)") }

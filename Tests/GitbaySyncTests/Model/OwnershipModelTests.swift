@@ -18,7 +18,7 @@ import Testing
 /// and 4 keep their API token in a real Secret Service, the others in the database, and
 /// runs rotate both kinds near expiry, crashes included: (5) to (7) in `ModelTokens`, (8) and
 /// (9) in `ModelKeyring`. Before every run that nothing stops, (10) a dry run writes nothing
-/// and plans exactly that run's device writes (`ModelDryRun`).
+/// and plans exactly that run's device writes, where the reference says it does (`ModelDryRun`).
 ///
 /// `GITBAY_SYNC_MODEL_SEED` replays a seed; `GITBAY_SYNC_MODEL_SCHEDULES` runs more schedules
 /// (default 100) and `GITBAY_SYNC_MODEL_STEPS` makes them longer (default 40). A failure
