@@ -2,8 +2,11 @@ import Foundation
 import GitbayFake
 import TestSupport
 
-/// (10) A dry run writes nothing, to a server or to the database, and plans exactly the device
-/// adds and removes of the run that follows it at once, whatever state the schedule left.
+/// (10) A dry run writes nothing, to a server or to the database; and, in a schedule that no
+/// crash, run beside a step or second machine has disturbed yet, it plans exactly the device
+/// adds and removes of the run that follows it at once. Once disturbed, rows left unrecorded
+/// or moved between accounts of one instance (the server keeps one row of a token) make the
+/// run find writes its first lists did not show.
 extension ModelWorld {
     /// The device writes `run --dry-run --json` plans at `instant`, as `deviceWrites()` spells them; nil when
     /// the dry run could not plan every account (exit 1), which the run then fails for too.
