@@ -320,10 +320,10 @@ final class ModelWorld {
             // Two thirds of the tokens' lifetime pass on this device's clock: the next run rotates them.
             clockAhead += 61 * 86_400
         }
-        if crashSwitch?.crashed ?? false { disturbed = true }
+        // A step that may crash counts whether or not it did: `relogin` crashes through a switch of its own.
         switch step {
         case .alongsideRun, .secondMachine: disturbed = true
-        default: break
+        default: if step.crash != nil { disturbed = true }
         }
         try await syncAccounts(number)
         let users = Dictionary(uniqueKeysWithValues: accountIDs.map { index, id in (id, (Self.users[index].0, Self.users[index].1)) })
