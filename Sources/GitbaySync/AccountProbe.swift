@@ -39,7 +39,7 @@ struct AccountProbe: Sendable {
     }
 
     private var name: String { account.name }
-    private var signIn: String { FailureText.signInAgain(account.instance, account: name) }
+    private var signIn: String { FailureText.signInAgain(account) }
 
     func checks(device: DeviceRecord?, now: Date) async -> [DoctorCheck] {
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
@@ -146,7 +146,7 @@ struct AccountProbe: Sendable {
 
     /// An error's text without the account name it starts with (the check names it).
     private func text(_ error: Error) -> String {
-        let text = FailureText.said(error, instance: account.instance)
+        let text = FailureText.said(error, instance: account.instance, ssh: account.sshDestination)
         return text.hasPrefix(name + ": ") ? String(text.dropFirst(name.count + 2)) : text
     }
 

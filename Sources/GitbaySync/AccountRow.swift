@@ -86,7 +86,7 @@ struct AccountRow {
         }
         if status.condition == .pending { lines.append("    not reconciled yet: run `gitbay-sync run`") }
         if status.condition == .authFailed, account.state == .active {
-            lines.append("    to fix: \(escaped: FailureText.signInAgain(account.instance, account: account.name))")
+            lines.append("    to fix: \(escaped: FailureText.signInAgain(account))")
         }
         return lines
     }

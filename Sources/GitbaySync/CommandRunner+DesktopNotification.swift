@@ -13,7 +13,11 @@ extension CommandRunner {
         guard notify, DesktopNotification.hasDesktop(.current, environment: context.environment) else { return nil }
         guard let facts = try? await store.accountFacts() else { return nil }
         let pairs = facts.accounts.map { account in
-            (account.name, DesktopNotification.Before(condition: facts.statuses[account.id]?.condition ?? .pending, instance: account.instance))
+            (
+                account.name,
+                DesktopNotification.Before(
+                    condition: facts.statuses[account.id]?.condition ?? .pending, instance: account.instance, ssh: account.sshDestination)
+            )
         }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
@@ -24,7 +28,7 @@ extension CommandRunner {
         guard let before else { return }
         let platform = ServiceUnits.Platform.current
         let notifications = DesktopNotification.newFailures(before: before, outcomes).map {
-            DesktopNotification($0, instance: before[$0.account]?.instance ?? $0.instance)
+            DesktopNotification($0, instance: before[$0.account]?.instance ?? $0.instance, ssh: before[$0.account]?.ssh)
         }
         guard !notifications.isEmpty else { return }
         let (name, variable) = DesktopNotification.program(platform)

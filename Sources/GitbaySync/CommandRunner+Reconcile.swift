@@ -50,7 +50,9 @@ extension CommandRunner {
         let engine = engine(
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
             history: history.map(historyStart))
-        return try await engine.run().map(Self.said)
+        let entries = try await engine.run()
+        let accounts = SignedIn(try await store.accounts())
+        return entries.map { Self.said($0, accounts: accounts) }
     }
 
     /// A one-shot run's pass: `reconcileOnce` that stops at once when `stopNow` returns and
@@ -66,13 +68,32 @@ extension CommandRunner {
         return try await engine.run(progress: progress)
     }
 
-    /// A run's entry as the command line reports it: a removal's end said in its outcome.
-    static func said(_ entry: SyncEngine.RunEntry) -> AccountOutcome {
+    /// The accounts a run's words may name, by name: where each signs in again.
+    struct SignedIn: Sendable {
+        private let byName: [String: AccountRecord]
+
+        init(_ accounts: [AccountRecord]) {
+            byName = Dictionary(accounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The SSH destination `name` signed in over, if it was given one.
+        func ssh(_ name: String) -> String? { byName[name]?.sshDestination }
+
+        /// `name`'s instance, for a sign-in command.
+        func instance(_ name: String) -> InstanceURL? { byName[name]?.instance }
+    }
+
+    /// A run's entry as the command line reports it: a removal's end said in its outcome, and
+    /// a refused token's sign-in command for the instance and SSH destination `accounts` know.
+    static func said(_ entry: SyncEngine.RunEntry, accounts: SignedIn) -> AccountOutcome {
         // A removal refused by this run: no later run sends the token again, so it says what ends it.
         var outcome = entry.outcome
         if let account = entry.removing { outcome.instance = account.instance }
-        if let failure = outcome.failure { outcome.error = FailureText.said(failure, instance: outcome.instance) }
-        outcome = SkipReasonText.worded(outcome)
+        let ssh = accounts.ssh(outcome.account)
+        if let failure = outcome.failure {
+            outcome.error = FailureText.said(failure, instance: outcome.instance ?? accounts.instance(outcome.account), ssh: ssh)
+        }
+        outcome = SkipReasonText.worded(outcome, ssh: ssh)
         let name = outcome.account
         switch entry.removal {
         case nil:
@@ -84,7 +105,7 @@ extension CommandRunner {
             if !said.isEmpty { done.reason = said.joined(separator: "; ") }
             return done
         case .signedInAgain(let current):
-            return SkipReasonText.worded(current)
+            return SkipReasonText.worded(current, ssh: ssh)
         case .busy(var kept, _):
             kept.action = .skipped
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"

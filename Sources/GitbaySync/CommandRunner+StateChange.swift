@@ -23,13 +23,21 @@ extension CommandRunner {
     ) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = try await engine(store).setState(state, of: account).map(SkipReasonText.worded)
+        let outcomes = await worded(try await engine(store).setState(state, of: account), store)
         let own = outcomes.first { $0.account == account.name }
         show(
             ReconciledOutput(
                 fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
             ))
         return report(outcomes)
+    }
+
+    /// `outcomes` with their skip reasons in words (`SkipReasonText`); a refused token's words
+    /// name where its account signs in again, so the accounts are read when one was refused.
+    func worded(_ outcomes: [AccountOutcome], _ store: StateStore) async -> [AccountOutcome] {
+        let refused = outcomes.contains { $0.skipReason == .tokenRefused }
+        let accounts = SignedIn(refused ? (try? await store.accounts()) ?? [] : [])
+        return outcomes.map { SkipReasonText.worded($0, ssh: accounts.ssh($0.account)) }
     }
 
     /// What a use case's refusal says, and its exit code.

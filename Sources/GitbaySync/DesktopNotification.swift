@@ -10,6 +10,8 @@ struct DesktopNotification: Sendable, Equatable {
     struct Before: Sendable, Equatable {
         let condition: AccountCondition
         let instance: InstanceURL
+        /// The SSH destination it signed in over, if it was given one.
+        var ssh: String? = nil
     }
 
     /// The variable that names the notify-send program, a command line.
@@ -26,11 +28,12 @@ struct DesktopNotification: Sendable, Equatable {
         outcomes.filter { !$0.stopped && $0.condition.needsAttention && before[$0.account]?.condition != $0.condition }
     }
 
-    /// The notification for `outcome`'s account; `instance` names it in the sign-in command.
-    init(_ outcome: AccountOutcome, instance: InstanceURL?) {
+    /// The notification for `outcome`'s account; `instance` and `ssh` name it in the sign-in
+    /// command.
+    init(_ outcome: AccountOutcome, instance: InstanceURL?, ssh: String? = nil) {
         account = outcome.account
         summary = "gitbay-sync: \(outcome.account) needs you"
-        let signIn = FailureText.signInAgain(instance, account: outcome.account)
+        let signIn = FailureText.signInAgain(instance, account: outcome.account, ssh: ssh)
         let (what, fix): (String, String) =
             switch outcome.condition {
             case .authFailed:

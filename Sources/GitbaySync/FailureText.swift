@@ -7,18 +7,18 @@ import GitbaySupport
 /// command for a token to replace, another `--db` for a state database it cannot use.
 enum FailureText {
     /// Any error, in the command line's words; `instance` names the account's instance in a
-    /// sign-in command (else `<instance-url>`).
-    static func said(_ error: any Error, instance: InstanceURL? = nil) -> String {
+    /// sign-in command (else `<instance-url>`), `ssh` the SSH destination it signed in over.
+    static func said(_ error: any Error, instance: InstanceURL? = nil, ssh: String? = nil) -> String {
         switch error {
-        case let gitbay as GitbayError: said(gitbay, instance: instance)
+        case let gitbay as GitbayError: said(gitbay, instance: instance, ssh: ssh)
         case let store as StoreError: said(store)
         default: String(describing: error)
         }
     }
 
-    static func said(_ error: GitbayError, instance: InstanceURL?) -> String {
+    static func said(_ error: GitbayError, instance: InstanceURL?, ssh: String? = nil) -> String {
         switch error.kind {
-        case .authFailed, .readOnlyToken: "\(error) \(capitalized(signInAgain(instance, account: error.account)))."
+        case .authFailed, .readOnlyToken: "\(error) \(capitalized(signInAgain(instance, account: error.account, ssh: ssh)))."
         case .protocolVersion: "\(error) Update gitbay-sync."
         default: error.description
         }
@@ -40,12 +40,24 @@ enum FailureText {
     }
 
     /// The one sign-in hint every message about a token to replace gives, both ways spelled
-    /// out: `login --ssh` mints a token, or a token minted by hand is pasted.
-    static func signInAgain(_ instance: InstanceURL?, account: String) -> String {
+    /// out: `login --ssh` mints a token, or a token minted by hand is pasted. `ssh` is the
+    /// destination the account signed in over (`AccountRecord.sshDestination`): both ways then
+    /// go there, not to `git@` and the instance's host.
+    static func signInAgain(_ instance: InstanceURL?, account: String, ssh: String? = nil) -> String {
         let url = instance?.description ?? "<instance-url>"
-        let mint = instance.map(TokenMinting.command(for:)) ?? TokenMinting.command(forAccount: account)
-        return
-            "sign in again with a full-scope token: `gitbay-sync login \(url) --ssh` mints one, or mint one with `\(mint)` and paste it into `gitbay-sync login \(url)`"
+        let given = ssh.flatMap { try? SSHDestination(parsing: $0) }
+        let login = "gitbay-sync login \(url) --ssh" + (given.map { " " + ShellWords.quoted($0.description) } ?? "")
+        let mintWords = ["token", "create", "--name", TokenMinting.suggestedName, "--scope", "full"]
+        let mint =
+            if let instance { SSHDestination.stored(ssh, instance: instance).command(mintWords) } else if let given {
+                given.command(mintWords)
+            } else { TokenMinting.command(forAccount: account) }
+        return "sign in again with a full-scope token: `\(login)` mints one, or mint one with `\(mint)` and paste it into `gitbay-sync login \(url)`"
+    }
+
+    /// The same for a signed-in account: its instance and the SSH destination it signed in over.
+    static func signInAgain(_ account: AccountRecord) -> String {
+        signInAgain(account.instance, account: account.name, ssh: account.sshDestination)
     }
 
     private static func capitalized(_ text: String) -> String {

@@ -15,9 +15,7 @@ enum RemovalText {
     /// `ssh <destination> <words>` for the account's SSH access, as the user would type it:
     /// the destination `login --ssh` was given, else `git@` and the instance's host.
     static func sshCommand(_ account: AccountRecord, _ words: [String]) -> String {
-        let given = account.sshDestination.flatMap { try? SSHDestination(parsing: $0) }
-        let destination = given ?? .default(for: account.instance)
-        return (["ssh"] + destination.arguments + words).map(ShellWords.quoted).joined(separator: " ")
+        SSHDestination.stored(account.sshDestination, instance: account.instance).command(words)
     }
 
     /// What the user must know of a token that was not revoked, with how to revoke it; nil

@@ -12,14 +12,15 @@ import Foundation
 /// value (`RunSchedule.SkipReason`), the agent says it with the commands that end it.
 enum SkipReasonText {
     /// `outcome` with its reason (and, for a refused removal, its error) in words; what the
-    /// command line put there itself is kept.
-    static func worded(_ outcome: AccountOutcome) -> AccountOutcome {
+    /// command line put there itself is kept. `ssh` is the SSH destination the account signed
+    /// in over, for its sign-in command.
+    static func worded(_ outcome: AccountOutcome, ssh: String? = nil) -> AccountOutcome {
         var outcome = outcome
         guard let skip = outcome.skipReason, outcome.reason == nil else { return outcome }
         let instance = outcome.instance.map(\.description) ?? "<instance-url>"
         switch skip {
         case .tokenRefused:
-            outcome.reason = "the API token was refused; \(FailureText.signInAgain(outcome.instance, account: outcome.account))"
+            outcome.reason = "the API token was refused; \(FailureText.signInAgain(outcome.instance, account: outcome.account, ssh: ssh))"
         case .removalTokenRefused:
             let reason = refusedRemoval(outcome.account, instance: instance)
             if outcome.action == .skipped { outcome.reason = reason }

@@ -183,8 +183,9 @@ extension CommandRunner {
             let signedIn = try await engine(store).signIn(
                 instance: instance, username: username, apiToken: apiToken, details: details, choice: choice)
             if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }
-            show(Self.signedInOutput(signedIn, instance: instance, details: details, choice: choice))
-            return signedIn.outcomes.isEmpty ? .success : report(signedIn.outcomes.map(SkipReasonText.worded))
+            let outcomes = await worded(signedIn.outcomes, store)
+            show(Self.signedInOutput(signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice))
+            return outcomes.isEmpty ? .success : report(outcomes)
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
         }
@@ -212,7 +213,8 @@ extension CommandRunner {
 
     /// What `login` prints.
     private static func signedInOutput(
-        _ signedIn: SyncEngine.SignedIn, instance: InstanceURL, details: APITokenDetails, choice: TokenStoreChoice?
+        _ signedIn: SyncEngine.SignedIn, outcomes: [AccountOutcome], instance: InstanceURL, details: APITokenDetails,
+        choice: TokenStoreChoice?
     ) -> ReconciledOutput {
         let account = signedIn.account
         var text = ["Signed in as \(escaped: account.name)."]
@@ -225,7 +227,7 @@ extension CommandRunner {
         }
         return ReconciledOutput(
             fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
-            outcomes: signedIn.outcomes.map(SkipReasonText.worded), text: text,
+            outcomes: outcomes, text: text,
             laterFields: [
                 ("token_name", .optional(details.name)), ("token_expires_at", .optional(details.expiresAt)),
                 ("token_store", .string(signedIn.kept.place.rawValue)),

@@ -39,7 +39,7 @@ extension CommandRunner {
     fileprivate func prefer(_ name: String) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = try await engine(store).prefer(account).map(SkipReasonText.worded)
+        let outcomes = await worded(try await engine(store).prefer(account), store)
         show(ReconciledOutput(fields: [("account", .string(account.name))], outcomes: outcomes, text: [preferredText(account, outcomes)]))
         return report(outcomes)
     }
@@ -65,7 +65,7 @@ extension CommandRunner {
         switch own.condition {
         case .authFailed:
             return
-                "\(preferred), but its API token was refused, so it cannot hold this device's token until you \(FailureText.signInAgain(account.instance, account: account.name))."
+                "\(preferred), but its API token was refused, so it cannot hold this device's token until you \(FailureText.signInAgain(account))."
         case .noDeviceToken:
             return
                 "\(preferred); no device token is set yet: it holds the token once one is set (`gitbay-sync device set-token`) and `gitbay-sync run` registers it."

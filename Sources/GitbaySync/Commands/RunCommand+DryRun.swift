@@ -20,7 +20,7 @@ extension CommandRunner {
     func dryRun(concurrency: Int?, now: Bool) async throws -> ExitCode {
         let store = try await openExistingStore()
         let plans = try await reconciler(store, concurrency: concurrency, honourBackoff: !now).plans()
-        show(DryRunOutput(plans: plans))
+        show(DryRunOutput(plans: plans, accounts: SignedIn(try await store.accounts())))
         return plans.contains { $0.failure != nil } ? .partialFailure : .success
     }
 }
@@ -28,11 +28,13 @@ extension CommandRunner {
 /// What `run --dry-run` prints.
 struct DryRunOutput: CommandOutput {
     let plans: [AccountPlan]
+    /// Where each account signs in again, for a refused token's words.
+    let accounts: CommandRunner.SignedIn
 
     var json: JSONValue {
         .object([
             ("dry_run", .bool(true)), ("ok", .bool(!plans.contains { $0.failure != nil })),
-            ("accounts", .array(plans.map(Self.json))),
+            ("accounts", .array(plans.map(json))),
         ])
     }
 
@@ -41,18 +43,18 @@ struct DryRunOutput: CommandOutput {
         let width = plans.map { TerminalText.escaped($0.account).count }.max() ?? 0
         return plans.map { plan in
             let name = TerminalText.escaped(plan.account)
-            return name + String(repeating: " ", count: width - name.count) + "  " + Self.said(plan)
+            return name + String(repeating: " ", count: width - name.count) + "  " + said(plan)
         } + ["Dry run: only lists were sent and nothing was written; `gitbay-sync run` does this."]
     }
 
-    private static func said(_ plan: AccountPlan) -> String {
+    private func said(_ plan: AccountPlan) -> String {
         if let failure = plan.failure { return "cannot tell: \(TerminalText.escaped(failure))" }
         if let skip = plan.skipReason {
             var outcome = AccountOutcome(account: plan.account, action: .skipped, condition: .pending, skipReason: skip)
             outcome.instance = plan.instance
-            return "left alone: " + (SkipReasonText.worded(outcome).reason ?? "skipped")
+            return "left alone: " + (SkipReasonText.worded(outcome, ssh: accounts.ssh(plan.account)).reason ?? "skipped")
         }
-        var steps = plan.actions.map(words)
+        var steps = plan.actions.map(Self.words)
         if plan.finishesRemoval { steps.append("then finish its removal (the pre-remove hook, then the API token revoked if named, then deleted)") }
         return steps.isEmpty ? "nothing to do" : "would " + steps.joined(separator: ", ")
     }
@@ -67,10 +69,10 @@ struct DryRunOutput: CommandOutput {
         }
     }
 
-    private static func json(_ plan: AccountPlan) -> JSONValue {
+    private func json(_ plan: AccountPlan) -> JSONValue {
         .object([
             ("account", .string(plan.account)),
-            ("actions", .array(plan.actions.map(json))),
+            ("actions", .array(plan.actions.map(Self.json))),
             ("skipped", .optional(plan.skipReason.map { _ in said(plan) })),
             ("finishes_removal", .bool(plan.finishesRemoval)),
             ("error", .optional(plan.failure)),

@@ -33,15 +33,17 @@ extension CommandRunner {
         let shutdown = context.shutdown
         shutdown.claim()
         let store = try await openExistingStore()
-        let names = try await store.accounts().map(\.name)
+        let records = try await store.accounts()
+        let (names, accounts) = (records.map(\.name), SignedIn(records))
         let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
         let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
         let live = RunProgressOutput(
             shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
             now: context.now, out: context.console.out, errRaw: context.console.errRaw)
         let entries = try await liveEntries(
-            store, concurrency: concurrency, now: now, live: live, width: width, history: historyTrigger(unattended: unattended))
-        let outcomes = (entries ?? []).map(Self.said)
+            store, concurrency: concurrency, now: now, live: live, width: width, accounts: accounts,
+            history: historyTrigger(unattended: unattended))
+        let outcomes = (entries ?? []).map { Self.said($0, accounts: accounts) }
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
         let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
@@ -75,7 +77,8 @@ extension CommandRunner {
     /// The run's entries, each account's line printed as it is done; nil when a second signal
     /// cancelled the run before it returned them.
     private func liveEntries(
-        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int, history: RunHistoryRecord.Trigger
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int, accounts: SignedIn,
+        history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
         let (journal, json) = (journalOut, global.json)
@@ -92,7 +95,7 @@ extension CommandRunner {
                     case .started(let account):
                         live.started(account)
                     case .finished(let entry):
-                        let outcome = Self.said(entry)
+                        let outcome = Self.said(entry, accounts: accounts)
                         let line =
                             json || outcome.stopped ? nil : journal.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
                         live.finished(outcome.account, line: line)

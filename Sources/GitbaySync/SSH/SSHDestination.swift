@@ -14,6 +14,12 @@ struct SSHDestination: Sendable, Equatable, CustomStringConvertible {
         SSHDestination(user: "git", host: instance.host, port: nil)
     }
 
+    /// The destination `login --ssh` was given and the account keeps (`sshDestination`), else
+    /// the default for its instance.
+    static func stored(_ text: String?, instance: InstanceURL) -> SSHDestination {
+        text.flatMap { try? SSHDestination(parsing: $0) } ?? .default(for: instance)
+    }
+
     /// Why a destination cannot be one.
     struct Malformed: Error, Equatable, CustomStringConvertible {
         let text: String
@@ -82,6 +88,11 @@ struct SSHDestination: Sendable, Equatable, CustomStringConvertible {
     /// What ssh is given before `--`: `-p port` when there is one, then `user@host`.
     var arguments: [String] {
         (port.map { ["-p", String($0)] } ?? []) + [user.map { "\($0)@\(host)" } ?? host]
+    }
+
+    /// `ssh <destination> <words>` as the user would type it, each word quoted as a shell needs.
+    func command(_ words: [String]) -> String {
+        (["ssh"] + arguments + words).map(ShellWords.quoted).joined(separator: " ")
     }
 
     /// As it is written: `git@gitbay.org:2222`, `git@[::1]`.

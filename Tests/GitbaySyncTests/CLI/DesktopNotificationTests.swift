@@ -190,4 +190,13 @@ struct DesktopNotificationTests {
         #expect(DesktopNotification.appleScriptQuoted(#"say "hi" \ bye"#) == #""say \"hi\" \\ bye""#)
         #expect(notification.arguments(.launchd).first == "-e")
     }
+
+    @Test("a refused token's notification sends the user to the SSH destination the account signed in over")
+    func ownDestination() throws {
+        let instance = try InstanceURL(parsing: "https://git.example.com")
+        let outcome = AccountOutcome(account: "alice@git.example.com", action: .failed, condition: .authFailed)
+        let notification = DesktopNotification(outcome, instance: instance, ssh: "git@ssh.example.com:2222")
+        #expect(notification.body.contains("`gitbay-sync login https://git.example.com --ssh git@ssh.example.com:2222`"), "\(notification.body)")
+        #expect(notification.body.contains("`ssh -p 2222 git@ssh.example.com token create --name gitbay-sync --scope full`"))
+    }
 }

@@ -79,4 +79,32 @@ struct TokenHintTests {
         #expect(row["token_expires_at"] is NSNull)
         #expect(status.out.contains("    API token: my laptop\n") || status.out.hasSuffix("    API token: my laptop"), "\(status.out)")
     }
+
+    @Test("an account that signed in over an SSH destination of its own is sent back there by every sign-in hint")
+    func ownDestination() async throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let cli = try CLIHarness()
+        let token = server.mintToken(for: "alice")
+        #expect(await cli.run(["login", server.baseURL], stdin: token).code == 0)
+        #expect(await cli.run(["device", "set-token"], stdin: "aa11").code == 0)
+        let store = try await cli.store()
+        let account = try #require(try await store.accounts().first)
+        // What `login --ssh git@127.0.0.1:2222` keeps (SignOutRevokesTests signs in so over a real sshd).
+        try await store.setSSHDestination("git@127.0.0.1:2222", ofAccount: account.id)
+        server.revokeToken(token)
+        let login = "`gitbay-sync login \(server.baseURL) --ssh git@127.0.0.1:2222` mints one"
+        let mint = "mint one with `ssh -p 2222 git@127.0.0.1 token create --name gitbay-sync --scope full`"
+
+        let failed = await cli.run(["run"])
+        let skipped = await cli.run(["run"])
+        let status = await cli.run(["status"])
+        let doctor = await cli.run(["doctor"])
+
+        #expect(failed.code == ExitCode.partialFailure.rawValue, "\(failed.err)")
+        for said in [failed.out + failed.err, skipped.out + skipped.err, status.out, doctor.out] {
+            #expect(said.contains(login) && said.contains(mint), "\(said)")
+            #expect(!said.contains("ssh git@127.0.0.1 token create"), "\(said)")
+        }
+    }
 }
