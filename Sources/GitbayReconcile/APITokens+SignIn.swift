@@ -45,20 +45,34 @@ extension APITokens {
         }
     }
 
-    /// Stores a verified sign-in: the token where `keep` puts it (the keyring item named after
-    /// the account), then the account with only a reference when the keyring holds it. The
-    /// keyring item that held the account's token before (another one after a rotation), when
-    /// it no longer stands for it, is deleted from the keyring.
+    /// Stores a verified sign-in: the token where `keep` puts it, then the account with only a
+    /// reference when the keyring holds it. A new account's token goes to the keyring item
+    /// named after it. An account signed in already keeps the token in use where it is until
+    /// the database points at the new one, as a rotation does: the new token goes to an item
+    /// the old one is not in, recorded (with its name) as stale first, so that a crash between
+    /// the keyring and the database leaves the old token in use and a stale one the next run
+    /// revokes and deletes. The item that held the old token is deleted last.
     func signIn(
         instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, now: Date
     ) async throws -> (account: AccountRecord, kept: KeptToken) {
         let name = AccountRecord.name(username: username, instance: instance)
         var previous: String?
-        if let existing = try await store.account(named: name) { previous = try await store.keyringItems()[existing.id] }
-        let kept = try await keep(apiToken, for: name, choice: choice)
+        var item = name
+        if let existing = try await store.account(named: name) {
+            previous = try await store.keyringItems()[existing.id]
+            if previous == name {
+                let digits = Timestamp.format(now).filter(\.isNumber)
+                item = TokenRotation.keyringItem(of: name, tokenName: details.name ?? "signed-in-\(digits)")
+            }
+            if choice != .database, keyring != nil, let tokenName = details.name {
+                try await store.recordStaleTokenNames([tokenName], ofAccount: existing.id, keyringItem: item, now: now)
+            }
+        }
+        let kept = try await keep(apiToken, for: item, choice: choice)
         let account = try await store.signIn(
-            instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place, now: now)
-        if let previous, previous != name || kept.place != .keyring { _ = try? await keyring?.delete(account: previous) }
+            instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place,
+            keyringItem: item == name ? nil : item, now: now)
+        if let previous, previous != item || kept.place != .keyring { _ = try? await keyring?.delete(account: previous) }
         return (account, kept)
     }
 }

@@ -53,11 +53,12 @@ extension StateStore {
     /// Records a sign-in: a new account, or a new token for one already signed in (which
     /// makes it active again and clears an auth failure), with what is known of the token
     /// (`details` replaces what was known of the one before), kept in `place` (the keyring:
-    /// only the reference, the keyring holds the token already). Returns the account.
+    /// only the reference, the keyring holds the token already, in `keyringItem` or, when nil,
+    /// the item named after the account). Returns the account.
     @discardableResult
     package func signIn(
         instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, place: TokenPlace = .database,
-        now: Date = Date()
+        keyringItem: String? = nil, now: Date = Date()
     ) throws -> AccountRecord {
         let name = AccountRecord.name(username: username, instance: instance)
         return try write { database in
@@ -74,7 +75,8 @@ extension StateStore {
                 )
                 id = database.lastInsertRowID
             }
-            try Self.upsertAPIToken(database, accountID: id, token: apiToken, place: place, details: details, now: now)
+            try Self.upsertAPIToken(
+                database, accountID: id, token: apiToken, place: place, keyringItem: keyringItem, details: details, now: now)
             try database.run("INSERT OR IGNORE INTO instances (instance) VALUES (?)", .text(instance.description))
             // A new token starts afresh: forget an auth failure and the remembered list tag.
             try database.run(

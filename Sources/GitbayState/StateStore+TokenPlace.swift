@@ -9,38 +9,50 @@ import Foundation
 /// Where the accounts' API tokens live, and their move from the database into the keyring.
 extension StateStore {
     /// Stores an account's API token (`token`, or only the reference when `place` is the
-    /// keyring: the item named after the account) with what is known of it, replacing the one
-    /// before. The name of the one before, when it had another, is recorded as stale: runs
-    /// revoke it if it is this install's and the server still lists it (a rotation's successor
-    /// the sign-in replaced, say). A stale token's item of the account's name holds this token
-    /// now: it is no longer deleted.
+    /// keyring: `keyringItem`, or when nil the item named after the account) with what is
+    /// known of it, replacing the one before. The name of the one before, when it had another,
+    /// is recorded as stale with the keyring item that held it: runs revoke it if it is this
+    /// install's and the server still lists it (a rotation's successor the sign-in replaced,
+    /// say), and delete the item. A stale token's item that holds this token now is no longer
+    /// deleted, and the new token's name is no longer stale unless an item of it is left to
+    /// delete (the keyring took it, then the sign-in fell back to the database).
     static func upsertAPIToken(
-        _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, details: APITokenDetails, now: Date
+        _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, keyringItem: String? = nil, details: APITokenDetails,
+        now: Date
     ) throws(SQLiteError) {
         precondition(place != .awaitingKeyring, "a sign-in says where its token lives")
         try database.run(
             """
-            INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at)
-            SELECT account_id, name, ?2 FROM api_tokens WHERE account_id = ?1 AND name IS NOT NULL AND name IS NOT ?3
+            INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at, keyring_item)
+            SELECT t.account_id, t.name, ?2, CASE WHEN t.store = 'keyring' THEN COALESCE(t.keyring_item, a.name) END
+            FROM api_tokens t JOIN accounts a ON a.id = t.account_id
+            WHERE t.account_id = ?1 AND t.name IS NOT NULL AND t.name IS NOT ?3
             """,
             .integer(id), .text(Timestamp.format(now)), .optionalText(details.name))
+        let item: SQLiteValue = place == .keyring ? .optionalText(keyringItem) : .null
         try database.run(
             """
-            INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds, store) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds, store, keyring_item) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (account_id) DO UPDATE SET token = excluded.token, name = excluded.name, expires_at = excluded.expires_at,
-                lifetime_seconds = excluded.lifetime_seconds, store = excluded.store, keyring_item = NULL
+                lifetime_seconds = excluded.lifetime_seconds, store = excluded.store, keyring_item = excluded.keyring_item
             """,
             .integer(id), place == .keyring ? .null : .text(token.exposedValue), .optionalText(details.name),
             .optionalText(details.expiresAt.map(Timestamp.format)), .optionalInteger(details.lifetime?.components.seconds),
-            .text(place.rawValue)
+            .text(place.rawValue), item
         )
-        guard place == .keyring else { return }
-        try database.run(
-            """
-            UPDATE stale_api_tokens SET keyring_item = NULL
-            WHERE account_id = ?1 AND keyring_item = (SELECT name FROM accounts WHERE id = ?1)
-            """,
-            .integer(id))
+        if place == .keyring {
+            try database.run(
+                """
+                UPDATE stale_api_tokens SET keyring_item = NULL
+                WHERE account_id = ?1 AND keyring_item = COALESCE(?2, (SELECT name FROM accounts WHERE id = ?1))
+                """,
+                .integer(id), item)
+        }
+        // Its name, recorded before the sign-in wrote the keyring, unless an item is left to delete.
+        if let name = details.name {
+            try database.run(
+                "DELETE FROM stale_api_tokens WHERE account_id = ? AND name = ? AND keyring_item IS NULL", .integer(id), .text(name))
+        }
     }
 
     /// Where each account's API token lives, by account id; an account without one is missing.

@@ -198,4 +198,50 @@ struct KeyringRotationTests {
         #expect(items == [alice.name: Secret(again)] && server.accepts(again))
         #expect(validTokens == [again], "the rotation's successor, replaced by the sign-in, is revoked")
     }
+
+    /// Signs alice in again with `token`, named `tokenName`, minted by this install, into the keyring.
+    func signInAgain(_ token: String, named tokenName: String) async throws {
+        _ = try await engine().signIn(
+            instance: try InstanceURL(parsing: server.baseURL), username: "alice", apiToken: Secret(token),
+            details: APITokenDetails(name: tokenName, expiresAt: Date().addingTimeInterval(Self.lifetime.inSeconds - 1), lifetime: Self.lifetime),
+            choice: .keyring)
+    }
+
+    @Test("a sign-in again stopped between the keyring and the database keeps the token in use; the next run revokes the new one")
+    func signInStoppedHealed() async throws {
+        let againName = TokenRotation.successorName(of: name, at: Date())
+        let again = server.mintToken(for: "alice", name: againName, lifetime: Self.lifetime)
+        // The keyring stored it and the answer never came back: the sign-in stops there.
+        keyring.storeLost.withLock { $0 = .locked }
+        await #expect(throws: SyncEngine.SignInFailure.self) { try await signInAgain(again, named: againName) }
+        keyring.storeLost.withLock { $0 = nil }
+
+        let current = try #require(try await world.store.keyringItems()[alice.id])
+        #expect(items[current] == Secret(first), "the item the database names still holds the token it names")
+        #expect(try await world.store.storedAPIToken(ofAccount: alice.id, token: Secret(first))?.details.name == name)
+        let run = try #require(try await engine().run().first?.outcome)
+        #expect(!run.isFailure && run.condition == .registered)
+        #expect(run.tokenRenewal?.revoked == [againName])
+        #expect(items == [alice.name: Secret(first)], "the new token's item is deleted")
+        #expect(validTokens == [first], "exactly one valid token of this install, the one in use")
+    }
+
+    @Test("a sign-in again that ends with the old item undeleted: the next run revokes the old token and deletes its item")
+    func signInOldItemKept() async throws {
+        let againName = TokenRotation.successorName(of: name, at: Date())
+        let again = server.mintToken(for: "alice", name: againName, lifetime: Self.lifetime)
+        keyring.deleteFailure.withLock { $0 = .locked }
+        try await signInAgain(again, named: againName)
+        keyring.deleteFailure.withLock { $0 = nil }
+
+        let current = try #require(try await world.store.keyringItems()[alice.id])
+        #expect(current != alice.name && items[current] == Secret(again), "the new token went to an item of its own")
+        #expect(items[alice.name] == Secret(first))
+        let run = try #require(try await engine().run().first?.outcome)
+        #expect(!run.isFailure && run.condition == .registered)
+        #expect(items == [current: Secret(again)], "one keyring item, the one in use")
+        #expect(validTokens == [again])
+        let steady = try #require(try await engine().run().first?.outcome)
+        #expect(!steady.isFailure && steady.tokenRenewal == nil && steady.requests == 1)
+    }
 }
