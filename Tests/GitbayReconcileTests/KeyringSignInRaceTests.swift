@@ -75,21 +75,24 @@ struct KeyringSignInRaceTests {
         #expect(base.validTokens == [again], "the old token and the run's successor are revoked")
     }
 
-    @Test("a lease held by another process for all of the wait: busy, and nothing is stored")
+    @Test("a lease held by another process for all of the wait: the wait is told once with its pid, then busy, and nothing is stored")
     func leaseHeldThroughout() async throws {
         let base = try await KeyringRotationTests()
         let other = LeaseHolder(pid: getpid(), id: "another-run")
         #expect(try await base.world.store.takeLeases([base.alice.id], holder: other).taken == [base.alice.id])
         let before = base.items
         let again = base.server.mintToken(for: "alice", name: base.name + "-again", lifetime: KeyringRotationTests.lifetime)
+        let told = Mutex<[Int32]>([])
         await #expect {
             try await base.engine().signIn(
                 instance: try InstanceURL(parsing: base.server.baseURL), username: "alice", apiToken: Secret(again),
-                details: APITokenDetails(name: base.name + "-again"), choice: .keyring, leaseWait: .zero)
+                details: APITokenDetails(name: base.name + "-again"), choice: .keyring, leaseWait: .milliseconds(250),
+                waiting: { pid in told.withLock { $0.append(pid) } })
         } throws: { error in
             guard case .busy(let pid) = error as? SyncEngine.SignInFailure else { return false }
             return pid == getpid()
         }
+        #expect(told.withLock { $0 } == [getpid()], "told once, however many times it looked")
         #expect(base.items == before)
         #expect(try await APITokens(store: base.world.store, keyring: base.keyring).token(of: base.alice) == Secret(base.first))
     }

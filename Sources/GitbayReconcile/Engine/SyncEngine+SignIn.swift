@@ -91,15 +91,17 @@ extension SyncEngine {
     /// token for one already signed in) with what is known of the token (`details`: its name,
     /// its expiry) and, when a device token is set, reconciles its server. The token goes
     /// where `choice` says (`APITokens.keep`; nil: the keyring when one answers). The token of
-    /// an account signed in already changes under its lease (`holdingLease`).
+    /// an account signed in already changes under its lease (`holdingLease`); `waiting` is
+    /// told the pid of another process holding it, when the sign-in waits for it.
     package func signIn(
         instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails = .unknown, choice: TokenStoreChoice? = nil,
-        leaseWait: Duration = signInLeaseWait
+        leaseWait: Duration = signInLeaseWait, waiting: (@Sendable (Int32) -> Void)? = nil
     ) async throws -> SignedIn {
         if let twin = try await Self.signedInTwice(in: store, keyring: options.keyring, instance: instance, username: username, apiToken: apiToken) {
             throw SignInFailure.alreadySignedIn(as: twin)
         }
-        let (account, kept) = try await holdingLease(of: AccountRecord.name(username: username, instance: instance), waitingAtMost: leaseWait) {
+        let name = AccountRecord.name(username: username, instance: instance)
+        let (account, kept) = try await holdingLease(of: name, waitingAtMost: leaseWait, waiting: waiting) {
             try await tokens.signIn(
                 instance: instance, username: username, apiToken: apiToken, details: details, choice: choice, now: options.now())
         }

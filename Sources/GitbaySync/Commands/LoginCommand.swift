@@ -49,7 +49,9 @@ struct LoginCommand: CommandDefinition {
             runs `ssh git@HOST -- token create --name <name> --scope full --ttl <lifetime> --json`
             with your SSH key, HOST the instance's host unless <ssh-destination> names another
             (a :port becomes `-p port`). The name is `gitbay-sync-<label>-<install marker>`, so
-            the server's `token list` tells this install's token from the others. The ssh
+            the server's `token list` tells this install's token from the others; signed in to
+            that server already, the name ends in `-r` and the time, as a rotation's does, and the
+            next run revokes the token it replaces. The ssh
             program is `$GITBAY_SYNC_SSH` when set, a command line read as a shell reads words
             (quotes, no expansion; no shell runs it), else `ssh` on PATH; it has 60 seconds.
             The token is never printed; its name and expiry are kept with the account.
@@ -180,8 +182,14 @@ extension CommandRunner {
             let store = if let existing { existing } else { try await openStore() }
             let device = try await store.device(installMarker: installMarker)
             if device.token != nil { progress("signed in as \(escaped: username); registering this device with \(instance) …") }
+            let seconds = Int(SyncEngine.signInLeaseWait.components.seconds)
             let signedIn = try await engine(store).signIn(
-                instance: instance, username: username, apiToken: apiToken, details: details, choice: choice)
+                instance: instance, username: username, apiToken: apiToken, details: details, choice: choice,
+                waiting: { [self] pid in
+                    progress(
+                        "waiting for gitbay-sync (pid \(pid)), which is reconciling \(escaped: AccountRecord.name(username: username, instance: instance)), at most \(seconds) s …"
+                    )
+                })
             if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }
             let outcomes = await worded(signedIn.outcomes, store)
             show(Self.signedInOutput(signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice))
