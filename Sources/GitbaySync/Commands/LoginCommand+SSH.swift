@@ -27,7 +27,10 @@ extension CommandRunner {
         let existing = location.databaseExists ? try await openStore() : nil
         let device = try await existing?.device()
         let installMarker = device?.installMarker ?? DeviceDefaults.newInstallMarker()
-        let name = tokenName ?? TokenName.forInstall(label: device?.label ?? DeviceDefaults.hostLabel(), installMarker: installMarker)
+        let forInstall = TokenName.forInstall(label: device?.label ?? DeviceDefaults.hostLabel(), installMarker: installMarker)
+        // Signed in to that server already: the install's name is taken there, so this one is told apart by the time.
+        let signedInThere = !(try await existing?.accounts(onServerOf: instance) ?? []).isEmpty
+        let name = tokenName ?? (signedInThere ? TokenRotation.successorName(of: forInstall, at: context.now()) : forInstall)
         let minting = SSHTokenMint(program: program, destination: destination, name: name, lifetime: mint.lifetime)
         let startedAt = context.now()
         logger.info("login.ssh.mint", ["ssh.destination": destination.description, "token.name": name, "token.ttl": mint.lifetime.text])

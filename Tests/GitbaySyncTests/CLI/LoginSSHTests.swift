@@ -136,16 +136,35 @@ struct LoginSSHTests {
         #expect(!scene.databaseExists)
     }
 
-    @Test(
-        "a name the account has already (a second login --ssh on the install): exit 65 with the server's words and the fix; the first sign-in stays")
-    func duplicateName() async throws {
+    @Test("a second login --ssh on the install mints a name told apart by the time; the next run revokes the first token")
+    func signInAgain() async throws {
         let scene = try await Scene.make()
         defer { scene.stop() }
         #expect(await scene.login(destination: scene.destination).code == 0)
         let first = try #require(scene.server.tokens(of: "alice").first)
-        let before = try Data(contentsOf: URL(fileURLWithPath: scene.cli.databasePath))
 
         let again = await scene.login(destination: scene.destination)
+
+        #expect(again.code == 0, "\(again.err)")
+        let second = try #require(scene.server.tokens(of: "alice").first { $0.name != first.name })
+        #expect(second.name.hasPrefix(first.name + "-r") && second.name.count == first.name.count + 16, "\(second.name)")
+        #expect(!again.out.contains(second.value) && !again.err.contains(second.value))
+        #expect(await scene.cli.run(["device", "set-token"], stdin: "aa11").code == 0)
+        let run = await scene.cli.run(["run"])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(scene.server.tokens(of: "alice").map(\.name) == [second.name], "the token the sign-in replaced is revoked")
+        #expect(scene.server.accepts(second.value))
+    }
+
+    @Test("a name the account has already (--token-name given twice): exit 65 with the server's words and the fix; the first sign-in stays")
+    func duplicateName() async throws {
+        let scene = try await Scene.make()
+        defer { scene.stop() }
+        #expect(await scene.login(["--token-name", "gitbay-sync-mine"], destination: scene.destination).code == 0)
+        let first = try #require(scene.server.tokens(of: "alice").first)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scene.cli.databasePath))
+
+        let again = await scene.login(["--token-name", "gitbay-sync-mine"], destination: scene.destination)
 
         #expect(again.code == ExitCode.dataError.rawValue, "\(again.err)")
         #expect(again.err.contains("refused `token create --name \(first.name)` (exit_code 1: you already have a token named"), "\(again.err)")
