@@ -10,6 +10,7 @@ enum TextLayout {
     /// `words` filled into lines of at most `width`: the first begins with `first`, the others
     /// with `rest`. With a `continuation` (` \` for a shell line), every line but the last ends
     /// with it, and it counts toward the width.
+    /// Colours (`TextStyle`) take no columns.
     static func fill(_ words: [String], width: Int, first: String = "", rest: String = "", continuation: String = "") -> [String] {
         var lines: [String] = []
         var line = first
@@ -17,7 +18,7 @@ enum TextLayout {
         for (index, word) in words.enumerated() {
             let last = index == words.count - 1
             let reserve = last ? 0 : continuation.count
-            if empty || line.count + 1 + word.count + reserve <= width {
+            if empty || columns(line) + 1 + columns(word) + reserve <= width {
                 line += (empty ? "" : " ") + word
             } else {
                 lines.append(line + continuation)
@@ -27,6 +28,37 @@ enum TextLayout {
         }
         lines.append(line)
         return lines
+    }
+
+    /// The columns `text` takes on a terminal: its characters but the colour sequences
+    /// (`ESC [ … m`) `TextStyle` paints with.
+    static func columns(_ text: String) -> Int {
+        guard text.contains("\u{1B}") else { return text.count }
+        var count = 0
+        var inSequence = false
+        for character in text {
+            if inSequence {
+                if character == "m" { inSequence = false }
+            } else if character == "\u{1B}" {
+                inSequence = true
+            } else {
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// A command's lines as a terminal `width` columns wide shows them: each longer line
+    /// wrapped at its spaces, what follows indented four columns past the line's own indent.
+    /// Nil: as they are (off a terminal, where a script or `grep` reads whole lines).
+    static func fitted(_ lines: [String], width: Int?) -> [String] {
+        guard let width else { return lines }
+        return lines.flatMap { line -> [String] in
+            guard columns(line) > width else { return [line] }
+            let indent = String(line.prefix { $0 == " " })
+            let words = line.dropFirst(indent.count).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            return fill(words, width: width, first: indent, rest: indent + "    ")
+        }
     }
 
     /// A sentence or paragraph wrapped at its spaces.

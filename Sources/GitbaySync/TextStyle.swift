@@ -28,14 +28,15 @@ struct TextStyle: Sendable, Equatable {
         return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
     }
 
-    /// An account's condition word, painted: registered green, waiting yellow, what needs the
-    /// user or failed red, the rest dim.
+    /// An account's condition word, painted: registered green; yellow what passes on its own
+    /// or with a step of the user's own choosing (not reconciled yet, no device token, a
+    /// failure the runs retry); red what waits for the user (`needsAttention`); the rest dim.
     func condition(_ condition: AccountCondition, _ text: String? = nil) -> String {
         let colour: Colour? =
             switch condition {
             case .registered: .green
-            case .pending, .noDeviceToken: .yellow
-            case .authFailed, .denied, .pushDisabled, .error: .red
+            case .pending, .noDeviceToken, .error: .yellow
+            case .authFailed, .denied, .pushDisabled: .red
             case .shadowed, .paused, .removing: .dim
             }
         return paint(text ?? condition.rawValue, colour)
@@ -46,5 +47,11 @@ extension CommandRunner {
     /// The style of this command's text on stdout.
     var textStyle: TextStyle {
         TextStyle.resolve(environment: context.environment, outputIsTerminal: context.console.outputIsTerminal, json: global.json)
+    }
+
+    /// The width this command's text on stdout is wrapped to (`TextLayout.fitted`): on a
+    /// terminal, `COLUMNS` or the terminal's; nil off one, where whole lines are read.
+    var textWidth: Int? {
+        context.console.outputIsTerminal && !global.json ? context.width(of: 1) : nil
     }
 }

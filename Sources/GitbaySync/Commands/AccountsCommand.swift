@@ -29,7 +29,7 @@ extension CommandRunner {
     /// `accounts`.
     fileprivate func accounts() async throws -> ExitCode {
         let store = try await openExistingStore()
-        show(AccountsOutput(rows: AccountRow.rows(try await store.accountFacts()), style: textStyle))
+        show(AccountsOutput(rows: AccountRow.rows(try await store.accountFacts()), style: textStyle, width: textWidth))
         return .success
     }
 }
@@ -38,12 +38,14 @@ extension CommandRunner {
 struct AccountsOutput: CommandOutput {
     let rows: [AccountRow]
     var style: TextStyle = .plain
+    /// The terminal's width, to wrap to (nil: whole lines).
+    var width: Int? = nil
 
     var json: JSONValue { .object([("accounts", .array(rows.map(\.json)))]) }
 
     var text: [String] {
         guard !rows.isEmpty else { return ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] }
-        let width = AccountRow.nameWidth(rows)
-        return rows.map { $0.text(nameWidth: width, style: style) }
+        let nameWidth = AccountRow.nameWidth(rows)
+        return TextLayout.fitted(rows.map { $0.text(nameWidth: nameWidth, style: style) }, width: width)
     }
 }

@@ -52,6 +52,7 @@ extension CommandRunner {
         var output = StatusOutput(
             databasePath: location.databasePath, device: facts.device, rows: AccountRow.rows(facts), now: context.now(), names: facts.names)
         output.style = textStyle
+        output.width = textWidth
         show(output)
         return output.waitingForYou.isEmpty ? .success : .partialFailure
     }
@@ -74,6 +75,8 @@ struct StatusOutput: CommandOutput {
     /// Which instance URLs were found to name one server.
     var names: ServerNames = .none
     var style: TextStyle = .plain
+    /// The terminal's width, to wrap to (nil: whole lines).
+    var width: Int? = nil
 
     var json: JSONValue {
         .object([("database", .string(databasePath)), ("device", device.json), ("accounts", .array(rows.map(\.json)))])
@@ -99,9 +102,9 @@ struct StatusOutput: CommandOutput {
         if rows.isEmpty {
             lines.append("accounts: none (sign in with `gitbay-sync login <instance-url>`)")
         }
-        let width = AccountRow.nameWidth(rows)
+        let nameWidth = AccountRow.nameWidth(rows)
         for row in rows {
-            lines.append(row.text(nameWidth: width, style: style))
+            lines.append(row.text(nameWidth: nameWidth, style: style))
             lines += row.details(now: now)
         }
         if !waitingForYou.isEmpty {
@@ -109,6 +112,6 @@ struct StatusOutput: CommandOutput {
             lines.append(
                 "waiting for you: \(names.joined(separator: ", ")); no run gets past this on its own, the lines above say what to do")
         }
-        return lines
+        return TextLayout.fitted(lines, width: width)
     }
 }

@@ -74,4 +74,40 @@ struct TextStyleTests {
         let empty = await cli.run(["accounts"], extraEnvironment: ["NO_COLOR": ""], adjust: terminal).out
         #expect(empty.contains("\u{1B}[32m"), "an empty NO_COLOR leaves colour on: \(empty)")
     }
+
+    @Test("red is kept for what waits for the user; a failure the runs retry is yellow", arguments: AccountCondition.allCases)
+    func conditionColour(_ condition: AccountCondition) {
+        let painted = TextStyle(colours: true).condition(condition)
+        let expected: String =
+            switch condition {
+            case .registered: "32"
+            case _ where condition.needsAttention: "31"
+            case .pending, .noDeviceToken, .error: "33"
+            case .shadowed, .paused, .removing, .authFailed, .denied, .pushDisabled: "2"
+            }
+        #expect(painted == "\u{1B}[\(expected)m\(condition.rawValue)\u{1B}[0m")
+    }
+
+    @Test("on a terminal, status and accounts wrap to COLUMNS at spaces, indented under their line; off one, lines stay whole")
+    func wrapped() async throws {
+        let (cli, server) = try await Self.twoAccounts()
+        // A refused token: status gives its long sign-in hint.
+        server.revokeToken(try #require(server.tokens(of: "al").first?.value))
+        _ = await cli.run(["run"])
+        let columns = ["COLUMNS": "60"]
+        for command in [["status"], ["accounts"]] {
+            let whole = await cli.run(command, extraEnvironment: columns).out
+            let fitted = await cli.run(command, extraEnvironment: columns, adjust: { $0.console.outputIsTerminal = true }).out
+            let lines = fitted.split(separator: "\n").map(String.init)
+            #expect(whole.split(separator: "\n").contains { $0.count > 60 }, "the test needs a long line: \(whole)")
+            for line in lines where TextLayout.columns(line) > 60 {
+                #expect(!line.trimmingCharacters(in: .whitespaces).contains(" "), "only a single word is wider: \(line)")
+            }
+            let words = { (text: String) in text.split(whereSeparator: \.isWhitespace).map { $0.replacing(/\u{1B}\[[0-9;]*m/, with: "") } }
+            #expect(words(fitted) == words(whole), "the same words, in order")
+            #expect(lines.filter { $0.hasPrefix("    to fix:") }.count == (command == ["status"] ? 1 : 0))
+            let continued = lines.filter { !$0.hasPrefix("al@") && !$0.hasPrefix("bobby@") && $0.hasPrefix(" ") }
+            #expect(command == ["accounts"] ? continued.allSatisfy { $0.hasPrefix("    ") } : true, "\(fitted)")
+        }
+    }
 }
