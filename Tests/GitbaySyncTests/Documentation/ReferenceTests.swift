@@ -72,9 +72,10 @@ struct ReferenceTests {
         }
     }
 
-    /// The first ```json block after the paragraph that starts with `heading`, parsed.
-    static func example(after heading: String) throws -> [String: Any] {
-        let text = try reference
+    /// The first ```json block after the paragraph that starts with `heading`, parsed; `text`
+    /// is the page (docs/reference.md when nil).
+    static func example(after heading: String, in text: String? = nil) throws -> [String: Any] {
+        let text = try text ?? reference
         let start = try #require(text.range(of: "\n" + heading))
         let open = try #require(text.range(of: "```json\n", range: start.upperBound..<text.endIndex))
         let close = try #require(text.range(of: "\n```", range: open.upperBound..<text.endIndex))
@@ -99,5 +100,60 @@ struct ReferenceTests {
                 Set(realAccount.keys) == Set(documentedAccount.keys),
                 "\(command): \(realAccount.keys.sorted()) against \(documentedAccount.keys.sorted())")
         }
+    }
+
+    /// The keys of a shape written inline, as `{"account","accounts":[run objects],"ok"}`: the
+    /// quoted names that open the object or follow a comma, never a value after a colon.
+    static func inlineKeys(after phrase: String) throws -> Set<String> {
+        let text = try reference.replacing("\n", with: " ")
+        let start = try #require(text.range(of: phrase), "the reference names \(phrase)")
+        let open = try #require(text.range(of: "`{", range: start.upperBound..<text.endIndex))
+        let close = try #require(text.range(of: "}`", range: open.upperBound..<text.endIndex))
+        let shape = String(text[open.lowerBound..<close.upperBound])
+        return Set(shape.matches(of: /[{,]"([a-z_]+)"/).map { String($0.output.1) })
+    }
+
+    @Test("the inline --json shapes of the reference and of doctor's and status --history's examples have the keys of real output")
+    func everyShape() async throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let cli = try CLIHarness()
+        let alice = "alice@127.0.0.1:\(server.port)"
+        let bob = try await cli.login(server, "bob")
+        var checked: [String] = []
+        func check(_ command: [String], stdin: String? = nil, phrase: String) async throws {
+            let result = await cli.run(command + ["--json"], stdin: stdin)
+            let real = try result.json()
+            #expect(Set(real.keys) == (try Self.inlineKeys(after: phrase)), "\(command): \(real.keys.sorted())")
+            checked.append(command.joined(separator: " "))
+        }
+        try await check(["login", server.baseURL], stdin: server.mintToken(for: "alice"), phrase: "`login --json` prints")
+        try await check(["device", "set-token"], stdin: RunOutcomeTests.token, phrase: "`device set-token --json` prints")
+        try await check(["device", "show"], phrase: "`device show --json` prints")
+        try await check(["accounts"], phrase: "`accounts --json` prints")
+        try await check(["pause", alice], phrase: "`pause --json` and `resume --json` print")
+        try await check(["resume", alice], phrase: "`pause --json` and `resume --json` print")
+        try await check(["prefer", bob], phrase: "`prefer --json` prints")
+        try await check(["version"], phrase: "`version --json` prints")
+        try await check(["remove-account", bob], phrase: "`remove-account --json` (and `logout --json`) prints")
+        try await check(["device", "clear"], phrase: "and `device clear --json`")
+        #expect(checked.count == 10)
+
+        _ = await cli.run(["run"])
+        let history = try await cli.run(["status", "--history", "--json"]).json()
+        let documentedHistory = try Self.example(after: "`status --history --json`:")
+        #expect(Set(history.keys) == Set(documentedHistory.keys))
+        let run = try #require((history["runs"] as? [[String: Any]])?.first)
+        let documentedRun = try #require((documentedHistory["runs"] as? [[String: Any]])?.first)
+        #expect(Set(run.keys) == Set(documentedRun.keys), "\(run.keys.sorted()) against \(documentedRun.keys.sorted())")
+
+        let unattended = try String(contentsOfFile: ManPageTests.root + "/docs/running-unattended.md", encoding: .utf8)
+        let section = try #require(unattended.range(of: "\n## `doctor`"))
+        let doctor = try await cli.run(["doctor", "--json"]).json()
+        let documentedDoctor = try Self.example(after: "`--json`:", in: String(unattended[section.lowerBound...]))
+        #expect(Set(doctor.keys) == Set(documentedDoctor.keys))
+        let check = try #require((doctor["checks"] as? [[String: Any]])?.first)
+        let documentedCheck = try #require((documentedDoctor["checks"] as? [[String: Any]])?.first)
+        #expect(Set(check.keys) == Set(documentedCheck.keys), "\(check.keys.sorted()) against \(documentedCheck.keys.sorted())")
     }
 }
