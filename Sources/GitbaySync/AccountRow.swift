@@ -58,6 +58,7 @@ struct AccountRow {
         if account.state != .active { line += " (\(account.state.rawValue))" }
         if let deviceID { line += ", device \(deviceID)" }
         if let detail = status.detail { line += "; \(escaped: detail)" }
+        if status.condition == .shadowed, account.state == .active { line += ", " + OutcomeText.shadowed(account.name) }
         if !sameServerAs.isEmpty { line += " (the same server as \(sameServerAs.map(\.description).joined(separator: ", ")))" }
         return line
     }

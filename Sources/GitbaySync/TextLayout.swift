@@ -49,15 +49,24 @@ enum TextLayout {
     }
 
     /// A command's lines as a terminal `width` columns wide shows them: each longer line
-    /// wrapped at its spaces, what follows indented four columns past the line's own indent.
-    /// Nil: as they are (off a terminal, where a script or `grep` reads whole lines).
+    /// wrapped at its spaces. What follows goes under the second column of a line that has
+    /// one (an account's condition, after its name and two spaces) within the first half of
+    /// the width, else four columns past the line's own indent. Nil: as they are (off a
+    /// terminal, where a script or `grep` reads whole lines).
     static func fitted(_ lines: [String], width: Int?) -> [String] {
         guard let width else { return lines }
         return lines.flatMap { line -> [String] in
             guard columns(line) > width else { return [line] }
             let indent = String(line.prefix { $0 == " " })
-            let words = line.dropFirst(indent.count).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            return fill(words, width: width, first: indent, rest: indent + "    ")
+            let body = line.dropFirst(indent.count)
+            var hanging = indent + "    "
+            if let gap = body.firstRange(of: "  ") {
+                let second = body[gap.lowerBound...].firstIndex { $0 != " " } ?? body.endIndex
+                let column = indent.count + columns(String(body[..<second]))
+                if column <= width / 2 { hanging = String(repeating: " ", count: column) }
+            }
+            let words = body.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            return fill(words, width: width, first: indent, rest: hanging)
         }
     }
 

@@ -110,4 +110,16 @@ struct TextStyleTests {
             #expect(command == ["accounts"] ? continued.allSatisfy { $0.hasPrefix("    ") } : true, "\(fitted)")
         }
     }
+
+    @Test("a shadowed account's line says this device gets no pushes for it, and how to change that, in run, status and accounts")
+    func shadowedSaid() async throws {
+        let (cli, server) = try await Self.twoAccounts()
+        let bobby = "bobby@127.0.0.1:\(server.port)"
+        let said = "so this device gets no pushes for \(bobby); `gitbay-sync prefer \(bobby)` moves the token to it"
+        for command in [["run"], ["status"], ["accounts"]] {
+            let out = await cli.run(command).out
+            let line = try #require(out.split(separator: "\n").first { $0.hasPrefix(bobby) }, "\(out)")
+            #expect(line.contains(said), "\(command): \(line)")
+        }
+    }
 }
