@@ -95,9 +95,14 @@ struct TextStyleTests {
         server.revokeToken(try #require(server.tokens(of: "al").first?.value))
         _ = await cli.run(["run"])
         let columns = ["COLUMNS": "60"]
+        // One instant for both, so that "3 s ago" reads the same in each.
+        let now = Date()
         for command in [["status"], ["accounts"]] {
-            let whole = await cli.run(command, extraEnvironment: columns).out
-            let fitted = await cli.run(command, extraEnvironment: columns, adjust: { $0.console.outputIsTerminal = true }).out
+            let whole = await cli.run(command, extraEnvironment: columns, adjust: { $0.now = { now } }).out
+            let fitted = await cli.run(command, extraEnvironment: columns) {
+                $0.now = { now }
+                $0.console.outputIsTerminal = true
+            }.out
             let lines = fitted.split(separator: "\n").map(String.init)
             #expect(whole.split(separator: "\n").contains { $0.count > 60 }, "the test needs a long line: \(whole)")
             for line in lines where TextLayout.columns(line) > 60 {
