@@ -51,7 +51,7 @@ extension CommandRunner {
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
             history: history.map(historyStart))
         let entries = try await engine.run()
-        let accounts = SignedIn(try await store.accounts())
+        let accounts = SignInRoutes(try await store.accounts())
         return entries.map { Self.said($0, accounts: accounts) }
     }
 
@@ -69,7 +69,7 @@ extension CommandRunner {
     }
 
     /// The accounts a run's words may name, by name: where each signs in again.
-    struct SignedIn: Sendable {
+    struct SignInRoutes: Sendable {
         private let byName: [String: AccountRecord]
 
         init(_ accounts: [AccountRecord]) {
@@ -85,7 +85,7 @@ extension CommandRunner {
 
     /// A run's entry as the command line reports it: a removal's end said in its outcome, and
     /// a refused token's sign-in command for the instance and SSH destination `accounts` know.
-    static func said(_ entry: SyncEngine.RunEntry, accounts: SignedIn) -> AccountOutcome {
+    static func said(_ entry: SyncEngine.RunEntry, accounts: SignInRoutes) -> AccountOutcome {
         // A removal refused by this run: no later run sends the token again, so it says what ends it.
         var outcome = entry.outcome
         if let account = entry.removing { outcome.instance = account.instance }

@@ -36,7 +36,7 @@ extension CommandRunner {
     /// name where its account signs in again, so the accounts are read when one was refused.
     func worded(_ outcomes: [AccountOutcome], _ store: StateStore) async -> [AccountOutcome] {
         let refused = outcomes.contains { $0.skipReason == .tokenRefused }
-        let accounts = SignedIn(refused ? (try? await store.accounts()) ?? [] : [])
+        let accounts = SignInRoutes(refused ? (try? await store.accounts()) ?? [] : [])
         return outcomes.map { SkipReasonText.worded($0, ssh: accounts.ssh($0.account)) }
     }
 

@@ -20,7 +20,7 @@ extension CommandRunner {
     func dryRun(concurrency: Int?, now: Bool) async throws -> ExitCode {
         let store = try await openExistingStore()
         let plans = try await reconciler(store, concurrency: concurrency, honourBackoff: !now).plans()
-        show(DryRunOutput(plans: plans, accounts: SignedIn(try await store.accounts())))
+        show(DryRunOutput(plans: plans, accounts: SignInRoutes(try await store.accounts())))
         return plans.contains { $0.failure != nil } ? .partialFailure : .success
     }
 }
@@ -29,7 +29,7 @@ extension CommandRunner {
 struct DryRunOutput: CommandOutput {
     let plans: [AccountPlan]
     /// Where each account signs in again, for a refused token's words.
-    let accounts: CommandRunner.SignedIn
+    let accounts: CommandRunner.SignInRoutes
 
     var json: JSONValue {
         .object([

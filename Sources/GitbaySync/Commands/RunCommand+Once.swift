@@ -34,7 +34,7 @@ extension CommandRunner {
         shutdown.claim()
         let store = try await openExistingStore()
         let records = try await store.accounts()
-        let (names, accounts) = (records.map(\.name), SignedIn(records))
+        let (names, accounts) = (records.map(\.name), SignInRoutes(records))
         let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
         let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
         let live = RunProgressOutput(
@@ -77,7 +77,7 @@ extension CommandRunner {
     /// The run's entries, each account's line printed as it is done; nil when a second signal
     /// cancelled the run before it returned them.
     private func liveEntries(
-        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int, accounts: SignedIn,
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int, accounts: SignInRoutes,
         history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
