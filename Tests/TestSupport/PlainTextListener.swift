@@ -37,16 +37,21 @@ package final class PlainTextListener: Sendable {
         Thread.detachNewThread {
             while true {
                 let connection = accept(listener, nil, nil)
-                guard connection >= 0 else { return }
+                if connection < 0, errno == EINTR || errno == ECONNABORTED { continue }
+                // Shut down by `stop()`: this thread closes it, so no accept ever runs on a
+                // descriptor number another test has been given since.
+                guard connection >= 0 else {
+                    close(listener)
+                    return
+                }
                 _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, 0) }
                 close(connection)
             }
         }
     }
 
-    /// Stops accepting; the accept loop ends when the descriptor is shut down.
+    /// Stops accepting: the accept loop ends when the descriptor is shut down, and closes it.
     package func stop() {
         shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
     }
 }

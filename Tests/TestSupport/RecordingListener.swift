@@ -39,7 +39,13 @@ package final class RecordingListener: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let connection = accept(listener, nil, nil)
-                guard connection >= 0 else { return }
+                if connection < 0, errno == EINTR || errno == ECONNABORTED { continue }
+                // Shut down by `stop()`: this thread closes it, so no accept ever runs on a
+                // descriptor number another test has been given since.
+                guard connection >= 0 else {
+                    close(listener)
+                    return
+                }
                 let head = Self.readHead(connection)
                 received.withLock { $0.append(head) }
                 _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, 0) }
@@ -56,10 +62,9 @@ package final class RecordingListener: Sendable {
         received.withLock { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
 
-    /// Stops accepting; the accept loop ends when the descriptor is shut down.
+    /// Stops accepting: the accept loop ends when the descriptor is shut down, and closes it.
     package func stop() {
         shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
     }
 
     private static func readHead(_ connection: Int32) -> [UInt8] {
