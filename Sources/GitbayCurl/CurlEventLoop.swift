@@ -20,7 +20,9 @@ import Darwin
 /// `@unchecked Sendable` invariant: `multi`, `active`, `watched`, `deadline` and `lastNudge`
 /// are used only on the loop's thread (curl calls its socket and timer callbacks there, from
 /// inside the calls the loop makes); everything another thread hands over goes through
-/// `inbox`, a `Mutex`, followed by a byte on the wake-up pipe.
+/// `inbox`, a `Mutex`, with a byte on the wake-up pipe written under it. Once the loop has
+/// ended, the pipe is closed under it too: a late `noticeCancellation` (a transfer cancelled
+/// after its pool is gone) writes nothing, never to a descriptor number reused since.
 final class CurlEventLoop: @unchecked Sendable {
     /// A transfer handed to the loop, and what to call once it has left the multi handle.
     struct Job: Sendable {
@@ -35,6 +37,8 @@ final class CurlEventLoop: @unchecked Sendable {
         /// Set when a transfer may have been cancelled since the last look.
         var sweepCancelled = false
         var stopping = false
+        /// The loop has ended and closed the wake-up pipe.
+        var closed = false
     }
 
     /// How often, while transfers run, every watched socket is handed to curl with no event
@@ -90,29 +94,32 @@ final class CurlEventLoop: @unchecked Sendable {
     func submit(_ job: Job) {
         // One wake-up per batch: jobs added before the loop takes the inbox ride on the
         // wake-up the first of them sent.
-        let first = inbox.withLock { inbox in
+        inbox.withLock { inbox in
             inbox.added.append(job)
-            return inbox.added.count == 1
+            if inbox.added.count == 1, !inbox.closed { wake.signal() }
         }
-        if first { wake.signal() }
     }
 
     /// Tells the loop a transfer was cancelled, so that it aborts it without waiting for curl.
     func noticeCancellation() {
-        inbox.withLock { $0.sweepCancelled = true }
-        wake.signal()
+        inbox.withLock { inbox in
+            inbox.sweepCancelled = true
+            if !inbox.closed { wake.signal() }
+        }
     }
 
     /// Ends the loop: transfers still running end as cancelled, then the pool is closed.
     func stop() {
-        inbox.withLock { $0.stopping = true }
-        wake.signal()
+        inbox.withLock { inbox in
+            inbox.stopping = true
+            if !inbox.closed { wake.signal() }
+        }
     }
 
     private func run() {
         while true {
             let (added, sweep, stopping) = inbox.withLock { inbox in
-                defer { inbox = Inbox(stopping: inbox.stopping) }
+                defer { inbox = Inbox(stopping: inbox.stopping, closed: inbox.closed) }
                 return (inbox.added, inbox.sweepCancelled, inbox.stopping)
             }
             added.forEach(start)
@@ -125,7 +132,10 @@ final class CurlEventLoop: @unchecked Sendable {
             }
         }
         _ = curl.pointee.multi_cleanup(multi)
-        wake.close()
+        inbox.withLock { inbox in
+            inbox.closed = true
+            wake.close()
+        }
     }
 
     /// Waits for a watched socket, curl's timer or a wake-up (at most until the next nudge
