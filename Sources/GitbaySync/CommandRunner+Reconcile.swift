@@ -51,7 +51,7 @@ extension CommandRunner {
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
             history: history.map(historyStart))
         let entries = try await engine.run()
-        let accounts = SignInRoutes(try await store.accounts())
+        let accounts = await signInRoutes(for: entries.map(\.outcome), store)
         return entries.map { Self.said($0, accounts: accounts) }
     }
 

@@ -32,12 +32,17 @@ extension CommandRunner {
         return report(outcomes)
     }
 
-    /// `outcomes` with their skip reasons in words (`SkipReasonText`); a refused token's words
-    /// name where its account signs in again, so the accounts are read when one was refused.
+    /// `outcomes` with their skip reasons in words (`SkipReasonText`).
     func worded(_ outcomes: [AccountOutcome], _ store: StateStore) async -> [AccountOutcome] {
-        let refused = outcomes.contains { $0.skipReason == .tokenRefused }
-        let accounts = SignInRoutes(refused ? (try? await store.accounts()) ?? [] : [])
+        let accounts = await signInRoutes(for: outcomes, store)
         return outcomes.map { SkipReasonText.worded($0, ssh: accounts.ssh($0.account)) }
+    }
+
+    /// Where the accounts of `outcomes` sign in again, for the words of a refused token or a
+    /// failure; read only when one has either, so that a steady pass reads nothing more.
+    func signInRoutes(for outcomes: [AccountOutcome], _ store: StateStore) async -> SignInRoutes {
+        let needed = outcomes.contains { $0.skipReason == .tokenRefused || $0.failure != nil }
+        return SignInRoutes(needed ? (try? await store.accounts()) ?? [] : [])
     }
 
     /// What a use case's refusal says, and its exit code.

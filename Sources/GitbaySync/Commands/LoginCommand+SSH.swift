@@ -64,12 +64,7 @@ extension CommandRunner {
         } catch {
             logger.info("login.ssh.revoke-failed", ["token.name": minting.name, "error": "\(error)"])
             return
-                "The token \(escaped: minting.name) minted for it could not be revoked: revoke it with `\(Self.sshLine(minting, ["token", "revoke", minting.name]))`."
+                "The token \(escaped: minting.name) minted for it could not be revoked: revoke it with `\(minting.destination.command(["token", "revoke", minting.name]))`."
         }
-    }
-
-    /// `ssh [-p port] user@host <words>` as the user would type it.
-    static func sshLine(_ minting: SSHTokenMint, _ words: [String]) -> String {
-        (["ssh"] + minting.destination.arguments + words).map(ShellWords.quoted).joined(separator: " ")
     }
 }

@@ -30,7 +30,7 @@ extension CommandRunner {
     /// the key or the command, `dataError` when it refused what was asked (a name in use).
     static func mintFailure(_ failure: SSHTokenMint.Failure, _ minting: SSHTokenMint, instance: InstanceURL) -> CommandFailure {
         let destination = minting.destination.description
-        let check = "Check that `\(sshLine(minting, ["whoami"]))` works."
+        let check = "Check that `\(minting.destination.command(["whoami"]))` works."
         func said(_ text: String) -> String { text.isEmpty ? "" : " (ssh said: \(TerminalText.escaped(text)))" }
         switch failure {
         case .cannotStart(let program, let code):
@@ -39,7 +39,7 @@ extension CommandRunner {
                 exitCode: .unavailable)
         case .timedOut(let limit, let text):
             return CommandFailure(
-                "ssh to \(destination) did not finish within \(limit.shortDescription) and was stopped\(said(text)); nothing was stored. Check that the host is reachable on its SSH port (another port: --ssh user@host:port). A prompt for a key's passphrase or a new host key waits too: load the key into ssh-agent, or connect once with `\(sshLine(minting, []))` to accept the host key.",
+                "ssh to \(destination) did not finish within \(limit.shortDescription) and was stopped\(said(text)); nothing was stored. Check that the host is reachable on its SSH port (another port: --ssh user@host:port). A prompt for a key's passphrase or a new host key waits too: load the key into ssh-agent, or connect once with `\(minting.destination.command([]))` to accept the host key.",
                 exitCode: .unavailable)
         case .keyRefused(let text):
             return CommandFailure(
@@ -81,7 +81,7 @@ extension CommandRunner {
                 exitCode: .denied)
         case 1:
             return CommandFailure(
-                "\(head) \(answer); nothing was stored. If the account has a token of that name already (an earlier `gitbay-sync login --ssh` on this install made it), revoke it with `\(sshLine(minting, ["token", "revoke", minting.name]))` and sign in again, or give the new one another name with --token-name.",
+                "\(head) \(answer); nothing was stored. If the account has a token of that name already (one named with --token-name before, say), revoke it with `\(minting.destination.command(["token", "revoke", minting.name]))` and sign in again, or give the new one another name with --token-name.",
                 exitCode: .dataError)
         case 2:
             return CommandFailure(

@@ -182,12 +182,11 @@ extension CommandRunner {
             let store = if let existing { existing } else { try await openStore() }
             let device = try await store.device(installMarker: installMarker)
             if device.token != nil { progress("signed in as \(escaped: username); registering this device with \(instance) …") }
-            let seconds = Int(SyncEngine.signInLeaseWait.components.seconds)
             let signedIn = try await engine(store).signIn(
                 instance: instance, username: username, apiToken: apiToken, details: details, choice: choice,
                 waiting: { [self] pid in
                     progress(
-                        "waiting for gitbay-sync (pid \(pid)), which is reconciling \(escaped: AccountRecord.name(username: username, instance: instance)), at most \(seconds) s …"
+                        "waiting for gitbay-sync (pid \(pid)), which is reconciling \(escaped: AccountRecord.name(username: username, instance: instance)), at most \(SyncEngine.signInLeaseWait.shortDescription) …"
                     )
                 })
             if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }

@@ -51,6 +51,6 @@ struct LoginProgressTests {
 
         #expect(again.code == 0, "\(again.err)")
         #expect(
-            again.err.contains("waiting for gitbay-sync (pid \(getpid())), which is reconciling \(alice), at most 30 s …"), "\(again.err)")
+            again.err.contains("waiting for gitbay-sync (pid \(getpid())), which is reconciling \(alice), at most 30s …"), "\(again.err)")
     }
 }
