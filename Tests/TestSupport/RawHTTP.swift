@@ -69,15 +69,14 @@ package final class RawHTTP {
                 connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
-            let code = errno
-            close(socket)
-            throw .connect(code)
-        }
+        // No close here: a class whose init throws once every property is set is deinitialised,
+        // and `deinit` closes the socket. Closing it here too would close whatever descriptor
+        // took its number meanwhile: another test's socket or pipe.
+        guard connected == 0 else { throw .connect(errno) }
     }
 
     deinit {
-        close(socket)
+        if socket >= 0 { close(socket) }
     }
 
     /// Sends one request on this connection and reads one response (skipping `100 Continue`).
