@@ -68,12 +68,14 @@ let package = Package(
         // Helpers the test targets share; they know nothing of the product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Transports for the tests: the fake server in memory, and one that stops where a crash would.
-        .target(name: "TransportSupport", dependencies: ["GitbayAPI", "GitbayFake"], path: "Tests/TransportSupport"),
+        .target(
+            name: "TransportSupport", dependencies: ["GitbayAPI", "GitbayCurl", "GitbayURLSession", "GitbayFake"], path: "Tests/TransportSupport"),
         // A state database driven through the core directly, for the core's tests and the CLI's.
         .target(
             name: "ReconcileSupport",
             dependencies: [
                 "GitbayReconcile", "GitbayState", "GitbayAPI", "GitbayCurl", "GitbayKeyring", "GitbaySupport", "GitbayFake", "TestSupport",
+                "TransportSupport",
             ],
             path: "Tests/ReconcileSupport"),
         .testTarget(name: "GitbayFakeTests", dependencies: ["GitbayFake", "TestSupport"]),

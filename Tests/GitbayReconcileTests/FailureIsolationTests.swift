@@ -1,5 +1,4 @@
 import Foundation
-import GitbayCurl
 import GitbayFake
 import ReconcileSupport
 import TestSupport
@@ -49,7 +48,7 @@ struct FailureIsolationTests {
 
     static let fast = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(1), requestTimeout: .milliseconds(400), maxResponseBytes: 1 << 20),
-        retry: .never, http: CurlTransport.shared
+        retry: .never, http: ServerTransport.shared
     )
 
     @Test("one failing account is classified and recorded; the others are registered", arguments: cases)

@@ -1,9 +1,9 @@
 import Foundation
-import GitbayCurl
 import GitbayFake
 import ReconcileSupport
 import Synchronization
 import Testing
+import TransportSupport
 
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -14,9 +14,9 @@ import Testing
 /// attempt of the pass's own list, never sent again.
 @Suite("First lists")
 struct FirstListTests {
-    /// Counts the requests sent each way, over libcurl.
+    /// Counts the requests sent each way, over the tests' transport.
     final class CountingTransport: HTTPTransport {
-        let base = CurlTransport.shared
+        let base = ServerTransport.shared
         let counts = Mutex((sent: 0, started: 0))
 
         func send(_ request: HTTPRequest, limits: TransportConfiguration) async throws(TransportError) -> HTTPResponse {

@@ -1,8 +1,8 @@
 import Foundation
-import GitbayCurl
 import GitbayFake
 import TestSupport
 import Testing
+import TransportSupport
 
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -19,7 +19,7 @@ package final class ReconcileWorld: Sendable {
     package static let client = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
         retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
-        http: CurlTransport.shared
+        http: ServerTransport.shared
     )
 
     package let folder: TemporaryDirectory

@@ -1,5 +1,4 @@
 import Foundation
-import GitbayCurl
 import GitbayFake
 import GitbayKeyring
 import TestSupport
@@ -113,7 +112,8 @@ final class ModelWorld {
     private let tokens = ModelTokens()
 
     /// How the commands reach the servers: in memory (`MemoryTransport`, the fake's state
-    /// without sockets), or over libcurl and real HTTP on 127.0.0.1, as the built binary does.
+    /// without sockets), or over real HTTP on 127.0.0.1 with the tests' transport (libcurl, as
+    /// the built binary sends, or URLSession: `ServerTransport`).
     enum Transport: String, Sendable {
         case memory, http
     }
@@ -132,7 +132,7 @@ final class ModelWorld {
         switch transport {
         case .memory: client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
         // localhost is the first server under its other name here too.
-        case .http: client.http = CurlTransport(pool: ConnectionPool())
+        case .http: client.http = ServerTransport.chosen.make()
         }
         self.client = client
         tokens.addForeignTokens(servers, users: Self.users)

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TransportSupport
 
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -29,7 +30,8 @@ struct OwnershipModelTests {
     static let seed = SplitMix64.seed(from: "GITBAY_SYNC_MODEL_SEED")
     static let schedules = SplitMix64.count(from: "GITBAY_SYNC_MODEL_SCHEDULES", default: 100)
     static let steps = SplitMix64.count(from: "GITBAY_SYNC_MODEL_STEPS", default: 40)
-    /// Schedules run over libcurl and real HTTP on 127.0.0.1 (default 8), beside those in memory.
+    /// Schedules run over real HTTP on 127.0.0.1 (default 8), beside those in memory: over
+    /// libcurl, or URLSession with `GITBAY_SYNC_TEST_TRANSPORT=urlsession`.
     static let httpSchedules = SplitMix64.count(from: "GITBAY_SYNC_MODEL_HTTP_SCHEDULES", default: 8)
 
     /// Schedules replayed at once: each has two servers and its own database, and hundreds at
@@ -41,14 +43,14 @@ struct OwnershipModelTests {
         await Self.randomSchedules(Self.schedules, over: .memory)
     }
 
-    @Test("the same, over libcurl and real HTTP to the servers on 127.0.0.1")
+    @Test("the same, over real HTTP to the servers on 127.0.0.1 (libcurl, or URLSession)")
     func randomSchedulesOverHTTP() async {
         await Self.randomSchedules(Self.httpSchedules, over: .http)
     }
 
     static func randomSchedules(_ count: Int, over transport: ModelWorld.Transport) async {
         print(
-            "ownership model (\(transport)): seed \(Self.seed), \(count) schedules of \(Self.steps) steps (replay with GITBAY_SYNC_MODEL_SEED=\(Self.seed))"
+            "ownership model (\(transport == .http ? ServerTransport.chosen.name : "in memory")): seed \(Self.seed), \(count) schedules of \(Self.steps) steps (replay with GITBAY_SYNC_MODEL_SEED=\(Self.seed))"
         )
         var random = SplitMix64(seed: Self.seed ^ (transport == .http ? 0x4854_5450 : 0))
         var pending = (0..<count).map { _ in random.next() }

@@ -1,7 +1,7 @@
 import Foundation
-import GitbayCurl
 import GitbayFake
 import TestSupport
+import TransportSupport
 
 @testable import GitbayAPI
 @testable import GitbayReconcile
@@ -39,7 +39,7 @@ final class CLIHarness: Sendable {
     static let client = ClientConfiguration(
         transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maxResponseBytes: 1 << 20),
         retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
-        http: CurlTransport.shared
+        http: ServerTransport.shared
     )
 
     /// Runs `arguments`; `stdin` is what standard input holds (nil: nothing), `terminal` makes
