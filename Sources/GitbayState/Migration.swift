@@ -6,16 +6,19 @@ package struct Migration: Sendable, Equatable {
     package let name: String
     /// The file's SQL text.
     package let sql: String
+    /// A fingerprint of the SQL text (64-bit FNV-1a, 16 hex digits), recorded when applied so
+    /// that a migration edited after release is noticed. Worked out once: every opening of
+    /// the database compares it with what the database records.
+    package let checksum: String
 
     package init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql
+        checksum = Self.fingerprint(sql)
     }
 
-    /// A fingerprint of the SQL text (64-bit FNV-1a, 16 hex digits), recorded when applied so
-    /// that a migration edited after release is noticed.
-    package var checksum: String {
+    private static func fingerprint(_ sql: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in sql.utf8 {
             hash ^= UInt64(byte)
