@@ -29,7 +29,7 @@ struct SameServerCheck: Sendable {
 
     /// An account of another server holding a record of the token being added, and its list
     /// just before the add.
-    struct Witness {
+    struct Witness: Sendable {
         let account: AccountRecord
         let client: GitbayClient
         let records: [RegistrationRecord]
@@ -37,24 +37,43 @@ struct SameServerCheck: Sendable {
     }
 
     /// Before `account` adds `token`: every account of another server (not proven the same)
-    /// with a record of a row holding it, each listed now through its own client. Accounts
-    /// whose list cannot be read are left out: nothing is proven from them.
+    /// with a record of a row holding it, each listed now through its own client, all at once.
+    /// Accounts whose list cannot be read are left out: nothing is proven from them.
     func witnesses(for account: AccountRecord, token: TokenIdentity) async -> [Witness] {
         guard let fingerprint = token.fingerprint,
             let holding = try? await store.registrations(holdingFingerprint: fingerprint),
             let names = try? await store.serverNames()
         else { return [] }
-        var witnesses: [Witness] = []
-        for (id, records) in holding where id != account.id {
+        var unlisted: [Witness] = []
+        for (id, records) in holding.sorted(by: { $0.key < $1.key }) where id != account.id {
             guard let other = try? await store.account(id: id), !names.areSame(other.instance, account.instance),
                 let apiToken = try? await tokens.token(of: other)
             else { continue }
             let client = GitbayClient(
                 instance: other.instance, apiToken: apiToken, accountName: other.name, configuration: configuration, logger: logger)
-            guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else { continue }
-            witnesses.append(Witness(account: other, client: client, records: records, rows: rows))
+            unlisted.append(Witness(account: other, client: client, records: records, rows: []))
         }
-        return witnesses
+        let lists = await Self.lists(of: unlisted)
+        return zip(unlisted, lists).compactMap { witness, rows in
+            rows.map { Witness(account: witness.account, client: witness.client, records: witness.records, rows: $0) }
+        }
+    }
+
+    /// Each witness's list read now, all at once, in the witnesses' order; nil where it could
+    /// not be read.
+    static func lists(of witnesses: [Witness]) async -> [[ServerDevice]?] {
+        await withTaskGroup(of: (Int, [ServerDevice]?).self) { group in
+            for (index, witness) in witnesses.enumerated() {
+                let client = witness.client
+                group.addTask {
+                    guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else { return (index, nil) }
+                    return (index, rows)
+                }
+            }
+            var lists = [[ServerDevice]?](repeating: nil, count: witnesses.count)
+            for await (index, rows) in group { lists[index] = rows }
+            return lists
+        }
     }
 
     /// After `account`'s add answered `id`: the proof, recorded, when the row moved from a
@@ -65,11 +84,14 @@ struct SameServerCheck: Sendable {
             for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
             return nil
         }
-        for witness in witnesses {
+        let listedIt = witnesses.filter { witness in
             guard let before = witness.rows.first(where: { $0.id == id }), before.added == row.added,
-                let record = witness.records.first(where: { $0.deviceID == id }), record.added.map({ $0 == row.added }) ?? true
-            else { continue }
-            guard case .list(let after, _)? = try? await witness.client.listDevices(ifNoneMatch: nil) else {
+                let record = witness.records.first(where: { $0.deviceID == id })
+            else { return false }
+            return record.added.map { $0 == row.added } ?? true
+        }
+        for (witness, after) in zip(listedIt, await Self.lists(of: listedIt)) {
+            guard let after else {
                 try? await store.forgetVerdict(ofAccount: witness.account.id)
                 continue
             }
