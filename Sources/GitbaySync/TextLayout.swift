@@ -15,14 +15,19 @@ enum TextLayout {
         var lines: [String] = []
         var line = first
         var empty = true
+        // A line begun by a wrap with no word on it yet: the spaces that fell there are dropped.
+        var fresh = false
         for (index, word) in words.enumerated() {
+            if fresh && word.isEmpty { continue }
             let last = index == words.count - 1
             let reserve = last ? 0 : continuation.count
-            if empty || columns(line) + 1 + columns(word) + reserve <= width {
-                line += (empty ? "" : " ") + word
+            if empty || fresh || columns(line) + 1 + columns(word) + reserve <= width {
+                line += (empty || fresh ? "" : " ") + word
+                fresh = false
             } else {
                 lines.append(line + continuation)
                 line = rest + word
+                fresh = word.isEmpty
             }
             empty = false
         }

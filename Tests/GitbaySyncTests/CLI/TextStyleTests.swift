@@ -116,6 +116,13 @@ struct TextStyleTests {
         }
     }
 
+    @Test("a wrap that falls on the spaces between the name and its condition starts the next line at its indent")
+    func wrapOnPadding() {
+        #expect(TextLayout.fitted(["aaaaaaaaaa  bb"], width: 10) == ["aaaaaaaaaa", "    bb"])
+        #expect(TextLayout.fitted(["aaaa  bb cc"], width: 4) == ["aaaa", "    bb", "    cc"])
+        #expect(TextLayout.fitted(["aa  bb cc"], width: 8) == ["aa  bb", "    cc"])
+    }
+
     @Test("a shadowed account's line says this device gets no pushes for it, and how to change that, in run, status and accounts")
     func shadowedSaid() async throws {
         let (cli, server) = try await Self.twoAccounts()
