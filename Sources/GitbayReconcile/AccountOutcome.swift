@@ -45,18 +45,9 @@ package struct AccountOutcome: Sendable, Equatable {
     package var writes: Int
     /// The account holding the token when this one is shadowed.
     package var shadowedBy: String?
-    /// What failed, in the core's words (also recorded as the account's last error).
-    package var error: String?
-    /// The server's failure as a value, when the account failed with one: a caller adds the
-    /// step its own interface offers (the command line names its sign-in command).
-    package var failure: GitbayError? {
-        get { failureBox?.error }
-        set { failureBox = newValue.map(FailureBox.init) }
-    }
-    /// Boxed: a run holds an outcome per account, and most have no failure.
-    private var failureBox: FailureBox?
-    /// Why it was skipped, in the caller's words (the core leaves it nil: `skipReason` says why).
-    package var reason: String?
+    /// What failed, as a value (its description is also recorded as the account's last
+    /// error); for a skipped account, what failed when it was last tried.
+    package var failure: AccountFailure?
     /// The account's instance, for the words a skip reason needs (set on skipped outcomes).
     package var instance: InstanceURL?
     /// When a failed or waiting account is tried again (nil: at the next run, or, for a
@@ -74,12 +65,12 @@ package struct AccountOutcome: Sendable, Equatable {
     /// did anything.
     package var tokenRenewal: TokenRenewal?
     /// The run was stopped while the account's pass was in flight: its requests were cancelled
-    /// and nothing of the pass was recorded (`error` is the cancellation).
+    /// and nothing of the pass was recorded (`failure` is the cancellation).
     package var stopped = false
 
     package init(
         account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
-        writes: Int = 0, shadowedBy: String? = nil, error: String? = nil, reason: String? = nil,
+        writes: Int = 0, shadowedBy: String? = nil, failure: AccountFailure? = nil,
         nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil, skipReason: RunSchedule.SkipReason? = nil
     ) {
         self.account = account
@@ -89,8 +80,7 @@ package struct AccountOutcome: Sendable, Equatable {
         self.requests = requests
         self.writes = writes
         self.shadowedBy = shadowedBy
-        self.error = error
-        self.reason = reason
+        self.failure = failure
         self.nextRetryAt = nextRetryAt
         self.nextRetryReason = nextRetryReason
         self.skipReason = skipReason
@@ -102,17 +92,4 @@ package struct AccountOutcome: Sendable, Equatable {
     /// another gitbay-sync reconciling it, is not a failure of this run. `ok` and the exit
     /// code follow this.
     package var isFailure: Bool { action == .failed || condition.needsAttention }
-}
-
-/// A failure kept by reference, compared by value.
-private final class FailureBox: Sendable, Equatable {
-    let error: GitbayError
-
-    init(_ error: GitbayError) {
-        self.error = error
-    }
-
-    static func == (lhs: FailureBox, rhs: FailureBox) -> Bool {
-        lhs.error == rhs.error
-    }
 }

@@ -85,8 +85,7 @@ extension AccountPass {
     /// The outcome says what failed: the error's words, the server's failure as a value (the
     /// caller words the step that fixes it), and the instance those words name.
     private mutating func note(_ error: any Error) {
-        outcome.error = String(describing: error)
-        outcome.failure = error as? GitbayError
+        outcome.failure = AccountFailure(error)
         outcome.instance = account.instance
     }
 

@@ -72,7 +72,7 @@ package struct AccountRemoval: Sendable {
         do {
             let outcome =
                 try await reconciler.reconcile(only: [account.id]).first
-                ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, error: "not reconciled")
+                ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, failure: .local("not reconciled"))
             let result = try await complete(account, after: outcome, force: force)
             await release()
             return result
@@ -92,7 +92,7 @@ package struct AccountRemoval: Sendable {
         var hold: RemovalHold?
         if try await Self.revokedAfterStep(account, outcome, reconciler.store) {
             // Deregistered before the step passed: the refusal is the removal's own revocation.
-            (outcome.action, outcome.condition, outcome.error, outcome.skipReason) = (.unchanged, .removing, nil, nil)
+            (outcome.action, outcome.condition, outcome.failure, outcome.skipReason) = (.unchanged, .removing, nil, nil)
         }
         if !(outcome.isFailure || outcome.action == .skipped) {
             if let failure = await runStep(for: account) {
@@ -100,7 +100,7 @@ package struct AccountRemoval: Sendable {
                 hold = .stepFailed(failure.detail)
             }
         } else {
-            hold = .deregistrationFailed(outcome.error ?? outcome.reason ?? "the server could not be reached")
+            hold = .deregistrationFailed(outcome.failure?.description ?? "the server could not be reached")
         }
         if let hold, !force { return .kept(Self.held(outcome, hold.detail), reason: hold) }
         return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
@@ -197,7 +197,7 @@ package struct AccountRemoval: Sendable {
         var outcome = outcome
         // A refused token stays said: it is what keeps the removal from going on.
         if outcome.condition != .authFailed { outcome.condition = .removing }
-        outcome.error = outcome.error ?? detail
+        outcome.failure = outcome.failure ?? .local(detail)
         return outcome
     }
 

@@ -180,7 +180,7 @@ package struct Reconciler: Sendable {
         } catch {
             for index in reconciled.indices where reconciled[index].steady != nil {
                 reconciled[index].outcome.action = .failed
-                reconciled[index].outcome.error = String(describing: error)
+                reconciled[index].outcome.failure = AccountFailure(error)
             }
         }
     }

@@ -59,7 +59,7 @@ package enum RunSchedule {
             outcome.instance = account.instance
             switch reason {
             case .tokenRefused, .backingOff:
-                outcome.error = status.lastError
+                outcome.failure = status.lastError.map(AccountFailure.recorded)
                 (outcome.nextRetryAt, outcome.nextRetryReason) = reason == .backingOff ? (status.nextRetryAt, status.nextRetryReason) : (nil, nil)
             case .removalTokenRefused, .heldElsewhere, .signedOutDuringRun, .keptChanging, .signedInAgain, .keyringUnavailable:
                 break

@@ -174,7 +174,7 @@ struct TokenRenewer: Sendable {
         status.nextRetryAt = nil
         status.failures += 1
         try? await store.saveStatus(status, ofAccount: account.id)
-        (outcome.action, outcome.condition, outcome.error, outcome.failure) = (.failed, .authFailed, String(describing: error), error)
+        (outcome.action, outcome.condition, outcome.failure) = (.failed, .authFailed, .server(error))
         outcome.instance = account.instance
     }
 }

@@ -24,10 +24,10 @@ extension CommandRunner {
 
     /// Raises one desktop notification for each account the pass left newly needing the user.
     /// A missing or failing program changes nothing of the run: a debug line says so.
-    func raiseNotifications(before: [String: DesktopNotification.Before]?, _ outcomes: [AccountOutcome]) async {
+    func raiseNotifications(before: [String: DesktopNotification.Before]?, _ outcomes: [SaidOutcome]) async {
         guard let before else { return }
         let platform = ServiceUnits.Platform.current
-        let notifications = DesktopNotification.newFailures(before: before, outcomes).map {
+        let notifications = DesktopNotification.newFailures(before: before, outcomes.map(\.outcome)).map {
             DesktopNotification($0, instance: before[$0.account]?.instance ?? $0.instance, ssh: before[$0.account]?.ssh)
         }
         guard !notifications.isEmpty else { return }

@@ -17,7 +17,7 @@ import Darwin
 extension CommandRunner {
     /// What an unattended run (or a cycle of `run --every`) did, to be recorded for `doctor`.
     func unattendedRun(
-        _ trigger: UnattendedRunRecord.Trigger, startedAt: Date, _ outcomes: [AccountOutcome], interrupted: Bool, period: Duration?
+        _ trigger: UnattendedRunRecord.Trigger, startedAt: Date, _ outcomes: [SaidOutcome], interrupted: Bool, period: Duration?
     ) -> UnattendedRunRecord {
         let failed = outcomes.filter { $0.isFailure && !$0.stopped }.map(\.account)
         return UnattendedRunRecord(
@@ -46,7 +46,7 @@ extension CommandRunner {
         _ store: StateStore, concurrency: Int?, honourBackoff: Bool, ceiling: Duration? = nil,
         mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil,
         history: RunHistoryRecord.Trigger? = nil
-    ) async throws -> [AccountOutcome] {
+    ) async throws -> [SaidOutcome] {
         let engine = engine(
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
             history: history.map(historyStart))
@@ -85,12 +85,12 @@ extension CommandRunner {
 
     /// A run's entry as the command line reports it: a removal's end said in its outcome, and
     /// a refused token's sign-in command for the instance and SSH destination `accounts` know.
-    static func said(_ entry: SyncEngine.RunEntry, accounts: SignInRoutes) -> AccountOutcome {
+    static func said(_ entry: SyncEngine.RunEntry, accounts: SignInRoutes) -> SaidOutcome {
         // A removal refused by this run: no later run sends the token again, so it says what ends it.
-        var outcome = entry.outcome
+        var outcome = SaidOutcome(entry.outcome)
         if let account = entry.removing { outcome.instance = account.instance }
         let ssh = accounts.ssh(outcome.account)
-        if let failure = outcome.failure {
+        if let failure = outcome.failure?.server {
             outcome.error = FailureText.said(failure, instance: outcome.instance ?? accounts.instance(outcome.account), ssh: ssh)
         }
         outcome = SkipReasonText.worded(outcome, ssh: ssh)
@@ -98,29 +98,34 @@ extension CommandRunner {
         switch entry.removal {
         case nil:
             return RemovalText.renewal(outcome)
-        case .removed(var done, let wiped, let token), .forced(var done, _, _, let wiped, let token):
+        case .removed(let removed, let wiped, let token), .forced(let removed, _, _, let wiped, let token):
+            var done = SaidOutcome(removed)
             let lingering = wiped ? nil : tokenBytesLinger
             let stillValid = entry.removing.flatMap { RemovalText.stillValid(token, of: $0) }
             let said = [lingering, stillValid].compactMap { $0 }
             if !said.isEmpty { done.reason = said.joined(separator: "; ") }
             return done
         case .signedInAgain(let current):
-            return SkipReasonText.worded(current, ssh: ssh)
-        case .busy(var kept, _):
+            return SkipReasonText.worded(SaidOutcome(current), ssh: ssh)
+        case .busy(let busy, _):
+            var kept = SaidOutcome(busy)
             kept.action = .skipped
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
             return kept
-        case .kept(var kept, .stepFailed(let detail)):
+        case .kept(let held, .stepFailed(let detail)):
+            var kept = SaidOutcome(held)
             kept.action = .failed
             kept.error =
                 "\(name): removal not finished: this device is deregistered, but \(sentence(detail)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(name) --force` deletes the token now"
             return kept
-        case .kept(var kept, let hold):
+        case .kept(let held, let hold):
+            var kept = SaidOutcome(held)
             kept.action = .failed
             kept.error =
                 "\(name): removal not finished: \(RemovalText.held(hold)); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal; \(RemovalText.wayOut(hold, account: name))"
             return kept
-        case .interrupted(var kept, let reason):
+        case .interrupted(let held, let reason):
+            var kept = SaidOutcome(held)
             kept.action = .failed
             kept.error =
                 "\(name): removal not finished: \(reason); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal"

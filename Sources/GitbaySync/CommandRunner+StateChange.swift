@@ -19,7 +19,7 @@ extension CommandRunner {
     /// accounts of its instance, which may take the device token over or give it back).
     /// `said` tells what came of it, from the account and its own outcome.
     func changeState(
-        _ name: String, to state: AccountState, said: (AccountRecord, AccountOutcome?) -> String
+        _ name: String, to state: AccountState, said: (AccountRecord, SaidOutcome?) -> String
     ) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
@@ -33,15 +33,15 @@ extension CommandRunner {
     }
 
     /// `outcomes` with their skip reasons in words (`SkipReasonText`).
-    func worded(_ outcomes: [AccountOutcome], _ store: StateStore) async -> [AccountOutcome] {
+    func worded(_ outcomes: [AccountOutcome], _ store: StateStore) async -> [SaidOutcome] {
         let accounts = await signInRoutes(for: outcomes, store)
-        return outcomes.map { SkipReasonText.worded($0, ssh: accounts.ssh($0.account)) }
+        return outcomes.map { SkipReasonText.worded(SaidOutcome($0), ssh: accounts.ssh($0.account)) }
     }
 
     /// Where the accounts of `outcomes` sign in again, for the words of a refused token or a
     /// failure; read only when one has either, so that a steady pass reads nothing more.
     func signInRoutes(for outcomes: [AccountOutcome], _ store: StateStore) async -> SignInRoutes {
-        let needed = outcomes.contains { $0.skipReason == .tokenRefused || $0.failure != nil }
+        let needed = outcomes.contains { $0.skipReason == .tokenRefused || $0.failure?.server != nil }
         return SignInRoutes(needed ? (try? await store.accounts()) ?? [] : [])
     }
 

@@ -185,7 +185,7 @@ struct CommandRunner {
 
     /// Prints each outcome (text, unless --json or not `lines`) and returns the run's exit code,
     /// naming the accounts that failed on stderr. Under systemd each line has its priority.
-    func report(_ outcomes: [AccountOutcome], lines: Bool = true) -> ExitCode {
+    func report(_ outcomes: [SaidOutcome], lines: Bool = true) -> ExitCode {
         if !global.json && lines {
             let out = journalOut
             let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
@@ -209,7 +209,7 @@ struct CommandRunner {
 
     /// What tries the failed accounts again: runs do, after the backoff, except for a refused
     /// token, which nothing retries until the user signs in again.
-    private static func retryAdvice(_ failed: [AccountOutcome]) -> String {
+    private static func retryAdvice(_ failed: [SaidOutcome]) -> String {
         // A refused removal's own message says how it ends.
         let refused = failed.filter { $0.condition == .authFailed && $0.skipReason != .removalTokenRefused }.map(\.account)
         let retried = failed.filter { $0.condition != .authFailed }.map(\.account)

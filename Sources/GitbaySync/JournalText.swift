@@ -51,7 +51,7 @@ struct JournalText: Sendable {
 
     /// The priority of an account's outcome: a failure is a warning (the next run retries it),
     /// a change a notice, anything else (unchanged, shadowed, waiting) info.
-    static func priority(of outcome: AccountOutcome) -> Priority {
+    static func priority(of outcome: SaidOutcome) -> Priority {
         if outcome.isFailure { return .warning }
         switch outcome.action {
         case .unchanged, .shadowed, .skipped: return .info
@@ -61,7 +61,7 @@ struct JournalText: Sendable {
 
     /// The line for one account's outcome in a cycle: one for a change or a failure; for an
     /// account unchanged, shadowed or waiting out a backoff, one only when `verbose`.
-    func outcomeLine(_ outcome: AccountOutcome, nextRetry: Date?, verbose: Bool) -> String? {
+    func outcomeLine(_ outcome: SaidOutcome, nextRetry: Date?, verbose: Bool) -> String? {
         let cost = "[\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
         let retry = nextRetry.map { " (next try after \(Timestamp.format($0)))" } ?? ""
         if outcome.stopped {
@@ -96,7 +96,7 @@ struct JournalText: Sendable {
     }
 
     /// The `-v` line closing a cycle.
-    static func summary(_ number: Int, _ outcomes: [AccountOutcome], next: Duration?) -> String {
+    static func summary(_ number: Int, _ outcomes: [SaidOutcome], next: Duration?) -> String {
         let failed = outcomes.filter { $0.action == .failed && !$0.stopped }.count
         let stopped = outcomes.filter(\.stopped).count
         let waiting = outcomes.filter { $0.action == .skipped && $0.isFailure }.count

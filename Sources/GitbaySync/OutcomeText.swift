@@ -9,7 +9,7 @@ enum OutcomeText {
         return "so this device gets no pushes for \(name); `gitbay-sync prefer \(name)` moves the token to it"
     }
 
-    static func line(_ outcome: AccountOutcome, width: Int) -> String {
+    static func line(_ outcome: SaidOutcome, width: Int) -> String {
         let account = TerminalText.escaped(outcome.account)
         let name = account + String(repeating: " ", count: max(0, width - account.count))
         var line = "\(name)  \(outcome.action.rawValue)"

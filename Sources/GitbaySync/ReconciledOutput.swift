@@ -5,7 +5,7 @@ import GitbayReconcile
 struct ReconciledOutput: CommandOutput {
     /// The command's own JSON fields, before `accounts` and `ok`.
     var fields: [(String, JSONValue)]
-    let outcomes: [AccountOutcome]
+    let outcomes: [SaidOutcome]
     var text: [String]
     /// Fields a later version added, after `ok`: keys are only ever added at the end.
     var laterFields: [(String, JSONValue)] = []

@@ -65,7 +65,7 @@ enum RemovalText {
 
     /// `outcome` with what its run did to the API token said in its reason (after any the
     /// command line put there).
-    static func renewal(_ outcome: AccountOutcome) -> AccountOutcome {
+    static func renewal(_ outcome: SaidOutcome) -> SaidOutcome {
         var said: [String] = outcome.reason.map { [$0] } ?? []
         if let move = outcome.tokenMove { said.append(KeyringText.moved(move)) }
         guard let renewal = outcome.tokenRenewal else {

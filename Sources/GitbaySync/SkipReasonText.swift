@@ -14,7 +14,7 @@ enum SkipReasonText {
     /// `outcome` with its reason (and, for a refused removal, its error) in words; what the
     /// command line put there itself is kept. `ssh` is the SSH destination the account signed
     /// in over, for its sign-in command.
-    static func worded(_ outcome: AccountOutcome, ssh: String? = nil) -> AccountOutcome {
+    static func worded(_ outcome: SaidOutcome, ssh: String? = nil) -> SaidOutcome {
         var outcome = outcome
         guard let skip = outcome.skipReason, outcome.reason == nil else { return outcome }
         let instance = outcome.instance.map(\.description) ?? "<instance-url>"

@@ -75,7 +75,7 @@ public struct AccountReport: Sendable, Equatable {
         action = outcome.action.rawValue
         condition = outcome.condition.rawValue
         deviceID = outcome.deviceID
-        error = outcome.error
+        error = outcome.failure?.description
         nextRetryAt = outcome.nextRetryAt
     }
 

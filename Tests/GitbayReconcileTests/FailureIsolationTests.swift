@@ -68,7 +68,7 @@ struct FailureIsolationTests {
         let failed = try #require(outcomes[bob.name])
         #expect(failed.action == .failed && failed.isFailure)
         #expect(failed.condition == failure.condition)
-        #expect(failed.error?.contains(bob.name) == true)
+        #expect(failed.failure?.server?.account == bob.name, "\(String(describing: failed.failure))")
         #expect((failed.nextRetryAt != nil) == failure.retries)
         #expect(healthy.devices(of: "alice").count == 1)
 
@@ -115,7 +115,7 @@ struct FailureIsolationTests {
         let outcome = try #require(try await world.run()[alice.name])
         #expect(outcome.action == .failed && outcome.isFailure)
         #expect(outcome.condition == .authFailed)
-        #expect(outcome.failure?.kind == .authFailed && outcome.failure?.serverMessage == "no API token is stored for it")
+        #expect(outcome.failure?.server?.kind == .authFailed && outcome.failure?.server?.serverMessage == "no API token is stored for it")
         #expect(outcome.instance?.description == server.baseURL)
         #expect(server.requests().isEmpty)
     }

@@ -48,7 +48,7 @@ struct RemovalTests {
         let (reason, deregistered) = (hold.detail, hold.deregistered)
         #expect(!deregistered)
         #expect(outcome.condition == .removing && outcome.isFailure)
-        #expect(reason == outcome.error)
+        #expect(reason == outcome.failure?.description)
         #expect(try await world.store.account(id: alice.id)?.state == .removing)
         #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
         #expect(server.devices(of: "alice").count == 1)

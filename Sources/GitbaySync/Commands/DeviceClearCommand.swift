@@ -37,7 +37,7 @@ extension CommandRunner {
 
     /// What `device clear` did: which servers may still have a row; the lines below say why
     /// and what ends it.
-    private static func clearedText(_ outcomes: [AccountOutcome]) -> String {
+    private static func clearedText(_ outcomes: [SaidOutcome]) -> String {
         let left = outcomes.filter { $0.action == .failed || $0.action == .skipped }.map { TerminalText.escaped($0.account) }
         guard !left.isEmpty else { return "Device token forgotten; this device's rows are removed from every account." }
         return

@@ -220,7 +220,7 @@ extension CommandRunner {
 
     /// What `login` prints.
     private static func signedInOutput(
-        _ signedIn: SyncEngine.SignedIn, outcomes: [AccountOutcome], instance: InstanceURL, details: APITokenDetails,
+        _ signedIn: SyncEngine.SignedIn, outcomes: [SaidOutcome], instance: InstanceURL, details: APITokenDetails,
         choice: TokenStoreChoice?
     ) -> ReconciledOutput {
         let account = signedIn.account

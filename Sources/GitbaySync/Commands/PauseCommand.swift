@@ -37,7 +37,7 @@ struct PauseCommand: AccountCommand {
 extension CommandRunner {
     /// What `pause` did: the account is paused here in any case; whether its row left the
     /// server depends on the server.
-    fileprivate func pausedText(_ account: AccountRecord, _ outcome: AccountOutcome?) -> String {
+    fileprivate func pausedText(_ account: AccountRecord, _ outcome: SaidOutcome?) -> String {
         let name = TerminalText.escaped(account.name)
         let until = "until `gitbay-sync resume \(name)`"
         guard let outcome, outcome.action != .failed else {

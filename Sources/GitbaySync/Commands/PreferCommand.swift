@@ -46,7 +46,7 @@ extension CommandRunner {
 
     /// What `prefer` did: the choice is stored in any case; whether the account holds the
     /// token now depends on its state and its server.
-    fileprivate func preferredText(_ account: AccountRecord, _ outcomes: [AccountOutcome]) -> String {
+    fileprivate func preferredText(_ account: AccountRecord, _ outcomes: [SaidOutcome]) -> String {
         let name = TerminalText.escaped(account.name)
         let own = outcomes.first { $0.account == account.name }
         let holder = outcomes.first { $0.account != account.name && $0.condition == .registered }.map { TerminalText.escaped($0.account) }

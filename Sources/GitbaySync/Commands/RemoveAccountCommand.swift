@@ -103,7 +103,7 @@ struct RemovalOutput: CommandOutput {
     let result: AccountRemoval.Result
     let verdict: RemovalVerdict
     /// The instance's other accounts, reconciled so that one takes the device token over.
-    let outcomes: [AccountOutcome]
+    let outcomes: [SaidOutcome]
 
     var json: JSONValue {
         .object([
@@ -134,7 +134,7 @@ struct RemovalOutput: CommandOutput {
 
     /// What went wrong in a removal that still ended with the token deleted (`--force`).
     private var forcedError: String? {
-        if case .forced(let outcome, _, _, _, _) = result { return outcome.error }
+        if case .forced(let outcome, _, _, _, _) = result { return outcome.failure?.description }
         return nil
     }
 }

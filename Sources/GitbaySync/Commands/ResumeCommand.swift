@@ -34,7 +34,7 @@ struct ResumeCommand: AccountCommand {
 
 extension CommandRunner {
     /// What `resume` did: whether the device is registered for the account now.
-    fileprivate func resumedText(_ account: AccountRecord, _ outcome: AccountOutcome?) -> String {
+    fileprivate func resumedText(_ account: AccountRecord, _ outcome: SaidOutcome?) -> String {
         let name = TerminalText.escaped(account.name)
         guard let outcome, outcome.action != .failed else {
             return

@@ -52,7 +52,7 @@ struct DryRunOutput: CommandOutput {
         if let skip = plan.skipReason {
             var outcome = AccountOutcome(account: plan.account, action: .skipped, condition: .pending, skipReason: skip)
             outcome.instance = plan.instance
-            return "left alone: " + (SkipReasonText.worded(outcome, ssh: accounts.ssh(plan.account)).reason ?? "skipped")
+            return "left alone: " + (SkipReasonText.worded(SaidOutcome(outcome), ssh: accounts.ssh(plan.account)).reason ?? "skipped")
         }
         var steps = plan.actions.map(Self.words)
         if plan.finishesRemoval { steps.append("then finish its removal (the pre-remove hook, then the API token revoked if named, then deleted)") }

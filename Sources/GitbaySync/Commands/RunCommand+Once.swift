@@ -121,7 +121,7 @@ extension CommandRunner {
 
     /// Prints the line of each outcome that differs from the one printed for it as it came (a
     /// steady verdict that could not be recorded, an account reconciled again) or that had none.
-    private func printChanged(_ outcomes: [AccountOutcome], printed: [String: String?], width: Int) {
+    private func printChanged(_ outcomes: [SaidOutcome], printed: [String: String?], width: Int) {
         let out = journalOut
         for outcome in outcomes {
             let line = out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
