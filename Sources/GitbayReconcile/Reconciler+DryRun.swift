@@ -20,7 +20,7 @@ package struct AccountPlan: Sendable, Equatable {
     /// The account's instance, for the words a skip reason needs.
     package var instance: InstanceURL
     /// Why its list could not be read: the run would fail the same way.
-    package var failure: String?
+    package var failure: AccountFailure?
     /// It is being signed out: once its rows are gone, the run would finish its removal.
     package var finishesRemoval: Bool
 }
@@ -61,7 +61,7 @@ extension Reconciler {
             let tag = decision.tagToSend(remembered: facts.statuses[account.id] ?? AccountStatusRecord(), records: records)
             plan.actions = decision.plan(records: records, answer: try await client.listDevices(ifNoneMatch: tag)).actions
         } catch {
-            plan.failure = String(describing: error)
+            plan.failure = AccountFailure(error)
             plan.finishesRemoval = false
         }
         return plan
