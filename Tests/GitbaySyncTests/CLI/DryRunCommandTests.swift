@@ -31,6 +31,25 @@ struct DryRunCommandTests {
         #expect(after.out.contains("\(alice)  nothing to do"), "\(after.out)")
     }
 
+    @Test("an account whose list fails is said as cannot tell, with the server's failure, in text and JSON; exit 1")
+    func listFails() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        server.inject(.status(502, body: "<html>bad gateway</html>"), command: "notifications device", times: 10)
+
+        let text = await cli.run(["run", "--dry-run"])
+        #expect(text.code == 1, "\(text.err)")
+        let line = try #require(text.out.split(separator: "\n").first { $0.hasPrefix(alice) })
+        #expect(line.contains("cannot tell: ") && line.contains("502"), "\(line)")
+        let json = try await cli.run(["run", "--dry-run", "--json"]).json()
+        #expect(json["ok"] as? Bool == false)
+        let account = try #require((json["accounts"] as? [[String: Any]])?.first)
+        #expect((account["error"] as? String)?.contains("502") == true, "\(account)")
+        #expect(server.devices().isEmpty)
+    }
+
     @Test("cannot be combined with --every or --unattended")
     func refusedCombinations() async throws {
         let cli = try CLIHarness()
