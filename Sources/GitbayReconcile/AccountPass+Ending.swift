@@ -82,8 +82,8 @@ extension AccountPass {
         return begin()
     }
 
-    /// The outcome says what failed: the error's words, the server's failure as a value (the
-    /// caller words the step that fixes it), and the instance those words name.
+    /// The outcome says what failed, as a value (the caller words it, with the step that fixes
+    /// it), and the instance those words name.
     private mutating func note(_ error: any Error) {
         outcome.failure = AccountFailure(error)
         outcome.instance = account.instance

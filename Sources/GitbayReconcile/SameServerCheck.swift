@@ -44,33 +44,32 @@ struct SameServerCheck: Sendable {
             let holding = try? await store.registrations(holdingFingerprint: fingerprint),
             let names = try? await store.serverNames()
         else { return [] }
-        var unlisted: [Witness] = []
+        var others: [(account: AccountRecord, client: GitbayClient, records: [RegistrationRecord])] = []
         for (id, records) in holding.sorted(by: { $0.key < $1.key }) where id != account.id {
             guard let other = try? await store.account(id: id), !names.areSame(other.instance, account.instance),
                 let apiToken = try? await tokens.token(of: other)
             else { continue }
             let client = GitbayClient(
                 instance: other.instance, apiToken: apiToken, accountName: other.name, configuration: configuration, logger: logger)
-            unlisted.append(Witness(account: other, client: client, records: records, rows: []))
+            others.append((other, client, records))
         }
-        let lists = await Self.lists(of: unlisted)
-        return zip(unlisted, lists).compactMap { witness, rows in
-            rows.map { Witness(account: witness.account, client: witness.client, records: witness.records, rows: $0) }
+        let lists = await Self.lists(by: others.map(\.client))
+        return zip(others, lists).compactMap { other, rows in
+            rows.map { Witness(account: other.account, client: other.client, records: other.records, rows: $0) }
         }
     }
 
-    /// Each witness's list read now, all at once, in the witnesses' order; nil where it could
-    /// not be read.
-    static func lists(of witnesses: [Witness]) async -> [[ServerDevice]?] {
+    /// Each client's `device list` read now, all at once, in the clients' order; nil where it
+    /// could not be read.
+    static func lists(by clients: [GitbayClient]) async -> [[ServerDevice]?] {
         await withTaskGroup(of: (Int, [ServerDevice]?).self) { group in
-            for (index, witness) in witnesses.enumerated() {
-                let client = witness.client
+            for (index, client) in clients.enumerated() {
                 group.addTask {
                     guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else { return (index, nil) }
                     return (index, rows)
                 }
             }
-            var lists = [[ServerDevice]?](repeating: nil, count: witnesses.count)
+            var lists = [[ServerDevice]?](repeating: nil, count: clients.count)
             for await (index, rows) in group { lists[index] = rows }
             return lists
         }
@@ -90,7 +89,7 @@ struct SameServerCheck: Sendable {
             else { return false }
             return record.added.map { $0 == row.added } ?? true
         }
-        for (witness, after) in zip(listedIt, await Self.lists(of: listedIt)) {
+        for (witness, after) in zip(listedIt, await Self.lists(by: listedIt.map(\.client))) {
             guard let after else {
                 try? await store.forgetVerdict(ofAccount: witness.account.id)
                 continue
