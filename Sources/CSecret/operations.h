@@ -95,6 +95,14 @@ static inline void csecret_result_free(csecret_result *result) {
     free(result->message);
 }
 
+// Closes `connection` before returning (its socket is closed locally; nothing waits for the
+// bus), so that no close is left to finish in a context that is about to go: an
+// asynchronous close's task kept the session's context, and its wake-up descriptor, alive.
+static inline void csecret_connection_close(const csecret_api *api, void *connection) {
+    csecret_error *error = NULL;
+    if (!api->dbus_connection_close_sync(connection, NULL, &error) && error != NULL) api->error_free(error);
+}
+
 // Opens a session on the bus at `address`, with a SecretService of `service_type`
 // (csecret_service_type); `timeout_ms` bounds every D-Bus call the proxies make without a
 // cancellable. On failure nothing is left open.
@@ -121,7 +129,7 @@ static inline csecret_result csecret_session_open(
         "g-connection", session->connection, "g-object-path", "/org/freedesktop/secrets", "g-interface-name",
         "org.freedesktop.Secret.Service", "g-default-timeout", timeout_ms, "flags", 0, NULL);
     if (session->service == NULL) {
-        api->dbus_connection_close(session->connection, NULL, NULL, NULL);
+        csecret_connection_close(api, session->connection);
         api->object_unref(session->connection);
         api->main_context_pop_thread_default(session->context);
         api->main_context_unref(session->context);
@@ -130,12 +138,11 @@ static inline csecret_result csecret_session_open(
     return csecret_status_only(CSECRET_OK);
 }
 
-// Closes the connection without waiting for the bus, then drops the context and everything
-// still scheduled in it.
+// Closes the connection and drops the context and everything still scheduled in it.
 static inline void csecret_session_close(csecret_session *session) {
     const csecret_api *api = session->api;
     api->object_unref(session->service);
-    api->dbus_connection_close(session->connection, NULL, NULL, NULL);
+    csecret_connection_close(api, session->connection);
     api->object_unref(session->connection);
     // What the close scheduled runs now, a bounded number of times, before the context goes.
     for (int turn = 0; turn < 64 && api->main_context_iteration(session->context, 0); turn++) {

@@ -62,7 +62,7 @@ typedef struct {
     void *(*cancellable_new)(void);
     void (*cancellable_cancel)(void *cancellable);
     void *(*dbus_connection_new_for_address_sync)(const char *address, int flags, void *observer, void *cancellable, csecret_error **error);
-    void (*dbus_connection_close)(void *connection, void *cancellable, void *callback, void *user_data);
+    int (*dbus_connection_close_sync)(void *connection, void *cancellable, csecret_error **error);
     char *(*dbus_error_get_remote_error)(const csecret_error *error);
     void *initable_new;  // variadic: reached through csecret_session_open
     size_t (*type_register_static_simple)(
@@ -121,7 +121,7 @@ static inline const char *csecret_open(const char *path, csecret_api *api) {
     CSECRET_FIND(cancellable_new, "g_cancellable_new")
     CSECRET_FIND(cancellable_cancel, "g_cancellable_cancel")
     CSECRET_FIND(dbus_connection_new_for_address_sync, "g_dbus_connection_new_for_address_sync")
-    CSECRET_FIND(dbus_connection_close, "g_dbus_connection_close")
+    CSECRET_FIND(dbus_connection_close_sync, "g_dbus_connection_close_sync")
     CSECRET_FIND(dbus_error_get_remote_error, "g_dbus_error_get_remote_error")
     CSECRET_FIND(initable_new, "g_initable_new")
     CSECRET_FIND(type_register_static_simple, "g_type_register_static_simple")
