@@ -119,6 +119,19 @@ extension AccountPass {
         return nextOperation()
     }
 
+    /// Whether the pass is in its add's turn (`AddTurns`): from the lease of a plan with an
+    /// add until what completes the add is done. The turn comes before the lease, so that a
+    /// pass waiting for another account's add, which may hang, holds nothing another process
+    /// needs (a `pause` of this account goes through at once).
+    package var needsAddTurn: Bool {
+        switch phase {
+        case .leasing: actions.contains { if case .add = $0 { true } else { false } }
+        case .acting(let current, let pending, _):
+            isCompletingAnAdd || ([current].compactMap { $0 } + pending).contains { if case .add = $0 { true } else { false } }
+        default: isCompletingAnAdd
+        }
+    }
+
     /// Whether the pass is between an add and the end of what completes it (its row found,
     /// recorded, the rows it settled removed, the check for another name of the server made).
     package var isCompletingAnAdd: Bool {

@@ -9,13 +9,15 @@ actor AddTurns {
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var proven: [SameServerRecord] = []
 
-    /// Waits until no other add of the run is in its turn, and takes the turn. The taker
-    /// gives it back with `end()`, however its add ends.
-    func begin() async {
+    /// Waits until no other add of the run is in its turn, and takes the turn; `waiting` is
+    /// called first when another add has it. The taker gives it back with `end()`, however its
+    /// add ends.
+    func begin(waiting said: @Sendable () -> Void = {}) async {
         guard busy else {
             busy = true
             return
         }
+        said()
         await withCheckedContinuation { waiting.append($0) }
     }
 

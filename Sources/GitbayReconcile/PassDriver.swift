@@ -53,6 +53,8 @@ struct PassDriver: Sendable {
         while !carrier.isFinished {
             await advance(carrier)
         }
+        // A pass may end in its turn (an add that failed, under a lease it did not take).
+        if carrier.holdsTurn { await takeOrGiveBackTurn(carrier) }
         let requests = carrier.spent + (await Self.requests(of: carrier.client)) + (await SameServerCheck.requests(of: carrier.witnesses))
         return finished(carrier, requests: requests)
     }
@@ -60,9 +62,8 @@ struct PassDriver: Sendable {
     /// Carries out the step in hand and takes the next from the pass.
     @inline(never)
     private func advance(_ carrier: Carrier) async {
-        if carrier.holdsTurn, !carrier.pass.isCompletingAnAdd {
-            await sameServer.turns.end()
-            carrier.holdsTurn = false
+        if carrier.holdsTurn != carrier.pass.needsAddTurn {
+            await takeOrGiveBackTurn(carrier)
         }
         let event: AccountPass.Event
         switch carrier.step {
@@ -74,6 +75,18 @@ struct PassDriver: Sendable {
         default: event = await storeStep(carrier)
         }
         carrier.next(after: event)
+    }
+
+    /// Takes the run's add turn for a pass about to need it, or gives it back once the pass
+    /// is done with it.
+    @inline(never)
+    private func takeOrGiveBackTurn(_ carrier: Carrier) async {
+        if carrier.holdsTurn {
+            await sameServer.turns.end()
+        } else {
+            await sameServer.turns.begin { carrier.logger.debug("registration.add-waits-turn") }
+        }
+        carrier.holdsTurn.toggle()
     }
 
     /// The account's result, with every request its passes and their checks made.
@@ -165,10 +178,7 @@ struct PassDriver: Sendable {
         guard let token = pass.device.token, let current = pass.device.tokenIdentity, case .success(let client) = carrier.client else {
             preconditionFailure("a pass adds only with a device token and a client")
         }
-        if !carrier.holdsTurn {
-            await sameServer.turns.begin()
-            carrier.holdsTurn = true
-        }
+        precondition(carrier.holdsTurn, "an add is made in its turn")
         let around = await sameServer.witnesses(for: pass.account, token: current)
         carrier.around = around
         carrier.witnesses += around
