@@ -1,4 +1,6 @@
 import GitbayAPI
+import GitbayKeyring
+import GitbayState
 
 /// What failed for an account, as a value: a caller says it in its own words (the command
 /// line adds the step that fixes it). `description` is the core's plain account of it, which
@@ -8,13 +10,12 @@ package indirect enum AccountFailure: Sendable, Equatable, CustomStringConvertib
     case server(GitbayError)
     /// What failed when an earlier run last tried the account, as that run recorded it.
     case recorded(String)
-    /// Something on this device: the state database, the OS keyring, the pre-removal step,
-    /// or a stop on purpose.
-    case local(String)
+    /// Something on this device.
+    case local(LocalFailure)
 
     /// `error` as a failure: the server's when it is one, else this device's.
     package init(_ error: any Error) {
-        self = if let error = error as? GitbayError { .server(error) } else { .local(String(describing: error)) }
+        self = if let error = error as? GitbayError { .server(error) } else { .local(LocalFailure(error)) }
     }
 
     /// The server's failure, when it was one.
@@ -25,7 +26,46 @@ package indirect enum AccountFailure: Sendable, Equatable, CustomStringConvertib
     package var description: String {
         switch self {
         case .server(let error): error.description
-        case .recorded(let text), .local(let text): text
+        case .recorded(let text): text
+        case .local(let failure): failure.description
+        }
+    }
+}
+
+/// What failed on this device, as a value.
+package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The state database could not be used.
+    case store(StoreError)
+    /// The OS keyring that holds the account's token did not answer.
+    case keyring(KeyringUnavailable)
+    /// The pre-removal step failed, as it said (an app's own step words its errors).
+    case removalStep(String)
+    /// The pass was stopped on purpose: the process was asked to stop, or its task cancelled.
+    case stopped
+    /// The account was not reconciled: it was no longer there to read.
+    case notReconciled
+    /// Any other failure, as it described itself.
+    case other(String)
+
+    /// `error` as one of these.
+    package init(_ error: any Error) {
+        self =
+            switch error {
+            case let store as StoreError: .store(store)
+            case let keyring as KeyringUnavailable: .keyring(keyring)
+            case is CancellationError: .stopped
+            default: .other(String(describing: error))
+            }
+    }
+
+    package var description: String {
+        switch self {
+        case .store(let error): error.description
+        case .keyring(let reason): reason.description
+        case .removalStep(let said): said
+        case .stopped: "stopped before it finished"
+        case .notReconciled: "not reconciled"
+        case .other(let text): text
         }
     }
 }

@@ -72,7 +72,7 @@ package struct AccountRemoval: Sendable {
         do {
             let outcome =
                 try await reconciler.reconcile(only: [account.id]).first
-                ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, failure: .local("not reconciled"))
+                ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, failure: .local(.notReconciled))
             let result = try await complete(account, after: outcome, force: force)
             await release()
             return result
@@ -96,13 +96,13 @@ package struct AccountRemoval: Sendable {
         }
         if !(outcome.isFailure || outcome.action == .skipped) {
             if let failure = await runStep(for: account) {
-                if failure.interrupted { return .interrupted(Self.held(outcome, failure.detail), reason: failure.detail) }
+                if failure.interrupted { return .interrupted(Self.held(outcome, .removalStep(failure.detail)), reason: failure.detail) }
                 hold = .stepFailed(failure.detail)
             }
         } else {
             hold = .deregistrationFailed(outcome.failure?.description ?? "the server could not be reached")
         }
-        if let hold, !force { return .kept(Self.held(outcome, hold.detail), reason: hold) }
+        if let hold, !force { return .kept(Self.held(outcome, hold.failure), reason: hold) }
         return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
     }
 
@@ -126,7 +126,7 @@ package struct AccountRemoval: Sendable {
             let revocation = RemovalHold.revocationFailed(name: name ?? "", detail: unavailable.description)
             guard force else {
                 await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: unavailable.description)
-                return .kept(Self.held(outcome, unavailable.description), reason: revocation)
+                return .kept(Self.held(outcome, .keyring(unavailable)), reason: revocation)
             }
             (stored, hold) = (nil, hold ?? revocation)
         }
@@ -140,7 +140,7 @@ package struct AccountRemoval: Sendable {
                 let revocation = RemovalHold.revocationFailed(name: failure.name, detail: failure.detail)
                 guard force else {
                     await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: failure.detail)
-                    return .kept(Self.held(outcome, failure.detail), reason: revocation)
+                    return .kept(Self.held(outcome, revocation.failure), reason: revocation)
                 }
                 hold = hold ?? revocation
             }
@@ -160,7 +160,7 @@ package struct AccountRemoval: Sendable {
         case .deleted(let wiped):
             await forgetKeyringItems(items, of: account)
             if let hold {
-                outcome = Self.held(outcome, hold.detail)
+                outcome = Self.held(outcome, hold.failure)
                 outcome.action = .removed
                 return .forced(outcome, rowsLeft: left, reason: hold, tokenWiped: wiped, token: token)
             }
@@ -192,12 +192,12 @@ package struct AccountRemoval: Sendable {
         }
     }
 
-    /// `outcome` of a removal held by a failure that `detail` describes.
-    private static func held(_ outcome: AccountOutcome, _ detail: String) -> AccountOutcome {
+    /// `outcome` of a removal held by `failure`.
+    private static func held(_ outcome: AccountOutcome, _ failure: LocalFailure) -> AccountOutcome {
         var outcome = outcome
         // A refused token stays said: it is what keeps the removal from going on.
         if outcome.condition != .authFailed { outcome.condition = .removing }
-        outcome.failure = outcome.failure ?? .local(detail)
+        outcome.failure = outcome.failure ?? .local(failure)
         return outcome
     }
 

@@ -48,6 +48,15 @@ package enum RemovalHold: Sendable, Equatable {
         }
     }
 
+    /// The hold as an account's failure: the step's own words, or what the server or the
+    /// keyring said, as the failure recorded them.
+    package var failure: LocalFailure {
+        switch self {
+        case .stepFailed(let said): .removalStep(said)
+        case .deregistrationFailed(let detail), .revocationFailed(_, let detail): .other(detail)
+        }
+    }
+
     /// Whether this device's rows for the account are gone from the server.
     package var deregistered: Bool {
         if case .deregistrationFailed = self { false } else { true }

@@ -11,7 +11,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Other users can write the database or a file beside it (-wal, -shm).
     case writableByOthers(path: String, mode: UInt32)
     /// The database, its -wal or -shm file or its folder is a symbolic link: none is followed,
-    /// since whoever made it chooses which file gitbay-sync writes and chmods.
+    /// since whoever made it chooses which file is written and chmodded.
     case symbolicLink(path: String)
     /// The folder is missing and the nearest folder above it that is there is another user's
     /// (`HOME` still theirs under `sudo -E`): nothing is created in it.
@@ -21,7 +21,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case noDatabase(path: String)
     /// The state directory or database cannot be created or written.
     case notWritable(path: String, detail: String)
-    /// Another process held the database locked for longer than gitbay-sync waits; nothing
+    /// Another process held the database locked for longer than the store waits; nothing
     /// was changed, and trying again later works.
     case busy(path: String)
     /// Any other SQLite failure.
@@ -33,16 +33,21 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         [5, 6].contains(error.primaryCode) ? .busy(path: path) : .sqlite(error, path: path)
     }
 
-    /// What is wrong and what fixes it, without a program's options: a caller adds its own
-    /// (the command line, another `--db`).
-    package var description: String {
+    /// What is wrong and what fixes it, in words that name no program and none of its
+    /// options: `description(program:)` names the program that writes such files, and a
+    /// caller adds its own fixes (the command line: another `--db`).
+    package var description: String { description(program: nil) }
+
+    /// The same, naming `program` (`gitbay-sync`, an app) where the file's writer is meant:
+    /// a newer one, the one that wrote it, another one holding the lock.
+    package func description(program: String?) -> String {
         switch self {
         case .notADatabase(let path, let detail):
-            "\(path) is not a gitbay-sync state database (\(detail)); move it aside"
+            "\(path) is not a \(program ?? "device-registration") state database (\(detail)); move it aside"
         case .newerSchema(let path, let versions):
-            "\(path) was written by a newer gitbay-sync (schema migration \(versions.map(String.init).joined(separator: ", ")) is unknown to this one). The file was not changed; upgrade"
+            "\(path) was written by a newer \(program ?? "version") (schema migration \(versions.map(String.init).joined(separator: ", ")) is unknown to this one). The file was not changed; upgrade"
         case .changedMigration(let path, let version, let name):
-            "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the gitbay-sync that wrote it"
+            "\(path) records migration \(version) (\(name)) with a different checksum than this build; the database and this binary disagree on the schema. The file was not changed; use the \(program ?? "version") that wrote it"
         case .foreignOwner(let path, let owner):
             "\(path) belongs to user id \(owner), not to you; use it as that user"
         case .writableByOthers(let path, let mode):
@@ -56,7 +61,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notWritable(let path, let detail):
             "cannot write \(path) (\(detail)); fix its permissions"
         case .busy(let path):
-            "the state database \(path) is locked by another process (another gitbay-sync, or a tool with it open) and stayed locked while this one waited; nothing was changed. Try again in a moment"
+            "the state database \(path) is locked by another process (another \(program ?? "run"), or a tool with it open) and stayed locked while this one waited; nothing was changed. Try again in a moment"
         case .sqlite(let error, let path):
             "state database \(path): \(error.message) (SQLite code \(error.code))"
         }

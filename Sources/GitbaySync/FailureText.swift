@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayReconcile
 import GitbayState
 import GitbaySupport
 
@@ -16,6 +17,12 @@ enum FailureText {
         }
     }
 
+    /// An account's failure as the command line says it: the core's words, with this
+    /// program named where they mean the one that wrote the state database.
+    static func said(_ failure: AccountFailure) -> String {
+        if case .local(.store(let error)) = failure { error.description(program: "gitbay-sync") } else { failure.description }
+    }
+
     static func said(_ error: GitbayError, instance: InstanceURL?, ssh: String? = nil) -> String {
         switch error.kind {
         case .authFailed, .readOnlyToken: "\(error) \(capitalized(signInAgain(instance, account: error.account, ssh: ssh)))."
@@ -25,17 +32,18 @@ enum FailureText {
     }
 
     static func said(_ error: StoreError) -> String {
-        switch error {
+        let text = error.description(program: "gitbay-sync")
+        return switch error {
         case .notADatabase, .newerSchema, .changedMigration, .notWritable, .writableByOthers:
-            "\(error), or pass another --db"
+            "\(text), or pass another --db"
         case .foreignOwner, .foreignFolder:
-            "\(error); or pass a --db of your own"
+            "\(text); or pass a --db of your own"
         case .symbolicLink:
-            "\(error); if you made it, pass the real path as --db"
+            "\(text); if you made it, pass the real path as --db"
         case .noDatabase:
-            "\(error). Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
+            "\(text). Sign in with `gitbay-sync login <instance-url>` to start one, or pass the --db you use"
         case .busy, .sqlite:
-            error.description
+            text
         }
     }
 

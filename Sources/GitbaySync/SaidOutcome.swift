@@ -14,7 +14,7 @@ struct SaidOutcome: Sendable, Equatable {
     /// `outcome` with the core's own words for what failed, until the command line words it.
     init(_ outcome: AccountOutcome) {
         self.outcome = outcome
-        error = outcome.failure?.description
+        error = outcome.failure.map(FailureText.said)
     }
 
     subscript<Value>(dynamicMember path: KeyPath<AccountOutcome, Value>) -> Value {

@@ -104,13 +104,13 @@ struct RemovalTests {
         let server = try FakeGitbayServer()
         let world = try await ReconcileWorld()
         let alice = try await world.registeredAlice(on: server)
-        guard case .kept(_, .stepFailed(let reason)) = try await world.remove(alice, removal: world.removal(step: FailingStep())) else {
+        guard case .kept(let outcome, let hold) = try await world.remove(alice, removal: world.removal(step: FailingStep())) else {
             Issue.record("a failing step keeps the account")
             return
         }
-        let deregistered = true
-        #expect(deregistered)
-        #expect(reason == "the app's Keychain item could not be cleared")
+        #expect(hold == .stepFailed("the app's Keychain item could not be cleared") && hold.deregistered)
+        // The outcome carries the step's failure as a value, in the step's own words.
+        #expect(outcome.failure == .local(.removalStep("the app's Keychain item could not be cleared")))
         #expect(server.devices(of: "alice").isEmpty)
         #expect(try await world.store.apiToken(ofAccount: alice.id) != nil)
     }

@@ -113,7 +113,8 @@ extension CommandRunner {
                         "database.schema", path, "applied migrations \(applied) differ from this build's \(known)",
                         fix: "use the gitbay-sync that wrote this database, or pass another --db"))
         } catch {
-            checks.append(.fail("database.integrity", path, "cannot be read: \(error)", fix: "move the file aside and sign in again"))
+            checks.append(
+                .fail("database.integrity", path, "cannot be read: \(FailureText.said(error))", fix: "move the file aside and sign in again"))
         }
         checks.append(permissionsCheck(path))
         checks.append(await leaseCheck(store))

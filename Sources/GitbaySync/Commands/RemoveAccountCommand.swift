@@ -134,7 +134,7 @@ struct RemovalOutput: CommandOutput {
 
     /// What went wrong in a removal that still ended with the token deleted (`--force`).
     private var forcedError: String? {
-        if case .forced(let outcome, _, _, _, _) = result { return outcome.failure?.description }
+        if case .forced(let outcome, _, _, _, _) = result { return outcome.failure.map(FailureText.said) }
         return nil
     }
 }

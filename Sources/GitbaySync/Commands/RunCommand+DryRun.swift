@@ -48,7 +48,7 @@ struct DryRunOutput: CommandOutput {
     }
 
     private func said(_ plan: AccountPlan) -> String {
-        if let failure = plan.failure { return "cannot tell: \(TerminalText.escaped(failure.description))" }
+        if let failure = plan.failure { return "cannot tell: \(TerminalText.escaped(FailureText.said(failure)))" }
         if let skip = plan.skipReason {
             var outcome = AccountOutcome(account: plan.account, action: .skipped, condition: .pending, skipReason: skip)
             outcome.instance = plan.instance
@@ -75,7 +75,7 @@ struct DryRunOutput: CommandOutput {
             ("actions", .array(plan.actions.map(Self.json))),
             ("skipped", .optional(plan.skipReason.map { _ in said(plan) })),
             ("finishes_removal", .bool(plan.finishesRemoval)),
-            ("error", .optional(plan.failure?.description)),
+            ("error", .optional(plan.failure.map(FailureText.said))),
         ])
     }
 

@@ -60,7 +60,7 @@ struct MigratorTests {
         let before = try #require(fileBytes(path))
         let error = await #expect(throws: StoreError.self) { try await StateStore.open(folder.location) }
         #expect(error == .newerSchema(path: path, unknownVersions: [99]))
-        #expect(error?.description.contains("newer gitbay-sync") == true)
+        #expect(error.map(FailureText.said)?.contains("newer gitbay-sync") == true)
         #expect(fileBytes(path) == before)
     }
 
