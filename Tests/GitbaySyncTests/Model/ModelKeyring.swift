@@ -22,9 +22,8 @@ enum ModelKeyring {
         return try await keyring.readAll()
     }
 
-    /// (8)
-    static func checkItems(_ store: StateStore, _ keyring: SecretServiceKeyring, step: Int) async throws {
-        let kept = try await readAll(keyring)
+    /// (8), on the keyring's items as `kept` holds them.
+    static func checkItems(_ store: StateStore, kept: [String: Secret], step: Int) async throws {
         let named = try await store.keyringItems()
         var known = Set(named.values)
         for account in try await store.accounts() {

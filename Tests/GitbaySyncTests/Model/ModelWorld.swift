@@ -147,13 +147,19 @@ final class ModelWorld {
     /// What the command line sees of this machine's keyring.
     private var bus: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": session.busAddress] }
 
-    /// Each account's API token, by account id, wherever it is kept (the keyring read once).
-    private func storedTokens() async throws -> [Int64: Secret] {
+    /// Every item in this machine's keyring.
+    private func keyringItems() async throws -> [String: Secret] {
+        try await ModelKeyring.readAll(SecretServiceKeyring(environment: bus))
+    }
+
+    /// Each account's API token, by account id, wherever it is kept: the keyring read once,
+    /// or as `read` holds it when the caller read it already.
+    private func storedTokens(keyring read: [String: Secret]? = nil) async throws -> [Int64: Secret] {
         let store = try await cli.store()
         var tokens = try await store.storedAPITokens().mapValues(\.token)
         let items = try await store.keyringItems()
         guard !items.isEmpty else { return tokens }
-        let kept = try await ModelKeyring.readAll(SecretServiceKeyring(environment: bus))
+        let kept = if let read { read } else { try await keyringItems() }
         for (id, item) in items { tokens[id] = kept[item] }
         return tokens
     }
@@ -327,9 +333,11 @@ final class ModelWorld {
         }
         try await syncAccounts(number)
         let users = Dictionary(uniqueKeysWithValues: accountIDs.map { index, id in (id, (Self.users[index].0, Self.users[index].1)) })
-        apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users, tokens: try await storedTokens()))
+        // The keyring read once for both checks: nothing between them changes it.
+        let kept = try await keyringItems()
+        apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users, tokens: try await storedTokens(keyring: kept)))
         try tokens.check(servers, signedIn: Set(accountIDs.values), step: number)
-        if !alongside { try await ModelKeyring.checkItems(try await cli.store(), SecretServiceKeyring(environment: bus), step: number) }
+        if !alongside { try await ModelKeyring.checkItems(try await cli.store(), kept: kept, step: number) }
         try await followServerNames(number)
         try checkOnlyOurRowsRemoved(number, byTheSecondMachine: { if case .secondMachine = step { true } else { false } }())
         if faultFreeRun {
