@@ -33,10 +33,11 @@ SOURCES := Package.swift $(shell find Sources Migrations -type f 2>/dev/null)
 
 all: $(RELEASE_BINARY)
 
-# The installable build (README, Install): release, with the Swift runtime linked in. swift
-# build leaves an up-to-date binary as it is: `touch` tells make that it is built.
+# The installable build (README, Install): release, with the Swift runtime linked in
+# (scripts/release-build says how it links). swift build leaves an up-to-date binary as it
+# is: `touch` tells make that it is built.
 $(RELEASE_BINARY): $(SOURCES)
-	. ./scripts/swift-env && swift build -c release --static-swift-stdlib --product gitbay-sync
+	scripts/release-build --product gitbay-sync
 	touch $@
 
 install: $(BINARY)
