@@ -12,7 +12,7 @@ extension AccountRemoval {
     /// A revocation that did not go through: the name it was for, and what failed.
     struct RevocationFailure: Error, Sendable, Equatable {
         let name: String
-        let detail: String
+        let failure: AccountFailure
     }
 
     /// Revokes the account's named tokens with its own token: this install's stale ones first,
@@ -40,7 +40,7 @@ extension AccountRemoval {
                 break names
             } catch {
                 reconciler.logger.info("removal.revoke-failed", ["token.name": revoked, "error": "\(error)"])
-                result = .failure(RevocationFailure(name: revoked, detail: String(describing: error)))
+                result = .failure(RevocationFailure(name: revoked, failure: .server(error)))
                 break names
             }
         }

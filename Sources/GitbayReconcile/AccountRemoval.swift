@@ -96,11 +96,11 @@ package struct AccountRemoval: Sendable {
         }
         if !(outcome.isFailure || outcome.action == .skipped) {
             if let failure = await runStep(for: account) {
-                if failure.interrupted { return .interrupted(Self.held(outcome, .removalStep(failure.detail)), reason: failure.detail) }
+                if failure.interrupted { return .interrupted(Self.held(outcome, .local(.removalStep(failure.detail))), reason: failure.detail) }
                 hold = .stepFailed(failure.detail)
             }
         } else {
-            hold = .deregistrationFailed(outcome.failure?.description ?? "the server could not be reached")
+            hold = .deregistrationFailed(outcome.failure ?? .local(.other("the server could not be reached")))
         }
         if let hold, !force { return .kept(Self.held(outcome, hold.failure), reason: hold) }
         return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
@@ -123,10 +123,10 @@ package struct AccountRemoval: Sendable {
         case .failure(let unavailable):
             // The keyring holds the token and does not answer: it cannot be revoked yet.
             let name = (try? await reconciler.store.apiTokenDetails(ofAccount: account.id))??.name
-            let revocation = RemovalHold.revocationFailed(name: name ?? "", detail: unavailable.description)
+            let revocation = RemovalHold.revocationFailed(name: name ?? "", failure: .local(.keyring(unavailable)))
             guard force else {
                 await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: unavailable.description)
-                return .kept(Self.held(outcome, .keyring(unavailable)), reason: revocation)
+                return .kept(Self.held(outcome, revocation.failure), reason: revocation)
             }
             (stored, hold) = (nil, hold ?? revocation)
         }
@@ -137,9 +137,9 @@ package struct AccountRemoval: Sendable {
             case .success(let revoked):
                 token = revoked
             case .failure(let failure):
-                let revocation = RemovalHold.revocationFailed(name: failure.name, detail: failure.detail)
+                let revocation = RemovalHold.revocationFailed(name: failure.name, failure: failure.failure)
                 guard force else {
-                    await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: failure.detail)
+                    await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: failure.failure.description)
                     return .kept(Self.held(outcome, revocation.failure), reason: revocation)
                 }
                 hold = hold ?? revocation
@@ -193,11 +193,11 @@ package struct AccountRemoval: Sendable {
     }
 
     /// `outcome` of a removal held by `failure`.
-    private static func held(_ outcome: AccountOutcome, _ failure: LocalFailure) -> AccountOutcome {
+    private static func held(_ outcome: AccountOutcome, _ failure: AccountFailure) -> AccountOutcome {
         var outcome = outcome
         // A refused token stays said: it is what keeps the removal from going on.
         if outcome.condition != .authFailed { outcome.condition = .removing }
-        outcome.failure = outcome.failure ?? .local(failure)
+        outcome.failure = outcome.failure ?? failure
         return outcome
     }
 

@@ -30,30 +30,26 @@ package enum TokenRevocation: Sendable, Equatable {
     }
 }
 
-/// Why a removal did not complete, each with the detail the failure gave: the words for it
+/// Why a removal did not complete, each with the failure as a value: the words for it
 /// belong to the caller.
 package enum RemovalHold: Sendable, Equatable {
-    /// This device's rows could not be removed (the server's or the connection's failure).
-    case deregistrationFailed(String)
-    /// The device is deregistered, but the pre-removal step failed.
+    /// This device's rows could not be removed (the server's or the connection's failure, or
+    /// the one an earlier run recorded while the account waits it out).
+    case deregistrationFailed(AccountFailure)
+    /// The device is deregistered, but the pre-removal step failed, as it said.
     case stepFailed(String)
     /// The device is deregistered and the step passed, but the token named `name` could not
-    /// be revoked on the server.
-    case revocationFailed(name: String, detail: String)
+    /// be revoked on the server (its failure), or read from the keyring to revoke it.
+    case revocationFailed(name: String, failure: AccountFailure)
 
     /// What the failure itself said.
-    package var detail: String {
-        switch self {
-        case .deregistrationFailed(let detail), .stepFailed(let detail), .revocationFailed(_, let detail): detail
-        }
-    }
+    package var detail: String { failure.description }
 
-    /// The hold as an account's failure: the step's own words, or what the server or the
-    /// keyring said, as the failure recorded them.
-    package var failure: LocalFailure {
+    /// The hold as the account's failure.
+    package var failure: AccountFailure {
         switch self {
-        case .stepFailed(let said): .removalStep(said)
-        case .deregistrationFailed(let detail), .revocationFailed(_, let detail): .other(detail)
+        case .stepFailed(let said): .local(.removalStep(said))
+        case .deregistrationFailed(let failure), .revocationFailed(_, let failure): failure
         }
     }
 

@@ -44,7 +44,7 @@ enum RemovalText {
     /// Why the removal was held, as a clause: what failed and what still stands (not escaped
     /// for a terminal).
     static func held(_ hold: RemovalHold) -> String {
-        let why = CommandRunner.sentence(hold.detail)
+        let why = CommandRunner.sentence(FailureText.said(hold.failure))
         switch hold {
         case .deregistrationFailed: return "this device could not be deregistered: \(why)"
         case .stepFailed: return "this device is deregistered, but the pre-remove hook did not pass: \(why)"

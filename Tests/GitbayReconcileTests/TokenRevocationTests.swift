@@ -69,11 +69,14 @@ struct TokenRevocationTests {
         server.inject(Self.revokeFailure, command: "token revoke", times: 10)
         let step = CountingStep()
         let result = try await world.remove(alice, removal: world.removal(step: step))
-        guard case .kept(let outcome, .revocationFailed(let name, _)) = result else {
+        guard case .kept(let outcome, .revocationFailed(let name, let failure)) = result else {
             Issue.record("a revocation that fails keeps the account, not \(result)")
             return
         }
         #expect(name == "gitbay-sync-laptop-gbs-bbbbbb")
+        // The server's failure, as a value: what the account's outcome says too.
+        #expect(failure.server?.command == ["token", "revoke"] && failure.server?.httpStatus == 503, "\(failure)")
+        #expect(outcome.failure == failure)
         #expect(outcome.condition == .removing)
         #expect(try await world.store.account(id: alice.id)?.state == .removing)
         #expect(try await world.store.apiToken(ofAccount: alice.id) == Secret(token))

@@ -193,7 +193,7 @@ struct RemovalVerdict {
 
     /// The error of a removal kept as `removing` for `hold`.
     private static func held(_ hold: RemovalHold, account: AccountRecord, retry: String) -> CommandFailure {
-        let why = CommandRunner.sentence(hold.detail)
+        let why = CommandRunner.sentence(FailureText.said(hold.failure))
         switch hold {
         case .deregistrationFailed:
             return CommandFailure(
