@@ -48,15 +48,24 @@ struct TokenRenewer: Sendable {
     /// The stored tokens a run would renew now, by account id, and the install marker; nil
     /// when there are none. A token the keyring holds counts when `keyringTokens` has it.
     func due(keyringTokens: [Int64: Secret]) async throws -> (tokens: [Int64: StoredAPIToken], marker: String)? {
+        guard let due = try await dueAccounts() else { return nil }
+        let tokens = try await store.storedAPITokens(keyringTokens: keyringTokens).filter { due.accounts.contains($0.key) }
+        return tokens.isEmpty ? nil : (tokens, due.marker)
+    }
+
+    /// The accounts whose token a run would renew now, wherever the token is kept, decided on
+    /// what is recorded of the tokens alone (no token is read), and the install marker; nil
+    /// when there are none.
+    func dueAccounts() async throws -> (accounts: Set<Int64>, marker: String)? {
         let now = options.now()
-        let tokens = try await store.storedAPITokens(keyringTokens: keyringTokens)
-        // Nothing is read beyond the tokens unless one has a name, and then only the install marker.
-        guard tokens.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return nil }
+        let records = try await store.apiTokenRecords()
+        // Nothing is read beyond the records unless a token has a name, and then only the install marker.
+        guard records.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return nil }
         let marker = try await store.device().installMarker
-        let due = tokens.filter { _, stored in
-            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: now).isNeeded
+        let due = records.filter { _, record in
+            TokenRotation.need(record.details, staleNames: record.staleNames, installMarker: marker, now: now).isNeeded
         }
-        return due.isEmpty ? nil : (due, marker)
+        return due.isEmpty ? nil : (Set(due.keys), marker)
     }
 
     /// Renews one account's token, holding its lease; another process holding it leaves the

@@ -71,6 +71,22 @@ extension StateStore {
             uniquingKeysWith: { first, _ in first })
     }
 
+    /// What is recorded of every account's API token, wherever it is kept, by account id: its
+    /// details and the stale names, all a rotation decides on. No token is read.
+    package func apiTokenRecords() throws -> [Int64: (details: APITokenDetails, staleNames: [String])] {
+        try access { database in
+            try database.reading {
+                let stale = try Self.staleTokens(database)
+                let rows = try database.rows("SELECT account_id, name, expires_at, lifetime_seconds FROM api_tokens") {
+                    row throws(SQLiteError) in (try row.int64("account_id"), try APITokenDetails(row: row))
+                }
+                return Dictionary(
+                    rows.map { id, details in (id, (details: details, staleNames: stale[id]?.map(\.name) ?? [])) },
+                    uniquingKeysWith: { first, _ in first })
+            }
+        }
+    }
+
     /// Every stale name with its keyring item, by account id, in the order recorded.
     private static func staleTokens(_ database: Database, ofAccount id: Int64? = nil) throws(SQLiteError) -> [Int64: [(name: String, item: String?)]]
     {

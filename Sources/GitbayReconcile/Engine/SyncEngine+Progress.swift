@@ -29,13 +29,11 @@ extension SyncEngine {
         return Reconciler(store: store, options: options, logger: logger)
     }
 
-    /// The names of the accounts whose API token a run renews now.
-    /// A token the keyring holds counts as if read: only which accounts are due matters here,
-    /// and the keyring is read once, by the run.
+    /// The names of the accounts whose API token a run renews now, wherever the token is kept:
+    /// which accounts are due is decided without the tokens, and the keyring is read once, by
+    /// the run.
     func renewalDue() async throws -> Set<String> {
-        let accounts = try await store.accounts()
-        let unread = Dictionary(accounts.map { ($0.id, Secret("")) }, uniquingKeysWith: { first, _ in first })
-        guard let due = try await TokenRenewer(store: store, options: options, logger: logger).due(keyringTokens: unread) else { return [] }
-        return Set(accounts.filter { due.tokens[$0.id] != nil }.map(\.name))
+        guard let due = try await TokenRenewer(store: store, options: options, logger: logger).dueAccounts() else { return [] }
+        return Set(try await store.accounts().filter { due.accounts.contains($0.id) }.map(\.name))
     }
 }
