@@ -61,7 +61,7 @@ struct AccountProbe: Sendable {
         return .warn(
             "account.token_store", name, detail,
             fix:
-                "to keep it in the OS keyring, sign in again where a keyring is unlocked: `gitbay-sync login \(account.instance) --token-store keyring`"
+                "to keep it in the OS keyring, sign in again where a keyring is unlocked: `\(ShellWords.gitbaySync("login", account.instance, "--token-store", "keyring"))`"
         )
     }
 
@@ -103,12 +103,14 @@ struct AccountProbe: Sendable {
 
     /// An account being signed out: what is left of its removal.
     private func removalCheck() async -> DoctorCheck {
-        let force = "`gitbay-sync remove-account \(name) --force` deletes it now"
+        let force = "`\(ShellWords.gitbaySync("remove-account", name, "--force"))` deletes it now"
         let status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         if status.condition == .authFailed {
             return .fail(
                 "account.state", name, "being signed out, but the server refused its API token, so nothing retries the removal",
-                fix: "sign in again with `gitbay-sync login \(account.instance)` and run `gitbay-sync remove-account \(name)` again; \(force)")
+                fix:
+                    "sign in again with `\(ShellWords.gitbaySync("login", account.instance))` and run `\(ShellWords.gitbaySync("remove-account", name))` again; \(force)"
+            )
         }
         if let detail = status.detail {
             // Deregistered; what is left is the pre-remove hook.
@@ -129,7 +131,7 @@ struct AccountProbe: Sendable {
                 ? .pass("account.push", name, "push notifications on for the account")
                 : .fail(
                     "account.push", name, "push notifications are off for the account: the server sends this device nothing",
-                    fix: "`gitbay-sync push on \(name)`, or turn push on in the account's notification settings")
+                    fix: "`\(ShellWords.gitbaySync("push", "on", name))`, or turn push on in the account's notification settings")
         } catch {
             return .fail("account.push", name, "settings cannot be read: \(text(error))", fix: "run `gitbay-sync doctor` again later")
         }
@@ -186,7 +188,8 @@ struct AccountProbe: Sendable {
         guard let device else { return nil }
         switch account.state {
         case .paused:
-            return .pass("account.device", name, "paused: this device is not registered on purpose (`gitbay-sync resume \(name)` undoes it)")
+            return .pass(
+                "account.device", name, "paused: this device is not registered on purpose (`\(ShellWords.gitbaySync("resume", name))` undoes it)")
         case .removing:
             return nil
         case .active:

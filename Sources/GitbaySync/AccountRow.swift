@@ -52,7 +52,7 @@ struct AccountRow {
             // A signed-out account: say plainly whether its rows may still be on its server.
             let what = status.detail.map { "\(escaped: $0)" } ?? "this device is not deregistered yet"
             return
-                "\(padded)  \(style.condition(.removing)): \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `gitbay-sync remove-account \(name) --force` deletes it now"
+                "\(padded)  \(style.condition(.removing)): \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `\(ShellWords.gitbaySync("remove-account", name, "--force"))` deletes it now"
         }
         var line = "\(padded)  \(style.condition(status.condition))"
         if account.state != .active { line += " (\(account.state.rawValue))" }

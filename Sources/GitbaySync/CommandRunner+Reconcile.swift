@@ -116,7 +116,7 @@ extension CommandRunner {
             var kept = SaidOutcome(held)
             kept.action = .failed
             kept.error =
-                "\(name): removal not finished: this device is deregistered, but \(sentence(detail)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `gitbay-sync remove-account \(name) --force` deletes the token now"
+                "\(name): removal not finished: this device is deregistered, but \(sentence(detail)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `\(ShellWords.gitbaySync("remove-account", name, "--force"))` deletes the token now"
             return kept
         case .kept(let held, let hold):
             var kept = SaidOutcome(held)

@@ -54,7 +54,7 @@ extension CommandRunner {
 
     /// Why a command for a signed-in account refuses one being signed out, and the ways on.
     static func beingSignedOut(_ account: AccountRecord) -> String {
-        "\(account.name) is being signed out (`removing`), so it no longer counts as signed in; `gitbay-sync remove-account \(account.name)` finishes the removal, `gitbay-sync login \(account.instance)` signs it in again"
+        "\(account.name) is being signed out (`removing`), so it no longer counts as signed in; `\(ShellWords.gitbaySync("remove-account", account.name))` finishes the removal, `\(ShellWords.gitbaySync("login", account.instance))` signs it in again"
     }
 
     /// How long what failed stays so, and what ends it.

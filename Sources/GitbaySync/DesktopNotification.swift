@@ -70,7 +70,8 @@ struct DesktopNotification: Sendable, Equatable {
     func arguments(_ platform: ServiceUnits.Platform) -> [String] {
         switch platform {
         case .systemd:
-            return ["--app-name=gitbay-sync", summary, Self.markupEscaped(body)]
+            // `--` first: a summary is an account name, and one starting with `-` is still text.
+            return ["--app-name=gitbay-sync", "--", summary, Self.markupEscaped(body)]
         case .launchd:
             return ["-e", "display notification \(Self.appleScriptQuoted(body)) with title \(Self.appleScriptQuoted(summary))"]
         }

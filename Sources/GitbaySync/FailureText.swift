@@ -52,15 +52,15 @@ enum FailureText {
     /// destination the account signed in over (`AccountRecord.sshDestination`): both ways then
     /// go there, not to `git@` and the instance's host.
     static func signInAgain(_ instance: InstanceURL?, account: String, ssh: String? = nil) -> String {
-        let url = instance?.description ?? "<instance-url>"
         let given = ssh.flatMap { try? SSHDestination(parsing: $0) }
-        let login = "gitbay-sync login \(url) --ssh" + (given.map { " " + ShellWords.quoted($0.description) } ?? "")
+        let paste = instance.map { ShellWords.gitbaySync("login", $0) } ?? "gitbay-sync login <instance-url>"
+        let login = paste + " --ssh" + (given.map { " " + ShellWords.quoted($0.description) } ?? "")
         let mintWords = ["token", "create", "--name", TokenMinting.suggestedName, "--scope", "full"]
         let mint =
             if let instance { SSHDestination.stored(ssh, instance: instance).command(mintWords) } else if let given {
                 given.command(mintWords)
             } else { TokenMinting.command(forAccount: account) }
-        return "sign in again with a full-scope token: `\(login)` mints one, or mint one with `\(mint)` and paste it into `gitbay-sync login \(url)`"
+        return "sign in again with a full-scope token: `\(login)` mints one, or mint one with `\(mint)` and paste it into `\(paste)`"
     }
 
     /// The same for a signed-in account: its instance and the SSH destination it signed in over.

@@ -6,7 +6,7 @@ enum OutcomeText {
     /// What it means that `account` is shadowed, and the way out.
     static func shadowed(_ account: String) -> String {
         let name = TerminalText.escaped(account)
-        return "so this device gets no pushes for \(name); `gitbay-sync prefer \(name)` moves the token to it"
+        return "so this device gets no pushes for \(name); `\(ShellWords.gitbaySync("prefer", name))` moves the token to it"
     }
 
     static func line(_ outcome: SaidOutcome, width: Int) -> String {

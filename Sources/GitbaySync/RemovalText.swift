@@ -56,10 +56,11 @@ enum RemovalText {
     /// What ends a held removal besides the runs that retry it.
     static func wayOut(_ hold: RemovalHold, account: String) -> String {
         switch hold {
-        case .deregistrationFailed: "or `gitbay-sync remove-account \(account) --force` deletes it now"
-        case .stepFailed: "fix the hook (runs run it again), or `gitbay-sync remove-account \(account) --force` deletes the token now"
+        case .deregistrationFailed: "or `\(ShellWords.gitbaySync("remove-account", account, "--force"))` deletes it now"
+        case .stepFailed:
+            "fix the hook (runs run it again), or `\(ShellWords.gitbaySync("remove-account", account, "--force"))` deletes the token now"
         case .revocationFailed:
-            "or `gitbay-sync remove-account \(account) --force` deletes it here now (it then stays valid on the server until revoked by hand)"
+            "or `\(ShellWords.gitbaySync("remove-account", account, "--force"))` deletes it here now (it then stays valid on the server until revoked by hand)"
         }
     }
 

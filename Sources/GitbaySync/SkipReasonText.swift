@@ -44,7 +44,7 @@ enum SkipReasonText {
 
     /// Why the removal of an account whose API token was refused cannot go on, and the ways out.
     static func refusedRemoval(_ name: String, instance: String) -> String {
-        "its removal cannot go on: the API token was refused, so this device's rows on \(instance) cannot be removed with it, and it is not sent again. Sign in again with `gitbay-sync login \(instance)` and remove it again, or `gitbay-sync remove-account \(name) --force` deletes it now (this device's rows stay on the server and may keep pushing here)"
+        "its removal cannot go on: the API token was refused, so this device's rows on \(instance) cannot be removed with it, and it is not sent again. Sign in again with `\(ShellWords.gitbaySync("login", instance))` and remove it again, or `\(ShellWords.gitbaySync("remove-account", name, "--force"))` deletes it now (this device's rows stay on the server and may keep pushing here)"
     }
 
     static func refusedRemoval(_ account: AccountRecord) -> String {

@@ -18,7 +18,7 @@ extension SyncEngine {
         case readOnlyToken
         /// The address does not answer as a gitbay API.
         case notGitbay
-        /// `whoami` named a user that cannot name an account (empty, or text that prints escaped).
+        /// `whoami` named a user outside the form gitbay gives user names.
         case unusableUsername(String)
         /// The account is signed in already under another name of the same server.
         case alreadySignedIn(as: AccountRecord)
@@ -54,8 +54,8 @@ extension SyncEngine {
         } catch {
             throw failure(error)
         }
-        // The user name becomes the account's name, which is shown and typed: one line that
-        // prints as it is.
+        // The user name becomes the account's name, which is shown, typed and completed: only
+        // the form a gitbay server gives is taken.
         guard isUsableUsername(whoami.username) else { throw .unusableUsername(whoami.username) }
         do {
             // `whoami` cannot tell a read-only token; a write refused before it runs can.
@@ -66,10 +66,9 @@ extension SyncEngine {
         return whoami.username
     }
 
-    /// A user name that can name an account: not empty, and nothing in it that text output
-    /// would write escaped.
+    /// A user name that can name an account: one of the form gitbay gives user names.
     package static func isUsableUsername(_ username: String) -> Bool {
-        !username.isEmpty && !username.unicodeScalars.contains(where: TerminalText.needsEscaping)
+        UserName.isValid(username)
     }
 
     /// The account already signed in under another name of the server `instance` names: the

@@ -25,7 +25,7 @@ extension CommandRunner {
                 text: [
                     settings.push
                         ? "Push notifications for \(escaped: account.name) are on."
-                        : "Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `gitbay-sync push on \(escaped: account.name)`."
+                        : "Push notifications for \(escaped: account.name) are off: its devices stay registered, and the server sends nothing until `\(escaped: ShellWords.gitbaySync("push", "on", account.name))`."
                 ]
             ))
         return .success

@@ -136,7 +136,7 @@ struct DeviceRemovalOutput: CommandOutput {
             return [
                 removed,
                 account.state == .active
-                    ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`gitbay-sync pause \(escaped: account.name)`)."
+                    ? "It was this device's own row: the next `gitbay-sync run` adds it back unless you pause the account (`\(escaped: ShellWords.gitbaySync("pause", account.name))`)."
                     : "It was this device's own row; \(escaped: account.name) is \(account.state.rawValue), so it stays removed.",
             ]
         }

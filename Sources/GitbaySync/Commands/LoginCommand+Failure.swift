@@ -6,7 +6,7 @@ extension CommandRunner {
     /// What a sign-in that stored nothing says, and its exit code.
     static func loginFailure(_ failure: SyncEngine.SignInFailure, instance: InstanceURL) -> CommandFailure {
         let mint =
-            "Mint a new one with `\(TokenMinting.command(for: instance))`, or let gitbay-sync mint its own with `gitbay-sync login \(instance) --ssh`."
+            "Mint a new one with `\(TokenMinting.command(for: instance))`, or let gitbay-sync mint its own with `\(ShellWords.gitbaySync("login", instance, "--ssh"))`."
         switch failure {
         case .tokenRefused:
             return CommandFailure("\(instance) refused the API token (invalid, expired or revoked); nothing was stored. \(mint)", exitCode: .denied)
@@ -19,11 +19,11 @@ extension CommandRunner {
                 exitCode: .unavailable)
         case .unusableUsername(let username):
             return CommandFailure(
-                "\(instance) answered `whoami` with \"\(username)\", which is not a usable user name (it is empty, or holds a line break, a control or bidi character, or a backslash); nothing was stored.",
+                "\(instance) answered `whoami` with \"\(username)\", which is not a gitbay user name (\(UserName.rule)); a gitbay server never answers so, so check that the address is a gitbay server; nothing was stored.",
                 exitCode: .dataError)
         case .alreadySignedIn(let twin):
             return CommandFailure(
-                "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `gitbay-sync login \(twin.instance)`, or remove it first with `gitbay-sync remove-account \(twin.name)`.",
+                "already signed in as \(twin.name): \(instance) is the same server, so this would be the same account twice; nothing was stored. Sign in again under that name with `\(ShellWords.gitbaySync("login", twin.instance))`, or remove it first with `\(ShellWords.gitbaySync("remove-account", twin.name))`.",
                 exitCode: .dataError)
         case .keyringUnavailable(let reason):
             return CommandFailure(

@@ -155,7 +155,7 @@ extension CommandRunner {
     /// What the hidden prompt says before it asks: where a token comes from.
     static func tokenPrompt(for instance: InstanceURL) -> String {
         "Paste a full-scope API token for \(instance). Mint one with `\(TokenMinting.command(for: instance))`, "
-            + "or let gitbay-sync mint its own with `gitbay-sync login \(instance) --ssh`.\nAPI token (input hidden): "
+            + "or let gitbay-sync mint its own with `\(ShellWords.gitbaySync("login", instance, "--ssh"))`.\nAPI token (input hidden): "
     }
 
     /// Checks `apiToken` with the server, stores the account with `details` (and the SSH

@@ -39,7 +39,7 @@ extension CommandRunner {
     /// server depends on the server.
     fileprivate func pausedText(_ account: AccountRecord, _ outcome: SaidOutcome?) -> String {
         let name = TerminalText.escaped(account.name)
-        let until = "until `gitbay-sync resume \(name)`"
+        let until = "until `\(ShellWords.gitbaySync("resume", name))`"
         guard let outcome, outcome.action != .failed else {
             return
                 "Paused \(name) here, but this device could not be deregistered on \(account.instance) (the error is below): it may get the account's pushes \(Self.untilRun)."

@@ -57,7 +57,7 @@ extension CommandRunner {
         if account.state == .paused {
             let now = holder.map { "\($0) holds it meanwhile" } ?? "no account holds it meanwhile"
             return
-                "\(preferred), but it is paused, so it cannot hold this device's token: \(now). `gitbay-sync resume \(name)` registers the device for it and moves the token to it."
+                "\(preferred), but it is paused, so it cannot hold this device's token: \(now). `\(ShellWords.gitbaySync("resume", name))` registers the device for it and moves the token to it."
         }
         guard let own else {
             return "\(preferred); it holds this device's token from the next `gitbay-sync run`."

@@ -171,7 +171,7 @@ struct RemovalVerdict {
             )
         case .signedInAgain:
             failure = CommandFailure(
-                "\(account.name) was signed in again while its removal ran, and that sign-in wins: it is not removed, and stays signed in with the new API token. To sign out, run `gitbay-sync remove-account \(account.name)` again.",
+                "\(account.name) was signed in again while its removal ran, and that sign-in wins: it is not removed, and stays signed in with the new API token. To sign out, run `\(ShellWords.gitbaySync("remove-account", account.name))` again.",
                 exitCode: .busy)
         case .busy(_, let pid):
             failure = CommandFailure(
@@ -179,7 +179,7 @@ struct RemovalVerdict {
                 exitCode: .busy)
         case .interrupted(_, let reason):
             failure = CommandFailure(
-                "\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `gitbay-sync remove-account \(account.name)` retries the removal (so does the timer, if installed).",
+                "\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `\(ShellWords.gitbaySync("remove-account", account.name))` retries the removal (so does the timer, if installed).",
                 exitCode: .unavailable)
         case .kept(let outcome, _) where outcome.condition == .authFailed:
             failure = CommandFailure(

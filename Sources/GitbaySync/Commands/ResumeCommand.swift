@@ -45,7 +45,7 @@ extension CommandRunner {
             return "Resumed \(name): this device is registered for it" + (outcome.deviceID.map { " (device \($0))" } ?? "") + "."
         case .shadowed:
             return
-                "Resumed \(name): \(outcome.shadowedBy.map(TerminalText.escaped) ?? "another account") holds this device's token on \(account.instance), so \(name) is shadowed (`gitbay-sync prefer \(name)` moves the token to it)."
+                "Resumed \(name): \(outcome.shadowedBy.map(TerminalText.escaped) ?? "another account") holds this device's token on \(account.instance), so \(name) is shadowed (`\(ShellWords.gitbaySync("prefer", name))` moves the token to it)."
         case .noDeviceToken:
             return "Resumed \(name): no device token is set yet; `gitbay-sync device set-token` and then `gitbay-sync run` register it."
         default:

@@ -46,7 +46,7 @@ enum BashCompletion {
                         return ;;
                     \#(alternatives(model.otherValueOptions.map(q)))) COMPREPLY=(); return ;;
                 esac
-                local key used
+                local key used word
                 _gitbay_sync_resolve "${words[@]}"
             """#
     }
@@ -69,7 +69,13 @@ enum BashCompletion {
             \#(argumentArms(model))
                     esac
                 fi
-                COMPREPLY=($(compgen -W "${reply[*]}" -- "$cur"))
+                # Every candidate is data: filtered by a literal prefix test, never by
+                # `compgen -W`, which expands the words it is given (an account name is whatever
+                # a server answered, and `$(...)` in it would run).
+                local -a matches=()
+                for word in "${reply[@]}"; do
+                    [[ $word == "$cur"* ]] && matches+=("$word")
+                done
                 # Readline replaces only what follows the word's last COMP_WORDBREAKS character
                 # (`:`, `=`), or what starts at it for bash's `@` and `$`, so each candidate loses
                 # what comes before, as bash-completion's __ltrim_colon_completions does: after
@@ -83,7 +89,12 @@ enum BashCompletion {
                         break
                     fi
                 done
-                [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
+                # Each candidate goes onto the line quoted as bash reads it back as the same word.
+                COMPREPLY=()
+                for word in "${matches[@]}"; do
+                    printf -v word %q "${word#"$prefix"}"
+                    COMPREPLY+=("$word")
+                done
                 return 0
             }
             """#
@@ -106,7 +117,7 @@ enum BashCompletion {
         return model.arguments.map { argument in
             let action =
                 switch argument.source {
-                case .accounts: #"reply+=($(_gitbay_sync_accounts "${db[@]}"))"#
+                case .accounts: #"while IFS= read -r word; do reply+=("$word"); done < <(_gitbay_sync_accounts "${db[@]}")"#
                 case .words(let words): "reply+=(\(words.joined(separator: " ")))"
                 }
             return "            \(q("\(argument.command) \(argument.index)"))) \(action) ;;"

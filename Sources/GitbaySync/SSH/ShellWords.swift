@@ -83,6 +83,13 @@ enum ShellWords {
         throw .unclosedQuote("\"")
     }
 
+    /// A `gitbay-sync` command line for the user to copy, each word quoted as a POSIX shell
+    /// reads it back: an account name or URL is whatever a server or the user gave, and is
+    /// data on the line, never code.
+    static func gitbaySync(_ words: any CustomStringConvertible...) -> String {
+        (["gitbay-sync"] + words.map { quoted($0.description) }).joined(separator: " ")
+    }
+
     /// `word` as one word of a command line that `split(_:)`, a shell and gitbay's SSH access
     /// all read back as it is: as it is when it holds only ASCII letters, digits and
     /// `@%+=:,./_-`, else in single quotes, each `'` inside written `'\''`.

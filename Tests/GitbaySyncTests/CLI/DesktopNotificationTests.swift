@@ -63,9 +63,11 @@ struct DesktopNotificationTests {
         let raised = Self.calls(fake)
         #expect(raised.count == 1)
         let words = try #require(raised.first)
-        #expect(words.count == 3)
+        #expect(words.count == 4)
         #expect(words.first == "--app-name=gitbay-sync")
-        #expect(words.dropFirst().first == "gitbay-sync: \(alice) needs you")
+        // Options end before the summary and body, which carry an account name.
+        #expect(words.dropFirst().first == "--")
+        #expect(words.dropFirst(2).first == "gitbay-sync: \(alice) needs you")
         let body = words.last ?? ""
         #expect(body.hasPrefix("\(alice): its API token was refused"), "\(body)")
         #expect(body.contains("`gitbay-sync login \(server.baseURL) --ssh`"), "the one sign-in hint: \(body)")
@@ -150,7 +152,7 @@ struct DesktopNotificationTests {
         server.revokeToken(token)
         let result = await RunEveryTests.runTimer(cli, cycles: 3, clock: RunEveryTests.TestClock())
         #expect(result.code == 0, "\(result.err)")
-        #expect(Self.calls(fake).map { $0.dropFirst().first } == ["gitbay-sync: \(alice) needs you"])
+        #expect(Self.calls(fake).map { $0.dropFirst(2).first } == ["gitbay-sync: \(alice) needs you"])
     }
 
     struct Transition: Sendable, CustomStringConvertible {

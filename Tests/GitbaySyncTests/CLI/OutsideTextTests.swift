@@ -175,6 +175,29 @@ struct OutsideTextTests {
         }
     }
 
+    @Test("a name stored by an older version is one quoted word in every command printed for copying")
+    func printedCommandsQuoteNames() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        _ = try await cli.login(server, "alice")
+        let user = "$(touch${IFS}PWNED)"
+        let instance = try InstanceURL(parsing: server.baseURL)
+        try await cli.store().signIn(instance: instance, username: user, apiToken: Secret(server.mintToken(for: user)))
+        let name = "\(user)@127.0.0.1:\(server.port)"
+        var printed: [String] = []
+        for arguments in [["pause", name], ["status"], ["doctor"], ["accounts"]] {
+            let result = await cli.run(arguments)
+            // Every `gitbay-sync …` span the user could paste.
+            printed += (result.out + result.err).split(separator: "`").map(String.init).filter {
+                $0.hasPrefix("gitbay-sync ") && $0.contains("PWNED")
+            }
+        }
+        #expect(printed.contains("gitbay-sync resume '\(name)'"), "\(printed)")
+        for command in printed {
+            #expect(try ShellWords.split(command).contains(name), "\(command)")
+        }
+    }
+
     struct Username: Sendable, CustomTestStringConvertible {
         let why: String
         let name: String
@@ -182,7 +205,7 @@ struct OutsideTextTests {
     }
 
     @Test(
-        "login refuses a whoami user name that cannot name an account: 65, nothing stored",
+        "login refuses a whoami user name outside gitbay's form: 65, nothing stored",
         arguments: [
             Username(why: "empty", name: ""),
             Username(why: "a line break", name: "alice\nroot"),
@@ -192,6 +215,13 @@ struct OutsideTextTests {
             Username(why: "a C1 CSI", name: "alice\u{9B}2J"),
             Username(why: "a bidi override", name: "alice\u{202E}nimda"),
             Username(why: "a backslash", name: #"alice\n"#),
+            Username(why: "a command substitution", name: "$(touch${IFS}PWNED)"),
+            Username(why: "a leading dash, an option to another program", name: "-uX"),
+            Username(why: "a capital letter", name: "Alice"),
+            Username(why: "a space", name: "alice root"),
+            Username(why: "a leading dot", name: ".alice"),
+            Username(why: "a name ending in .git", name: "alice.git"),
+            Username(why: "64 characters", name: String(repeating: "a", count: 64)),
         ])
     func unusableUsername(_ username: Username) async throws {
         let server = try FakeGitbayServer()
@@ -199,7 +229,7 @@ struct OutsideTextTests {
         let token = server.mintToken(for: username.name)
         let result = await cli.run(["login", server.baseURL], stdin: token)
         #expect(result.code == ExitCode.dataError.rawValue, "\(result.err)")
-        #expect(result.err.contains("not a usable user name"))
+        #expect(result.err.contains("not a gitbay user name"))
         #expect(result.err.contains("nothing was stored"))
         #expect(Self.isInert(result.out + result.err))
         #expect(result.err.split(separator: "\n").count == 1)

@@ -35,13 +35,15 @@ struct BashCompletionTests {
     struct Completer {
         let folder: TemporaryDirectory
 
-        init() throws {
+        /// `standIn` is the stand-in `gitbay-sync`; `{folder}` in it becomes the folder's path.
+        init(standIn: String = BashCompletionTests.standIn) throws {
             folder = try TemporaryDirectory()
             let script = Completions.render(shell: .bash, commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs)
             try script.write(toFile: folder.file("completion.bash"), atomically: true, encoding: .utf8)
             try BashCompletionTests.driver.write(toFile: folder.file("driver.bash"), atomically: true, encoding: .utf8)
             try FileManager.default.createDirectory(atPath: folder.file("bin"), withIntermediateDirectories: true)
-            try BashCompletionTests.standIn.write(toFile: folder.file("bin/gitbay-sync"), atomically: true, encoding: .utf8)
+            try standIn.replacingOccurrences(of: "{folder}", with: folder.path)
+                .write(toFile: folder.file("bin/gitbay-sync"), atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.file("bin/gitbay-sync"))
         }
 

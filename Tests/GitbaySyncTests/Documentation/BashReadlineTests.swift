@@ -27,6 +27,34 @@ struct BashReadlineTests {
     @Test("a word ending in a colon completes to one account, not to a second colon")
     func colon() async throws {
         let completer = try BashCompletionTests.Completer()
+        let shown = try await Self.typeInBash(Self.typed.map { $0.line + "\t\n" }, completer: completer)
+        let ran = completer.calls.filter { !$0.hasSuffix("accounts --json") }
+        #expect(ran == Self.typed.map(\.runs), "\(shown)")
+    }
+
+    /// A name no gitbay gives, as a hostile server could have had stored: a command
+    /// substitution that leaves a file behind if anything evaluates it.
+    static let hostileAccount = "$(touch${IFS}{folder}/PWNED)@127.0.0.1:8080"
+
+    @Test("an account name is offered as data: Tab neither runs it nor lets the line run it")
+    func hostileName() async throws {
+        let completer = try BashCompletionTests.Completer(
+            standIn: """
+                #!/bin/sh
+                printf '%s\\n' "$*" >> "$(dirname "$0")/calls"
+                echo '{"accounts":[{"account":"\(Self.hostileAccount)"}]}'
+                """)
+        let shown = try await Self.typeInBash(["gitbay-sync pause \t\n"], completer: completer)
+        let folder = completer.folder
+        #expect(!FileManager.default.fileExists(atPath: folder.file("PWNED")), "\(shown)")
+        // The completed line ran with the name as one literal word.
+        let name = Self.hostileAccount.replacingOccurrences(of: "{folder}", with: folder.path)
+        #expect(completer.calls.filter { !$0.hasSuffix("accounts --json") } == ["pause \(name)"], "\(shown)")
+    }
+
+    /// Types each of `lines` at a prompt of an interactive bash that sourced the script, then
+    /// `exit`; what the terminal showed.
+    static func typeInBash(_ lines: [String], completer: BashCompletionTests.Completer) async throws -> String {
         let folder = completer.folder
         try "source \(folder.file("completion.bash"))\nPS1='ready> '\n".write(toFile: folder.file("rc"), atomically: true, encoding: .utf8)
         let bash = try BuiltBinary(
@@ -36,16 +64,15 @@ struct BashReadlineTests {
         defer { terminal.closeBoth() }
         let shell = try bash.start(["--rcfile", folder.file("rc"), "-i"], terminal: terminal.follower)
         var shown = ""
-        for (line, _) in Self.typed {
-            try await Self.waitFor(terminal.controller, until: "ready> ", into: &shown)
-            Self.type(line + "\t\n", on: terminal.controller)
+        for line in lines {
+            try await waitFor(terminal.controller, until: "ready> ", into: &shown)
+            type(line, on: terminal.controller)
         }
-        try await Self.waitFor(terminal.controller, until: "ready> ", into: &shown)
-        Self.type("exit\n", on: terminal.controller)
+        try await waitFor(terminal.controller, until: "ready> ", into: &shown)
+        type("exit\n", on: terminal.controller)
         let finished = await shell.finish(timeout: .seconds(20))
         #expect(finished.code == 0, "\(shown)")
-        let ran = completer.calls.filter { !$0.hasSuffix("accounts --json") }
-        #expect(ran == Self.typed.map(\.runs), "\(shown)")
+        return shown
     }
 
     static func type(_ text: String, on controller: Int32) {

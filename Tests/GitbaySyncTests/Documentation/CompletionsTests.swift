@@ -94,7 +94,8 @@ struct CompletionsTests {
             for (index, argument) in spec.arguments.enumerated() where argument.name == "account" {
                 let offered =
                     switch shell {
-                    case .bash: script.contains("'\(spec.name) \(index)') reply+=($(_gitbay_sync_accounts")
+                    case .bash:
+                        script.contains("'\(spec.name) \(index)') while IFS= read -r word; do reply+=(\"$word\"); done < <(_gitbay_sync_accounts")
                     case .zsh: script.contains("'\(spec.name) \(index)') _gitbay_sync_accounts")
                     case .fish: script.contains("-n '__gitbay_sync_argument_is \"\(spec.name)\" \(index)' -a '(__gitbay_sync_accounts)'")
                     }
