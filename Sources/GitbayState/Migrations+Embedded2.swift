@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 12, in order.
+    /// Migrations 9 to 13, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -74,6 +74,18 @@ CREATE TABLE run_history (
 -- `user@host:port`): the commands a message gives for revoking a token by hand go there.
 -- NULL: never given, and `git@` the instance's host is meant.
 ALTER TABLE accounts ADD COLUMN ssh_destination TEXT;
+"""#),
+        Migration(version: 13, name: "distinct_servers", sql: #"""
+-- Pairs of instance URLs seen to name two servers: after an account under one recorded a row
+-- of this device's token, an account under the other still listed the row it had recorded
+-- with the same id and `added`. A row that later goes missing never proves such a pair one
+-- server (two servers can hand out the same id at the same millisecond).
+CREATE TABLE distinct_servers (
+    instance  TEXT NOT NULL,
+    other     TEXT NOT NULL CHECK (other > instance),
+    seen_at   TEXT NOT NULL,
+    PRIMARY KEY (instance, other)
+) STRICT;
 """#),
     ]
 }

@@ -121,12 +121,18 @@ extension CommandRunner {
 
     /// Prints the line of each outcome that differs from the one printed for it as it came (a
     /// steady verdict that could not be recorded, an account reconciled again) or that had none.
+    /// Counts alone do not make a line differ: a pass run again that only listed says nothing new.
     private func printChanged(_ outcomes: [SaidOutcome], printed: [String: String?], width: Int) {
         let out = journalOut
         for outcome in outcomes {
             let line = out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
-            if (printed[outcome.account] ?? nil) != line { context.console.out(line) }
+            if (printed[outcome.account] ?? nil).map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
         }
+    }
+
+    /// A run line without its closing request and write counts.
+    static func withoutCounts(_ line: String) -> Substring {
+        line.ranges(of: " [").last.map { line[..<$0.lowerBound] } ?? line[...]
     }
 
     /// The last line of a run a signal stopped: the accounts it left not done.

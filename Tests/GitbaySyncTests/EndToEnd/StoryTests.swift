@@ -40,7 +40,7 @@ struct StoryTests {
         #expect(first.code == 0, "\(first.err)")
         #expect(first.err.isEmpty)
         let firstLines = first.out.split(separator: "\n").map(String.init)
-        #expect(firstLines.count == 3)
+        #expect(firstLines.count == 3, "\(first.out)")
         #expect(firstLines.contains { $0.hasPrefix(alice) && $0.contains("added") })
         #expect(firstLines.contains { $0.hasPrefix(bob) && $0.contains("shadowed by \(alice)") })
         #expect(firstLines.contains { $0.hasPrefix(carol) && $0.contains("added") })

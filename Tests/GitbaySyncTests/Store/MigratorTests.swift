@@ -172,7 +172,7 @@ struct LegacyRecordTests {
                 ALTER TABLE api_tokens DROP COLUMN name; ALTER TABLE api_tokens DROP COLUMN expires_at;
                 DROP TABLE stale_api_tokens; ALTER TABLE api_tokens DROP COLUMN lifetime_seconds;
                 ALTER TABLE accounts DROP COLUMN removal_step_passed_for; ALTER TABLE accounts DROP COLUMN ssh_destination;
-                DROP TABLE run_history;
+                DROP TABLE run_history; DROP TABLE distinct_servers;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql
