@@ -92,4 +92,18 @@ package struct AccountOutcome: Sendable, Equatable {
     /// another gitbay-sync reconciling it, is not a failure of this run. `ok` and the exit
     /// code follow this.
     package var isFailure: Bool { action == .failed || condition.needsAttention }
+
+    /// Why the run could not check the account, when it could not: nothing was asked of its
+    /// server because its token could not be read, another gitbay-sync held it, or what it
+    /// should have kept changing. Not a success: a run with such an account and no failure
+    /// exits 75, its history row says `unchecked`, and `status` says why.
+    package var unchecked: UncheckedReason? {
+        guard !isFailure else { return nil }
+        switch skipReason {
+        case .keyringUnavailable(let reason): return reason == .locked ? .keyringLocked : .keyringUnavailable
+        case .heldElsewhere: return .heldElsewhere
+        case .keptChanging: return .keptChanging
+        case .tokenRefused, .removalTokenRefused, .backingOff, .signedOutDuringRun, .signedInAgain, nil: return nil
+        }
+    }
 }

@@ -40,6 +40,7 @@ extension AccountPass {
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         }
         status.failures += 1
+        status.unchecked = nil
         let (condition, wait) = FailurePolicy.classify(error, failures: status.failures, ceiling: settings.backoffCeiling)
         status.condition = condition
         status.lastError = String(describing: error)

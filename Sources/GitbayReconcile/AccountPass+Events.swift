@@ -161,7 +161,7 @@ extension AccountPass {
             status.detail = verdict.detail
         }
         status.lastSuccessAt = startedAt
-        (status.lastError, status.nextRetryAt, status.nextRetryReason, status.failures) = (nil, nil, nil, 0)
+        (status.lastError, status.nextRetryAt, status.nextRetryReason, status.failures, status.unchecked) = (nil, nil, nil, 0, nil)
         guard leaseNeeded else {
             let steady = Reconciler.Steady(verdict: SteadyVerdict(accountID: account.id, read: read, status: status), snapshot: snapshot)
             return end(with: Reconciler.Reconciled(outcome: finalOutcome, steady: steady))

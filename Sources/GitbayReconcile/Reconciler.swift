@@ -92,12 +92,22 @@ package struct Reconciler: Sendable {
             }
         await recordSteadyVerdicts(&reconciled, read: facts, run: run)
         var outcomes = Self.sorted(skipped + reconciled.map(\.outcome), facts)
+        await noteUnchecked(outcomes, facts)
         if !moves.isEmpty {
             let byName = Dictionary(
                 facts.accounts.compactMap { account in moves[account.id].map { (account.name, $0) } }, uniquingKeysWith: { first, _ in first })
             for index in outcomes.indices { outcomes[index].tokenMove = byName[outcomes[index].account] }
         }
         return (outcomes, apiTokens)
+    }
+
+    /// Notes why each account the round could not check was not, on its own behalf; a store
+    /// that cannot take it loses only the note (the outcomes still say it).
+    private func noteUnchecked(_ outcomes: [AccountOutcome], _ facts: RunFacts) async {
+        let ids = Dictionary(facts.accounts.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+        let unchecked = outcomes.compactMap { outcome in outcome.unchecked.flatMap { reason in ids[outcome.account].map { (id: $0, reason: reason) } }
+        }
+        try? await store.noteUnchecked(unchecked, at: options.now())
     }
 
     /// `outcomes` in the accounts' sign-in order.

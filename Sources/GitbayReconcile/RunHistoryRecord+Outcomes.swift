@@ -12,10 +12,12 @@ extension RunHistoryRecord {
     /// `alsoFailed` names accounts that failed after their outcome (a removal not finished).
     init(start: Start, finishedAt: Date, _ outcomes: [AccountOutcome], interrupted: Bool, alsoFailed: Set<String> = []) {
         let failed = outcomes.filter { ($0.isFailure && !$0.stopped) || alsoFailed.contains($0.account) }.map(\.account)
+        let unchecked = outcomes.filter { $0.unchecked != nil && !alsoFailed.contains($0.account) }.map(\.account)
         self.init(
-            start: start, finishedAt: finishedAt, result: interrupted ? .interrupted : failed.isEmpty ? .ok : .failed,
+            start: start, finishedAt: finishedAt,
+            result: interrupted ? .interrupted : !failed.isEmpty ? .failed : unchecked.isEmpty ? .ok : .unchecked,
             accounts: outcomes.count, added: outcomes.filter { [.added, .reAdded, .rotated].contains($0.action) }.count,
-            removed: outcomes.filter { $0.action == .removed }.count, failedAccounts: failed)
+            removed: outcomes.filter { $0.action == .removed }.count, failedAccounts: failed, uncheckedAccounts: unchecked)
     }
 }
 

@@ -94,6 +94,11 @@ extension AccountStatusRecord {
             lastError: try row.optionalText("last_error"), nextRetryAt: try row.optionalDate("next_retry_at"),
             nextRetryReason: try row.optionalText("next_retry_reason").flatMap(RetryReason.init(rawValue:)),
             failures: try row.int("failures"), listETag: try row.optionalText("list_etag"), etagBasis: try row.optionalText("etag_basis"))
+        if let reason = try row.optionalText("unchecked_reason").flatMap(UncheckedReason.init(rawValue:)),
+            let since = try row.optionalDate("unchecked_since")
+        {
+            unchecked = Unchecked(reason: reason, since: since, runs: try row.int("unchecked_runs"))
+        }
     }
 }
 
@@ -123,6 +128,7 @@ extension UnattendedRunRecord {
             result: Result(rawValue: try row.text("result")) ?? .failed, accounts: try row.int("accounts"),
             failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init), waiting: try row.int("waiting"),
             period: try row.optionalInt64("period_seconds").map { .seconds($0) },
-            pid: Int32(truncatingIfNeeded: try row.int64("pid")))
+            pid: Int32(truncatingIfNeeded: try row.int64("pid")),
+            uncheckedAccounts: try row.text("unchecked_accounts").split(separator: "\n").map(String.init))
     }
 }

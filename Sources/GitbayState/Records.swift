@@ -124,6 +124,9 @@ package struct AccountStatusRecord: Sendable, Equatable {
     package var failures: Int
     package var listETag: String?
     package var etagBasis: String?
+    /// Why the latest runs could not check the account, when it could not be; nil once a
+    /// pass checked it.
+    package var unchecked: Unchecked?
 
     package init(
         condition: AccountCondition = .pending, detail: String? = nil, lastAttemptAt: Date? = nil,
@@ -165,55 +168,6 @@ package enum RetryReason: String, Sendable, CaseIterable {
         case .denied: "the token may not register devices; retried rarely"
         case .pushDisabled: "the instance sends no pushes; retried rarely"
         }
-    }
-}
-
-/// The latest run nobody typed: the installed service's `run --unattended`, or a cycle of
-/// `run --every`.
-package struct UnattendedRunRecord: Sendable, Equatable {
-    package enum Trigger: String, Sendable, CaseIterable {
-        /// `run --unattended`, as the units `service install` writes call it.
-        case service
-        /// A cycle of `run --every`.
-        case every
-    }
-
-    package enum Result: String, Sendable {
-        /// No account failed (some may wait out a backoff).
-        case ok
-        /// One or more accounts failed.
-        case failed
-        /// A signal stopped the run before it finished.
-        case interrupted
-    }
-
-    package let trigger: Trigger
-    package let startedAt: Date
-    package let finishedAt: Date
-    package let result: Result
-    /// How many accounts the run looked at.
-    package let accounts: Int
-    /// The accounts that failed, in sign-in order.
-    package let failedAccounts: [String]
-    /// How many accounts were left waiting out a backoff.
-    package let waiting: Int
-    /// The period of `run --every`; nil for the service.
-    package let period: Duration?
-    package let pid: Int32
-
-    package init(
-        trigger: Trigger, startedAt: Date, finishedAt: Date, result: Result, accounts: Int, failedAccounts: [String],
-        waiting: Int, period: Duration?, pid: Int32
-    ) {
-        self.trigger = trigger
-        self.startedAt = startedAt
-        self.finishedAt = finishedAt
-        self.result = result
-        self.accounts = accounts
-        self.failedAccounts = failedAccounts
-        self.waiting = waiting
-        self.period = period
-        self.pid = pid
     }
 }
 

@@ -48,8 +48,14 @@ package struct RunHistoryRecord: Sendable, Equatable {
     package let removed: Int
     /// The accounts that failed, in sign-in order.
     package let failedAccounts: [String]
+    /// The accounts it could not check, in sign-in order.
+    package var uncheckedAccounts: [String] = []
 
-    package init(start: Start, finishedAt: Date, result: Result, accounts: Int, added: Int, removed: Int, failedAccounts: [String]) {
+    package init(
+        start: Start, finishedAt: Date, result: Result, accounts: Int, added: Int, removed: Int, failedAccounts: [String],
+        uncheckedAccounts: [String] = []
+    ) {
+        self.uncheckedAccounts = uncheckedAccounts
         self.start = start
         self.finishedAt = finishedAt
         self.result = result
@@ -63,19 +69,21 @@ package struct RunHistoryRecord: Sendable, Equatable {
     /// earlier in the run that already says it all is not written again.
     package func saysTheSame(as other: RunHistoryRecord) -> Bool {
         start == other.start && result == other.result && accounts == other.accounts && added == other.added
-            && removed == other.removed && failedAccounts == other.failedAccounts
+            && removed == other.removed && failedAccounts == other.failedAccounts && uncheckedAccounts == other.uncheckedAccounts
     }
 }
 
 extension RunHistoryRecord {
     init(row: Row) throws(SQLiteError) {
         let failed = try row.text("failed_accounts")
+        let unchecked = try row.text("unchecked_accounts")
         self.init(
             start: Start(
                 trigger: try row.value("trigger", as: Trigger.self), startedAt: try row.date("started_at"),
                 pid: Int32(truncatingIfNeeded: try row.int64("pid"))),
             finishedAt: try row.date("finished_at"), result: Result(rawValue: try row.text("result")) ?? .failed,
             accounts: try row.int("accounts"), added: try row.int("added"), removed: try row.int("removed"),
-            failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init))
+            failedAccounts: failed.isEmpty ? [] : failed.split(separator: "\n").map(String.init),
+            uncheckedAccounts: unchecked.isEmpty ? [] : unchecked.split(separator: "\n").map(String.init))
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 extension StateStore {
     private static let statusColumns =
         "condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, failures, "
-        + "list_etag, etag_basis, next_retry_reason"
+        + "list_etag, etag_basis, next_retry_reason, unchecked_reason, unchecked_since, unchecked_runs"
 
     private static let registrationColumns = """
         account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
@@ -103,6 +103,27 @@ extension StateStore {
 
     package func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64) throws {
         try write { database in try Self.insertStatus(status, ofAccount: id, database) }
+    }
+
+    /// Notes, for each account, that a run could not check it and why: since when, and in
+    /// how many runs in a row for that reason. Written on each account's own behalf; a verdict
+    /// a pass saves clears it.
+    package func noteUnchecked(_ accounts: [(id: Int64, reason: UncheckedReason)], at now: Date) throws {
+        guard !accounts.isEmpty else { return }
+        try write { database in
+            for (id, reason) in accounts {
+                try database.run(
+                    """
+                    INSERT INTO account_status (account_id, condition, unchecked_reason, unchecked_since, unchecked_runs)
+                    VALUES (?, 'pending', ?, ?, 1)
+                    ON CONFLICT (account_id) DO UPDATE SET
+                        unchecked_since = CASE WHEN unchecked_reason IS excluded.unchecked_reason
+                            THEN unchecked_since ELSE excluded.unchecked_since END,
+                        unchecked_runs = CASE WHEN unchecked_reason IS excluded.unchecked_reason THEN unchecked_runs + 1 ELSE 1 END,
+                        unchecked_reason = excluded.unchecked_reason
+                    """, .integer(id), .text(reason.rawValue), .text(Timestamp.format(now)))
+            }
+        }
     }
 
     static func insertStatus(_ status: AccountStatusRecord, ofAccount id: Int64, _ database: Database) throws(SQLiteError) {

@@ -13,12 +13,13 @@ extension StateStore {
             try database.run(
                 """
                 INSERT OR REPLACE INTO unattended_runs
-                    (trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid, unchecked_accounts)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 .text(run.trigger.rawValue), .text(Timestamp.format(run.startedAt)), .text(Timestamp.format(run.finishedAt)),
                 .text(run.result.rawValue), .int(run.accounts), .text(run.failedAccounts.joined(separator: "\n")),
-                .int(run.waiting), .optionalInteger(run.period.map(\.components.seconds)), .integer(Int64(run.pid))
+                .int(run.waiting), .optionalInteger(run.period.map(\.components.seconds)), .integer(Int64(run.pid)),
+                .text(run.uncheckedAccounts.joined(separator: "\n"))
             )
         }
     }
@@ -28,7 +29,7 @@ extension StateStore {
         try access { database in
             try database.row(
                 """
-                SELECT started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid, trigger
+                SELECT started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid, trigger, unchecked_accounts
                 FROM unattended_runs WHERE trigger = ?
                 """,
                 .text(trigger.rawValue), map: UnattendedRunRecord.init(row:))

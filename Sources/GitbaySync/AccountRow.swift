@@ -37,6 +37,8 @@ struct AccountRow {
             ("same_server_as", .array(sameServerAs.map { .string($0.description) })),
             ("token_name", .optional(token.name)),
             ("token_expires_at", .optional(token.expiresAt)),
+            ("unchecked", .optional(status.unchecked?.reason.rawValue)),
+            ("unchecked_since", .optional(status.unchecked?.since)),
         ])
     }
 
@@ -63,11 +65,27 @@ struct AccountRow {
         return line
     }
 
+    /// Why a run could not check an account, and what lets the next one.
+    static func said(_ reason: UncheckedReason) -> String {
+        switch reason {
+        case .keyringLocked:
+            "its API token is in the OS keyring, which is locked; unlock it (log in to the desktop session), and the next run checks it"
+        case .keyringUnavailable:
+            "its API token is in the OS keyring, which did not answer; `gitbay-sync doctor` says why, and the next run tries again"
+        case .heldElsewhere: "another gitbay-sync was reconciling it all through the run; the next run checks it"
+        case .keptChanging: "what it should have kept changing while the run was at it; the next run checks it"
+        }
+    }
+
     /// The longer form `status` prints: last success, last error, when and why the next
     /// attempt waits, each time told against `now`.
     func details(now: Date) -> [String] {
         let said = { (date: Date) in RelativeTime.said(date, now: now) }
         var lines: [String] = []
+        if let unchecked = status.unchecked {
+            let runs = unchecked.runs == 1 ? "the last run" : "the last \(unchecked.runs) runs"
+            lines.append("    not checked by \(runs) (since \(said(unchecked.since))): \(Self.said(unchecked.reason))")
+        }
         if let at = status.lastSuccessAt { lines.append("    last success: \(said(at))") }
         if let error = status.lastError { lines.append("    last error: \(escaped: error)") }
         let expiry = token.expiresAt.map { $0 > now ? "expires \(said($0))" : "expired \(said($0))" }

@@ -16,7 +16,8 @@ extension CommandRunner {
             (
                 account.name,
                 DesktopNotification.Before(
-                    condition: facts.statuses[account.id]?.condition ?? .pending, instance: account.instance, ssh: account.sshDestination)
+                    condition: facts.statuses[account.id]?.condition ?? .pending, instance: account.instance, ssh: account.sshDestination,
+                    unchecked: facts.statuses[account.id]?.unchecked)
             )
         }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })

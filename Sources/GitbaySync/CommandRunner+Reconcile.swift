@@ -20,11 +20,12 @@ extension CommandRunner {
         _ trigger: UnattendedRunRecord.Trigger, startedAt: Date, _ outcomes: [SaidOutcome], interrupted: Bool, period: Duration?
     ) -> UnattendedRunRecord {
         let failed = outcomes.filter { $0.isFailure && !$0.stopped }.map(\.account)
+        let unchecked = outcomes.filter { $0.unchecked != nil }.map(\.account)
         return UnattendedRunRecord(
             trigger: trigger, startedAt: startedAt, finishedAt: context.now(),
-            result: interrupted ? .interrupted : failed.isEmpty ? .ok : .failed, accounts: outcomes.count, failedAccounts: failed,
-            waiting: outcomes.filter { $0.action == .skipped && $0.nextRetryAt != nil }.count, period: period,
-            pid: getpid()
+            result: interrupted ? .interrupted : !failed.isEmpty ? .failed : unchecked.isEmpty ? .ok : .unchecked, accounts: outcomes.count,
+            failedAccounts: failed, waiting: outcomes.filter { $0.action == .skipped && $0.nextRetryAt != nil }.count, period: period,
+            pid: getpid(), uncheckedAccounts: unchecked
         )
     }
 

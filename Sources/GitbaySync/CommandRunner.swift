@@ -204,7 +204,17 @@ struct CommandRunner {
         for line in summary.lines(advice: Self.retryAdvice(failed)) {
             context.console.err(err.line(.error, line))
         }
-        return summary.isEmpty ? .success : .partialFailure
+        guard summary.isEmpty else { return .partialFailure }
+        // A skip is not a success: accounts nothing was asked about make the run a temporary failure.
+        let unchecked = outcomes.filter { $0.unchecked != nil }
+        guard !unchecked.isEmpty else { return .success }
+        let names = unchecked.map { TerminalText.escaped($0.account) }.joined(separator: ", ")
+        context.console.err(
+            err.line(
+                .warning,
+                "Error: \(unchecked.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") could not be checked: \(names) (why: above, and in `gitbay-sync status`); nothing failed, and the next run tries them again."
+            ))
+        return .busy
     }
 
     /// What tries the failed accounts again: runs do, after the backoff, except for a refused

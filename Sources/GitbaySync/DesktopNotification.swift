@@ -12,6 +12,8 @@ struct DesktopNotification: Sendable, Equatable {
         let instance: InstanceURL
         /// The SSH destination it signed in over, if it was given one.
         var ssh: String? = nil
+        /// Why the runs before could not check it, and in how many in a row.
+        var unchecked: Unchecked? = nil
     }
 
     /// The variable that names the notify-send program, a command line.
@@ -25,7 +27,14 @@ struct DesktopNotification: Sendable, Equatable {
     /// differs from the one it read before the pass: a new failure. One that stays failed is
     /// not new on the next run; one that recovered (or was signed in again) and fails anew is.
     static func newFailures(before: [String: Before], _ outcomes: [AccountOutcome]) -> [AccountOutcome] {
-        outcomes.filter { !$0.stopped && $0.condition.needsAttention && before[$0.account]?.condition != $0.condition }
+        outcomes.filter { outcome in
+            guard !outcome.stopped else { return false }
+            // Once, when the same cause has kept it unchecked for a second run in a row.
+            if let reason = outcome.unchecked, let earlier = before[outcome.account]?.unchecked {
+                return earlier.reason == reason && earlier.runs == 1
+            }
+            return outcome.condition.needsAttention && before[outcome.account]?.condition != outcome.condition
+        }
     }
 
     /// The notification for `outcome`'s account; `instance` and `ssh` name it in the sign-in
@@ -35,13 +44,17 @@ struct DesktopNotification: Sendable, Equatable {
         summary = "gitbay-sync: \(outcome.account) needs you"
         let signIn = FailureText.signInAgain(instance, account: outcome.account, ssh: ssh)
         let (what, fix): (String, String) =
-            switch outcome.condition {
-            case .authFailed:
-                ("its API token was refused (invalid, expired or revoked), so this device's registration there is no longer kept", signIn)
-            case .denied: ("its API token may not register devices (read-only, or the account is disabled)", signIn)
-            case .pushDisabled:
-                ("its instance does not send push notifications, so this device gets none from it", "ask the instance's admin to turn push on")
-            default: (outcome.condition.rawValue, "see `gitbay-sync status`")
+            if let reason = outcome.unchecked {
+                ("two runs in a row could not check it", AccountRow.said(reason))
+            } else {
+                switch outcome.condition {
+                case .authFailed:
+                    ("its API token was refused (invalid, expired or revoked), so this device's registration there is no longer kept", signIn)
+                case .denied: ("its API token may not register devices (read-only, or the account is disabled)", signIn)
+                case .pushDisabled:
+                    ("its instance does not send push notifications, so this device gets none from it", "ask the instance's admin to turn push on")
+                default: (outcome.condition.rawValue, "see `gitbay-sync status`")
+                }
             }
         body = "\(outcome.account): \(what). \(fix.prefix(1).uppercased() + fix.dropFirst())."
     }

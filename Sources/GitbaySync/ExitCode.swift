@@ -32,9 +32,11 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case outputFailed = 73
     /// The state database cannot be used (not a database, newer schema, permissions).
     case stateError = 74
-    /// Busy: another gitbay-sync is reconciling the account (it, or the next run, finishes the
-    /// job), a sign-in came while `remove-account` ran, or the state database stayed locked by
-    /// another process. Nothing was lost; trying again works.
+    /// Busy, or not checked: another gitbay-sync is reconciling the account (it, or the next
+    /// run, finishes the job), a sign-in came while `remove-account` ran, the state database
+    /// stayed locked by another process, or a run could not check an account (its token in a
+    /// locked or absent keyring) while none failed. Nothing was lost; trying again works.
+    /// sysexits' EX_TEMPFAIL.
     case busy = 75
     /// A server refused the API token (invalid, expired or read-only), or, for `login --ssh`,
     /// the SSH key or the `token create`.
@@ -62,7 +64,7 @@ extension ExitCode {
         case .notEnabled: "service units written but not enabled"
         case .outputFailed: "output not written"
         case .stateError: "state database unusable"
-        case .busy: "busy (another gitbay-sync has the account or the database; try again)"
+        case .busy: "not checked or busy (an account could not be checked, or another gitbay-sync has it or the database; try again)"
         case .denied: "token refused"
         case .foreignFile: "unit file not written by gitbay-sync"
         }

@@ -12,6 +12,7 @@ struct ReconciledOutput: CommandOutput {
 
     var json: JSONValue {
         .object(
-            fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains(where: \.isFailure)))] + laterFields)
+            fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil }))]
+                + laterFields)
     }
 }

@@ -30,6 +30,8 @@ struct RunHistoryOutput: CommandOutput {
                             ("removed", .int(run.removed)),
                             ("failed", .int(run.failedAccounts.count)),
                             ("failed_accounts", .array(run.failedAccounts.map { .string($0) })),
+                            ("unchecked", .int(run.uncheckedAccounts.count)),
+                            ("unchecked_accounts", .array(run.uncheckedAccounts.map { .string($0) })),
                             ("pid", .int(Int(run.start.pid))),
                         ])
                     })
@@ -39,13 +41,12 @@ struct RunHistoryOutput: CommandOutput {
 
     var text: [String] {
         guard !runs.isEmpty else { return ["No runs recorded yet: `gitbay-sync run` records one."] }
-        let header = ["STARTED", "TOOK", "BY", "RESULT", "ACCOUNTS", "ADDED", "REMOVED", "FAILED"]
+        let header = ["STARTED", "TOOK", "BY", "RESULT", "ACCOUNTS", "ADDED", "REMOVED", "FAILED", "UNCHECKED"]
         let rows = runs.map { run -> [String] in
-            let failed = run.failedAccounts.map { TerminalText.escaped($0) }
-            return [
+            [
                 RelativeTime.said(run.start.startedAt, now: now), RelativeTime.length(run.finishedAt.timeIntervalSince(run.start.startedAt)),
                 Self.trigger(run.start.trigger), run.result.rawValue, "\(run.accounts)", "\(run.added)", "\(run.removed)",
-                failed.isEmpty ? "0" : "\(failed.count): \(failed.joined(separator: ", "))",
+                Self.named(run.failedAccounts), Self.named(run.uncheckedAccounts),
             ]
         }
         let results = [nil] + runs.map(\.result)
@@ -68,6 +69,11 @@ struct RunHistoryOutput: CommandOutput {
         }
     }
 
+    /// How many accounts, and which.
+    private static func named(_ accounts: [String]) -> String {
+        accounts.isEmpty ? "0" : "\(accounts.count): \(accounts.map { TerminalText.escaped($0) }.joined(separator: ", "))"
+    }
+
     /// What started the run, in the words of the command line.
     static func trigger(_ trigger: RunHistoryRecord.Trigger) -> String {
         switch trigger {
@@ -82,7 +88,7 @@ struct RunHistoryOutput: CommandOutput {
         switch result {
         case .ok: .green
         case .failed: .red
-        case .interrupted: .yellow
+        case .interrupted, .unchecked: .yellow
         }
     }
 }

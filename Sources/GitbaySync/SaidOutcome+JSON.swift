@@ -13,6 +13,7 @@ extension SaidOutcome {
             ("shadowed_by", .optional(outcome.shadowedBy)),
             ("error", .optional(error)),
             ("reason", .optional(reason)),
+            ("unchecked", .optional(outcome.unchecked?.rawValue)),
             ("next_retry_at", .optional(outcome.nextRetryAt)),
             ("next_retry_reason", .optional(outcome.nextRetryReason?.rawValue)),
             ("token_rotated_to", .optional(outcome.tokenRenewal?.successor)),

@@ -197,6 +197,10 @@ extension CommandRunner {
             detail =
                 "last ran at \(when): \(run.failedAccounts.count) of \(run.accounts) accounts failed (\(run.failedAccounts.joined(separator: ", ")))"
             fixes.append("`gitbay-sync status` shows why and when each is tried again; \(logs) has the run's lines")
+        case .unchecked:
+            detail =
+                "last ran at \(when): \(run.uncheckedAccounts.count) of \(run.accounts) accounts could not be checked (\(run.uncheckedAccounts.joined(separator: ", ")))"
+            fixes.append("`gitbay-sync status` shows why each could not be checked")
         case .interrupted:
             detail = "last ran at \(when) and was interrupted"
             fixes.append("the next run goes on where it stopped; \(logs) has the run's lines")

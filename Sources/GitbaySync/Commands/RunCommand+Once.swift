@@ -49,7 +49,8 @@ extension CommandRunner {
         let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
         show(
             ReportedOutput(
-                json: .object([("ok", .bool(!outcomes.contains(where: \.isFailure))), ("accounts", .array(outcomes.map(\.json)))]),
+                json: .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))]
+                ),
                 text: names.isEmpty && outcomes.isEmpty
                     ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
             ))

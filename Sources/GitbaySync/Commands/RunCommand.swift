@@ -38,7 +38,9 @@ struct RunCommand: CommandDefinition {
             Lists this device's rows on each account's server and adds or removes rows until the
             server holds exactly what it should: one row with the current token for each active
             account, none for paused or removed accounts or old tokens. Exits 0 when every account
-            is in its desired state or waits out a backoff, 1 when any failed (named on stderr).
+            is in its desired state or waits out a backoff, 1 when any failed (named on stderr),
+            75 when none failed but one or more could not be checked (its API token in a locked
+            or absent keyring, another gitbay-sync holding it): a skip is not a success.
 
             An account that failed is left alone until its next attempt is due: a server's
             Retry-After or write-limit wait (at most an hour, however long the server asks for),

@@ -54,7 +54,8 @@ extension CommandRunner {
         output.style = textStyle
         output.width = textWidth
         show(output)
-        return output.waitingForYou.isEmpty ? .success : .partialFailure
+        // An account the latest run could not check is not known to be right: not a success.
+        return output.waitingForYou.isEmpty && !output.rows.contains { $0.status.unchecked != nil } ? .success : .partialFailure
     }
 
     /// `status --history`.

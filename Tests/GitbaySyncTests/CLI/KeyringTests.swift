@@ -52,7 +52,7 @@ struct KeyringTests {
         #expect(server.devices(of: "alice").isEmpty)
     }
 
-    @Test("a locked keyring leaves the account waiting with that reason: not refused, not removed, the run not failed")
+    @Test("a locked keyring leaves the account unchecked with that reason: not refused, not removed, and not a success (75)")
     func lockedKeyringWaits() async throws {
         let session = try await SecretServiceSession.start()
         defer { session.stop() }
@@ -65,13 +65,35 @@ struct KeyringTests {
         try await session.lock()
 
         let run = await cli.run(["run", "--json"], extraEnvironment: Self.bus(session))
-        #expect(run.code == 0, "\(run.err)")
+        // A run that checked nothing is a temporary failure, never ok.
+        #expect(run.code == ExitCode.busy.rawValue, "\(run.err)")
+        #expect(try run.json()["ok"] as? Bool == false, "\(run.out)")
+        #expect(run.out.contains("\"unchecked\":\"keyring-locked\""), "\(run.out)")
         #expect(run.out.contains("waiting for the OS keyring, which holds its API token: the keyring is locked"), "\(run.out)")
+        #expect(run.err.contains("1 of 1 account could not be checked"), "\(run.err)")
         #expect(!run.out.contains("auth-failed"))
         let store = try await cli.store()
         let account = try #require(try await store.accounts().first)
         #expect(try await store.status(ofAccount: account.id).condition != .authFailed)
         #expect(try await store.tokenPlaces()[account.id] == .keyring)
+
+        let status = await cli.run(["status"], extraEnvironment: Self.bus(session))
+        #expect(status.code == ExitCode.partialFailure.rawValue, "\(status.out)")
+        #expect(status.out.contains("not checked by the last run"), "\(status.out)")
+        #expect(status.out.contains("which is locked"), "\(status.out)")
+        let history = await cli.run(["status", "--history", "--json"])
+        let runs = try #require(try history.json()["runs"] as? [[String: Any]])
+        #expect(runs.first?["result"] as? String == "unchecked", "\(history.out)")
+        #expect(runs.first?["unchecked_accounts"] as? [String] == [account.name], "\(history.out)")
+
+        // Unattended: one notification, once the same cause kept it unchecked a second run in a row.
+        let fake = cli.folder.path + "/bin"
+        let desktop = Self.bus(session).merging(["DISPLAY": ":0", "GITBAY_SYNC_NOTIFY": try DesktopNotificationTests.fakeNotifier(in: fake)]) { $1 }
+        #expect(await cli.run(["run", "--unattended"], extraEnvironment: desktop).code == ExitCode.busy.rawValue)
+        #expect(DesktopNotificationTests.calls(fake).count == 1, "\(DesktopNotificationTests.calls(fake))")
+        #expect(DesktopNotificationTests.calls(fake).first?.last?.contains("two runs in a row could not check it") == true)
+        #expect(await cli.run(["run", "--unattended"], extraEnvironment: desktop).code == ExitCode.busy.rawValue)
+        #expect(DesktopNotificationTests.calls(fake).count == 1, "once, not every run")
 
         let doctor = await cli.run(["doctor"], extraEnvironment: Self.bus(session))
         #expect(doctor.out.contains("its API token is in the OS keyring, which could not be read: the keyring is locked"), "\(doctor.out)")
