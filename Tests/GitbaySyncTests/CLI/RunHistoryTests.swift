@@ -58,10 +58,10 @@ struct RunHistoryTests {
         #expect(text.code == 0, "\(text.err)")
         #expect(
             text.out.split(separator: "\n") == [
-                "STARTED    TOOK  BY       RESULT  ACCOUNTS  ADDED  REMOVED  FAILED",
-                "3 min ago  0 s   service  ok      1         0      0        0",
-                "5 min ago  0 s   timer    ok      1         0      0        0",
-                "1 h ago    0 s   run      ok      1         1      0        0",
+                "STARTED    TOOK  BY       RESULT  ACCOUNTS  ADDED  REMOVED  FAILED  UNCHECKED",
+                "3 min ago  0 s   service  ok      1         0      0        0       0",
+                "5 min ago  0 s   timer    ok      1         0      0        0       0",
+                "1 h ago    0 s   run      ok      1         1      0        0       0",
             ], "\(text.out)")
         #expect(!text.out.contains("\u{1B}"), "no colour off a terminal")
 
