@@ -193,8 +193,11 @@ package struct AccountRemoval: Sendable {
     }
 
     /// `outcome` of a removal held by `failure`.
+    /// A removal held back (kept, or interrupted): a failure of this run, whatever its pass did,
+    /// decided here so that every reader (the command line, an app) says the same.
     private static func held(_ outcome: AccountOutcome, _ failure: AccountFailure) -> AccountOutcome {
         var outcome = outcome
+        outcome.action = .failed
         // A refused token stays said: it is what keeps the removal from going on.
         if outcome.condition != .authFailed { outcome.condition = .removing }
         outcome.failure = outcome.failure ?? failure

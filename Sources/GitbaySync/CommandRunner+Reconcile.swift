@@ -110,24 +110,20 @@ extension CommandRunner {
             return SkipReasonText.worded(SaidOutcome(current), ssh: ssh)
         case .busy(let busy, _):
             var kept = SaidOutcome(busy)
-            kept.action = .skipped
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"
             return kept
         case .kept(let held, .stepFailed(let detail)):
             var kept = SaidOutcome(held)
-            kept.action = .failed
             kept.error =
                 "\(name): removal not finished: this device is deregistered, but \(sentence(detail)); it stays `removing` with its API token. Fix the hook (`gitbay-sync run` runs it again), or `\(ShellWords.gitbaySync("remove-account", name, "--force"))` deletes the token now"
             return kept
         case .kept(let held, let hold):
             var kept = SaidOutcome(held)
-            kept.action = .failed
             kept.error =
                 "\(name): removal not finished: \(RemovalText.held(hold)); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal; \(RemovalText.wayOut(hold, account: name))"
             return kept
         case .interrupted(let held, let reason):
             var kept = SaidOutcome(held)
-            kept.action = .failed
             kept.error =
                 "\(name): removal not finished: \(reason); it stays `removing` with its API token, and the next `gitbay-sync run` retries the removal"
             return kept

@@ -185,7 +185,7 @@ struct CommandRunner {
 
     /// Prints each outcome (text, unless --json or not `lines`) and returns the run's exit code,
     /// naming the accounts that failed on stderr. Under systemd each line has its priority.
-    func report(_ outcomes: [SaidOutcome], lines: Bool = true) -> ExitCode {
+    func report(_ outcomes: [SaidOutcome], lines: Bool = true, isRun: Bool = false) -> ExitCode {
         if !global.json && lines {
             let out = journalOut
             let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
@@ -205,9 +205,11 @@ struct CommandRunner {
             context.console.err(err.line(.error, line))
         }
         guard summary.isEmpty else { return .partialFailure }
-        // A skip is not a success: accounts nothing was asked about make the run a temporary failure.
+        // A skip is not a success: accounts nothing was asked about make a run a temporary
+        // failure. A command whose own change went through (a sign-in, a pause) says them, as
+        // `ok` does, and succeeds: the next run checks them.
         let unchecked = outcomes.filter { $0.unchecked != nil }
-        guard !unchecked.isEmpty else { return .success }
+        guard isRun, !unchecked.isEmpty else { return .success }
         let names = unchecked.map { TerminalText.escaped($0.account) }.joined(separator: ", ")
         context.console.err(
             err.line(

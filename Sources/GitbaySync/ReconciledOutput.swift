@@ -12,7 +12,7 @@ struct ReconciledOutput: CommandOutput {
 
     var json: JSONValue {
         .object(
-            fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil }))]
+            fields + [("accounts", .array(outcomes.map(\.json))), ("ok", .bool(!outcomes.contains(where: \.isFailure)))]
                 + laterFields)
     }
 }

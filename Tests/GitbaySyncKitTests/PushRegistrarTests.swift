@@ -92,10 +92,15 @@ struct PushRegistrarTests {
         }
         #expect(server.devices().isEmpty)
         #expect(try await registrar.accounts().map(\.state) == [.removing])
+        // Held by the step again: a failure, as `run` says it, not a success.
+        let held = try await registrar.reconcile()
+        #expect(held.map(\.action) == ["failed"], "\(held)")
+        #expect(held.map(\.succeeded) == [false])
+        #expect(held.first?.condition == "removing")
 
         step.passes = true
         _ = try await registrar.reconcile()
         #expect(try await registrar.accounts().isEmpty)
-        #expect(step.ran == [ann.name, ann.name])
+        #expect(step.ran == [ann.name, ann.name, ann.name])
     }
 }

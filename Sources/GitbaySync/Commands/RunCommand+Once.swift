@@ -55,7 +55,7 @@ extension CommandRunner {
                     ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
             ))
         if !global.json { printChanged(done, printed: live.done, width: width) }
-        let code = report(done, lines: false)
+        let code = report(done, lines: false, isRun: true)
         if unattended {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
             await raiseNotifications(before: baseline, done)
