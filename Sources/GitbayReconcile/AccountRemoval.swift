@@ -193,8 +193,7 @@ package struct AccountRemoval: Sendable {
     }
 
     /// `outcome` of a removal held by `failure`.
-    /// A removal held back (kept, or interrupted): a failure of this run, whatever its pass did,
-    /// decided here so that every reader (the command line, an app) says the same.
+    /// A removal held back (kept, interrupted): a failure, decided here so every reader says so.
     private static func held(_ outcome: AccountOutcome, _ failure: AccountFailure) -> AccountOutcome {
         var outcome = outcome
         outcome.action = .failed
