@@ -28,11 +28,11 @@ package final class SystemdUserManager: Sendable {
         for program in [manager, "/usr/bin/unshare", "/usr/bin/nsenter"] where !FileManager.default.isExecutableFile(atPath: program) {
             return "\(program) is not installed (scripts/install-deps installs systemd and util-linux)"
         }
-        let folder = FileManager.default.temporaryDirectory.path
-        guard
-            let (ending, output) = try? ChildProcess.run(
-                "/usr/bin/unshare", ["-m", "/bin/true"], environment: [:], output: folder + "/unshare-probe-\(getpid())")
-        else { return "unshare could not be started" }
+        let scratch = FileManager.default.temporaryDirectory.path + "/unshare-probe-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        guard let (ending, output) = try? ChildProcess.run("/usr/bin/unshare", ["-m", "/bin/true"], environment: [:], output: scratch) else {
+            return "unshare could not be started"
+        }
         return ending.code == 0 ? nil : "unshare -m is refused here: \(output.trimmingCharacters(in: .whitespacesAndNewlines))"
         #else
         return "a systemd user manager runs only on Linux"
