@@ -129,7 +129,8 @@ struct AccountProbe: Sendable {
             let settings = try await client.settings()
             return settings.push
                 ? .pass("account.push", name, "push notifications on for the account")
-                : .fail(
+                // Turned off on purpose (`push off`, or the web settings): worth knowing, not a failure.
+                : .warn(
                     "account.push", name, "push notifications are off for the account: the server sends this device nothing",
                     fix: "`\(ShellWords.gitbaySync("push", "on", name))`, or turn push on in the account's notification settings")
         } catch {

@@ -57,7 +57,8 @@ struct AccountRow {
                 "\(padded)  \(style.condition(.removing)): \(what); runs retry the removal (`gitbay-sync status` shows the last error and when), `\(ShellWords.gitbaySync("remove-account", name, "--force"))` deletes it now"
         }
         var line = "\(padded)  \(style.condition(status.condition))"
-        if account.state != .active { line += " (\(account.state.rawValue))" }
+        // A paused account's condition is `paused` already: its state is not said twice.
+        if account.state != .active, account.state.rawValue != status.condition.rawValue { line += " (\(account.state.rawValue))" }
         if let deviceID { line += ", device \(deviceID)" }
         if let detail = status.detail { line += "; \(escaped: detail)" }
         if status.condition == .shadowed, account.state == .active { line += ", " + OutcomeText.shadowed(account.name) }

@@ -15,10 +15,15 @@ extension CommandRunner {
     func activate(_ units: ServiceUnits, folder: UnitFolder) async -> (ServiceActivation, ServiceActivation.Outcome) {
         let plistPath = folder.filePath(units.files[0].name)
         let plan = ServiceActivation(units.platform, userID: UInt32(getuid()), plistPath: plistPath)
+        return (plan, await perform(plan))
+    }
+
+    /// Runs `plan`'s steps in order, stopping at the first that fails.
+    func perform(_ plan: ServiceActivation) async -> ServiceActivation.Outcome {
         let program: NamedProgram
         switch NamedProgram.resolve(plan.program, variable: plan.variable, environment: context.environment) {
         case .success(let found): program = found
-        case .failure(let failure): return (plan, .noProgram(failure))
+        case .failure(let failure): return .noProgram(failure)
         }
         for step in plan.steps {
             let argv = program.words + step.arguments
@@ -27,21 +32,30 @@ extension CommandRunner {
             switch await child.run(shutdown: context.shutdown) {
             case .success(let ending):
                 let output = String(decoding: ending.errorOutput + ending.output, as: UTF8.self)
-                if let outcome = plan.outcome(of: step, status: ending.status, output: output) { return (plan, outcome) }
+                if let outcome = plan.outcome(of: step, status: ending.status, output: output) { return outcome }
             case .failure(.cannotStart(let code)):
-                return (plan, .failed(step: step.arguments, status: nil, detail: "could not be started: \(String(cString: strerror(code)))"))
+                return .failed(step: step.arguments, status: nil, detail: "could not be started: \(String(cString: strerror(code)))")
             case .failure(.timedOut):
-                return (
-                    plan,
-                    .failed(
-                        step: step.arguments, status: nil, detail: "still running after \(IntervalParser.format(Self.serviceManagerTimeout)); stopped"
-                    )
-                )
+                return .failed(
+                    step: step.arguments, status: nil, detail: "still running after \(IntervalParser.format(Self.serviceManagerTimeout)); stopped")
             case .failure(.outputTooLong):
-                return (plan, .failed(step: step.arguments, status: nil, detail: "wrote more than gitbay-sync reads; stopped"))
+                return .failed(step: step.arguments, status: nil, detail: "wrote more than gitbay-sync reads; stopped")
             }
         }
-        return (plan, .active)
+        return .active
+    }
+
+    /// What went wrong in one call of the service manager, in a few words.
+    static func said(_ outcome: ServiceActivation.Outcome, program: String) -> String {
+        let call = { (arguments: [String]) in "`\(([program] + arguments).joined(separator: " "))`" }
+        switch outcome {
+        case .active: return "it went through"
+        case .noProgram(let failure): return "\(failure)"
+        case .noUserManager(let step, let detail): return "\(call(step)) found no systemd user manager to talk to (\(detail))"
+        case .failed(let step, let status, let detail):
+            return "\(call(step)) failed (\(status.map { "exit \($0)" + (detail.isEmpty ? "" : ": \(detail)") } ?? detail))"
+        case .notActive(let detail): return "not running (\(detail))"
+        }
     }
 
     /// The error of an activation that did not end `active`: the units are written, and it says

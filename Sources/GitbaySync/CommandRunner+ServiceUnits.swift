@@ -20,6 +20,32 @@ extension CommandRunner {
         )
     }
 
+    /// Writes `files` into `folder`, all or none, once the folder is one no one else can
+    /// change and no file of those names was written by hand (unless `force`); then notes a
+    /// database that is not there yet, which the runs will need.
+    func writeServiceFiles(_ files: [ServiceUnits.File], into folder: UnitFolder, force: Bool) throws {
+        // Before anything else about the folder: what is in it counts for nothing if others can change it.
+        if let problem = folder.trustProblem {
+            throw CommandFailure(UnitFolder.Refused(path: folder.path, reason: .unsafe(problem)).description, exitCode: .foreignFile)
+        }
+        try refuseHandWritten(folder, files.map(\.name), force: force, doing: "install")
+        do {
+            try folder.writeAll(files)
+        } catch let refused as UnitFolder.Refused {
+            throw CommandFailure(refused.description, exitCode: .foreignFile)
+        } catch {
+            throw CommandFailure(
+                "\(error); nothing was written. Make the folder writable, or set XDG_CONFIG_HOME to a folder of your own",
+                exitCode: .stateError
+            )
+        }
+        if !location.databaseExists {
+            context.console.err(
+                "Note: there is no state database at \(absoluteDatabasePath()) yet; the service's runs fail (exit 66) until you sign in: `gitbay-sync login <instance-url>`."
+            )
+        }
+    }
+
     /// The units for this system, calling this binary with this shell's database and config
     /// folder (`notify`: raising desktop notifications), and the folder they go in.
     func serviceUnits(every: Duration?, notify: Bool = true) throws -> (ServiceUnits, UnitFolder) {

@@ -34,6 +34,9 @@ package struct CLIContext: Sendable {
     package var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// The real path of the running executable, for the service units (nil when unknown).
     package var executablePath: @Sendable () -> String? = { ExecutablePath.current() }
+    /// Whether this system was started by systemd, so that a systemd user manager can run the
+    /// units (`/run/systemd/system` is a folder, as systemd's own tools check); tests replace it.
+    package var systemdBooted: @Sendable () -> Bool = { SystemdPresence.booted() }
     /// The `device:inode` of an open descriptor (1 or 2), compared with `$JOURNAL_STREAM` to
     /// tell whether the stream is the journal's; tests replace it.
     package var streamIdentity: @Sendable (Int32) -> String? = { JournalText.identity(of: $0) }

@@ -22,7 +22,11 @@ enum OutcomeText {
         } else if outcome.action == .unchanged || outcome.action == .removed || outcome.action == .skipped {
             line += " (\(outcome.condition.rawValue))"
         }
-        if let reason = outcome.reason { line += ": \(reason)" }
+        if let reason = outcome.reason {
+            line += ": \(reason)"
+        } else if outcome.condition == .noDeviceToken {
+            line += ": set the device token with `gitbay-sync device set-token`"
+        }
         line += " [\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
         return line
     }

@@ -46,6 +46,47 @@ struct ServiceActivation: Sendable, Equatable {
         }
     }
 
+    private init(program: String, variable: String?, steps: [Step]) {
+        self.program = program
+        self.variable = variable
+        self.steps = steps
+    }
+
+    /// `service install` without `--enable`: the user manager reads the units afresh, so a
+    /// timer already running takes a new period at once. A manager that cannot be reached is
+    /// no failure here.
+    static func reload(_ platform: ServiceUnits.Platform) -> ServiceActivation? {
+        guard platform == .systemd else { return nil }
+        return ServiceActivation(program: "systemctl", variable: systemctlVariable, steps: [Step(arguments: ["--user", "daemon-reload"])])
+    }
+
+    /// `service uninstall`, before the files go: stop and disable what `--enable` enabled
+    /// (the timer first, so it starts no run meanwhile), or take the launchd agent out.
+    static func stop(_ platform: ServiceUnits.Platform, userID: UInt32) -> ServiceActivation {
+        switch platform {
+        case .systemd:
+            ServiceActivation(
+                program: "systemctl", variable: systemctlVariable,
+                steps: [Step(arguments: ["--user", "disable", "--now", ServiceUnits.timerName, ServiceUnits.serviceName])])
+        case .launchd:
+            ServiceActivation(
+                program: "launchctl", variable: nil,
+                steps: [Step(arguments: ["bootout", "gui/\(userID)/" + ServiceUnits.launchdLabel], mayFail: true)])
+        }
+    }
+
+    /// `service uninstall`, once the files are gone: the manager forgets the units, and a
+    /// failed run's state with them, so nothing of gitbay-sync stays loaded.
+    static func forget(_ platform: ServiceUnits.Platform) -> ServiceActivation? {
+        guard platform == .systemd else { return nil }
+        return ServiceActivation(
+            program: "systemctl", variable: systemctlVariable,
+            steps: [
+                Step(arguments: ["--user", "daemon-reload"]),
+                Step(arguments: ["--user", "reset-failed", ServiceUnits.serviceName, ServiceUnits.timerName], mayFail: true),
+            ])
+    }
+
     /// How the steps went.
     enum Outcome: Sendable, Equatable {
         /// Every step went through, and the check says it runs.

@@ -120,7 +120,11 @@ struct ServiceUnits: Sendable, Equatable {
     private static func systemdTimer(_ interval: Duration) -> String {
         let period = IntervalParser.format(interval)
         // A tenth of the period, so devices started together do not call a server in step.
-        let spread = IntervalParser.format(.seconds(max(1, interval.components.seconds / 10)))
+        let tenth = max(1, interval.components.seconds / 10)
+        let spread = IntervalParser.format(.seconds(tenth))
+        // systemd wakes a timer within a minute of its time by default, which a short period
+        // would feel: no later than its spread, and never more than that minute.
+        let accuracy = IntervalParser.format(.seconds(min(tenth, 60)))
         return """
             # \(header); `gitbay-sync service uninstall` removes it.
             [Unit]
@@ -130,6 +134,7 @@ struct ServiceUnits: Sendable, Equatable {
             OnActiveSec=\(period)
             OnUnitActiveSec=\(period)
             RandomizedDelaySec=\(spread)
+            AccuracySec=\(accuracy)
             Unit=\(serviceName)
 
             [Install]

@@ -39,14 +39,7 @@ extension CommandRunner {
         let subject = platform == .systemd ? installed.folder.path : installed.service.path
         let enable = ServiceUnits.enableCommand(platform)
         if let unsafe = Self.unsafeFolderCheck(installed.folder, subject: subject) { return unsafe }
-        if installed.isAbsent {
-            let what = platform == .systemd ? "no gitbay-sync units" : "no gitbay-sync launchd agent"
-            return .warn(
-                "service.units", subject, "\(what): nothing runs gitbay-sync at login or on a timer",
-                fix:
-                    "to keep the registration true without you: `gitbay-sync service install`, then `\(enable)`; nothing to do if you run `gitbay-sync run` yourself, or `run --every` under a supervisor of your own"
-            )
-        }
+        if let check = unitsCheckWithoutManager(installed, subject: subject) { return check }
         let missing = installed.units.filter { !$0.isPresent }.map(\.name)
         if !missing.isEmpty {
             return .fail(

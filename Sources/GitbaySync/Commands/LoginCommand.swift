@@ -13,7 +13,8 @@ import Foundation
 /// `login <instance-url> [--ssh [<ssh-destination>]]`.
 struct LoginCommand: CommandDefinition {
     static let instanceURL = CommandSpec.Argument(
-        name: "instance-url", optional: false, help: "The instance, e.g. https://gitbay.org (plain http only for loopback).")
+        name: "instance-url", optional: false,
+        help: "The instance, e.g. https://gitbay.org, or gitbay.org for https (plain http only for loopback).")
     static let sshDestination = CommandSpec.Argument(
         name: "ssh-destination", optional: true,
         help: "With --ssh: where the instance serves SSH, user@host or user@host:port (default git@ and the instance's host).")
@@ -128,13 +129,18 @@ struct LoginCommand: CommandDefinition {
 }
 
 extension CommandRunner {
+    /// What the user typed, `https://` before it when it names no scheme (`gitbay.example.com`).
+    static func withScheme(_ text: String) -> String {
+        text.contains("://") ? text : "https://" + text.trimmingWhitespace()
+    }
+
     /// `login <instance-url>`: read the token (or mint one over SSH), verify it (whoami, then
     /// a write refused as incomplete, to prove the scope), store the account, and register the
     /// device when a token is set.
     fileprivate func login(_ command: LoginCommand) async throws -> ExitCode {
         let instance: InstanceURL
         do {
-            instance = try InstanceURL(parsing: command.instance)
+            instance = try InstanceURL(parsing: Self.withScheme(command.instance))
         } catch {
             throw CommandFailure(error.description, exitCode: .dataError)
         }

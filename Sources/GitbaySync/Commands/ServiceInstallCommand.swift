@@ -13,11 +13,16 @@ struct ServiceInstallCommand: CommandDefinition {
     static let enable = CommandSpec.Option(
         name: "--enable", valueName: nil,
         help: "Then enable and start them (systemctl --user, or launchctl bootstrap) and check that the timer is active.")
+    static let autostart = CommandSpec.Option(
+        name: "--autostart", valueName: nil,
+        help:
+            "Write an XDG autostart entry instead, for a desktop session without a systemd user manager: it runs `run --every` while the session lasts."
+    )
     static let noNotify = CommandSpec.Option(
         name: "--no-notify", valueName: nil, help: "Write the units with `run --no-notify`: no desktop notification when an account needs you.")
 
     static let spec = CommandSpec(
-        words: ["service", "install"], group: .running, arguments: [], options: [.every, force, enable, noNotify],
+        words: ["service", "install"], group: .running, arguments: [], options: [.every, force, enable, autostart, noNotify],
         summary: "Install the login service and periodic timer (systemd user units or a launchd agent).",
         discussion: """
             Writes gitbay-sync.service (runs once at login) and gitbay-sync.timer (every DURATION,
@@ -38,13 +43,24 @@ struct ServiceInstallCommand: CommandDefinition {
             connect to bus"; no systemctl; a step that fails) the units stay written and it exits
             71, saying which steps went through and the fix: `loginctl enable-linger $USER` (a
             headless machine stops the timer at logout without it), or `run --every` under a
-            supervisor of your own.
+            supervisor of your own. Without --enable, a systemd user manager that answers reads the
+            units afresh (`systemctl --user daemon-reload`), so a timer already enabled takes a new
+            period at once.
+
+            Where /run/systemd/system is absent (the system was not started by systemd, as in most
+            containers and on WSL without systemd), no user manager runs the units: it says so first,
+            with what works there, and --enable exits 71 without asking systemctl. What works: `run
+            --every` kept running by a supervisor of your own, or, in a desktop session, --autostart,
+            which writes $XDG_CONFIG_HOME/autostart/gitbay-sync.desktop (else ~/.config/autostart)
+            running `run --every DURATION` by this binary's real path with the absolute --db, from
+            the next login on. `service uninstall` removes it.
             """,
         examples: [
             .init("Run at login and every 15 minutes", ["service", "install"]),
             .init("Install, enable and start in one step, checking the timer runs", ["service", "install", "--enable"]),
             .init("Run at login and every hour", ["service", "install", "--every", "1h"]),
             .init("Without desktop notifications for failures that need you", ["service", "install", "--enable", "--no-notify"]),
+            .init("In a desktop session without a systemd user manager, run while the session lasts", ["service", "install", "--autostart"]),
         ]
     )
 
@@ -53,13 +69,16 @@ struct ServiceInstallCommand: CommandDefinition {
     let force: Bool
     /// Enable and start the units once written.
     let enable: Bool
+    /// An XDG autostart entry instead of the service manager's units.
+    let autostart: Bool
     /// The units' runs raise desktop notifications.
     let notify: Bool
 
-    init(every: Duration? = nil, force: Bool = false, enable: Bool = false, notify: Bool = true) {
+    init(every: Duration? = nil, force: Bool = false, enable: Bool = false, autostart: Bool = false, notify: Bool = true) {
         self.every = every
         self.force = force
         self.enable = enable
+        self.autostart = autostart
         self.notify = notify
     }
 
@@ -67,11 +86,17 @@ struct ServiceInstallCommand: CommandDefinition {
         every = try input.value(.every, IntervalParser.option)
         force = input.isSet(Self.force)
         enable = input.isSet(Self.enable)
+        autostart = input.isSet(Self.autostart)
         notify = !input.isSet(Self.noNotify)
+        if enable && autostart {
+            throw UsageError(
+                "--enable and --autostart do not go together: the session starts an autostart entry at the next login", command: Self.spec.words)
+        }
     }
 
     func run(_ runner: CommandRunner) async throws -> ExitCode {
-        try await runner.serviceInstall(every: every, force: force, enable: enable, notify: notify)
+        if autostart { return try runner.autostartInstall(every: every, force: force, notify: notify) }
+        return try await runner.serviceInstall(every: every, force: force, enable: enable, notify: notify)
     }
 }
 
@@ -81,38 +106,30 @@ extension CommandRunner {
     /// unless `force`. With `enable`, then enables and starts them and checks they run.
     fileprivate func serviceInstall(every: Duration?, force: Bool, enable: Bool, notify: Bool) async throws -> ExitCode {
         let (units, folder) = try serviceUnits(every: every, notify: notify)
-        // Before anything else about the folder: what is in it counts for nothing if others can change it.
-        if let problem = folder.trustProblem {
-            throw CommandFailure(UnitFolder.Refused(path: folder.path, reason: .unsafe(problem)).description, exitCode: .foreignFile)
-        }
-        try refuseHandWritten(folder, units.files.map(\.name), force: force, doing: "install")
-        do {
-            try folder.writeAll(units.files)
-        } catch let refused as UnitFolder.Refused {
-            throw CommandFailure(refused.description, exitCode: .foreignFile)
-        } catch {
-            throw CommandFailure(
-                "\(error); nothing was written. Make the folder writable, or set XDG_CONFIG_HOME to a folder of your own",
-                exitCode: .stateError
-            )
-        }
-        if !location.databaseExists {
-            context.console.err(
-                "Note: there is no state database at \(absoluteDatabasePath()) yet; the service's runs fail (exit 66) until you sign in: `gitbay-sync login <instance-url>`."
-            )
-        }
+        try writeServiceFiles(units.files, into: folder, force: force)
         let paths = units.files.map { folder.filePath($0.name) }
         let wrote = paths.map { "Wrote \($0)" }
+        let period = IntervalParser.format(every ?? ServiceUnits.defaultInterval)
+        // Where systemd does not run this system, say so before anything else, with what works.
+        let absent = units.platform == .systemd && !context.systemdBooted()
+        let lead = absent ? Self.noUserManagerLead(period: period) : []
+        let logs = Self.logsLines(units.platform)
         guard enable else {
-            show(installed(units, paths: paths, enabled: false, text: wrote + ["Next, run: \(units.enableCommand)"]))
+            let (reloaded, next, said) = await reload(units, folder: folder, managed: !absent, period: period)
+            show(installed(units, paths: paths, enabled: false, reloaded: reloaded, next: next, text: lead + wrote + said + (absent ? [] : logs)))
             return .success
+        }
+        if absent {
+            if !global.json { (lead + wrote).forEach { context.console.out($0) } }
+            throw CommandFailure(
+                "the units were written (\(paths.joined(separator: ", "))), but nothing was enabled: \(SystemdPresence.marker) is absent, so no systemd user manager runs here (this system was not started by systemd). Run `gitbay-sync run --every \(period)` under a supervisor of your own, or in a desktop session `gitbay-sync service install --autostart`",
+                exitCode: .notEnabled)
         }
         let (plan, outcome) = await activate(units, folder: folder)
         guard outcome == .active else {
             if !global.json { wrote.forEach { context.console.out($0) } }
             throw Self.activationFailure(plan, outcome, written: paths, interval: every ?? ServiceUnits.defaultInterval)
         }
-        let period = IntervalParser.format(every ?? ServiceUnits.defaultInterval)
         let said =
             units.platform == .systemd
             ? [
@@ -120,18 +137,56 @@ extension CommandRunner {
                 "The timer runs while your user manager does: on a machine you log out of (a headless one), `loginctl enable-linger $USER` keeps it running.",
             ]
             : ["Loaded \(ServiceUnits.launchdLabel): a run now, at every login and every \(period)."]
-        show(installed(units, paths: paths, enabled: true, text: wrote + said))
+        show(installed(units, paths: paths, enabled: true, reloaded: true, next: nil, text: wrote + said + logs))
         return .success
     }
 
+    /// Without `--enable`: where a manager runs (`managed`), it reads the units afresh, so a
+    /// timer already enabled takes the new period. Returns whether it did, what is left to
+    /// run, and the lines that say so.
+    private func reload(_ units: ServiceUnits, folder: UnitFolder, managed: Bool, period: String) async -> (Bool, String?, [String]) {
+        var reloaded = false
+        if managed, let reload = ServiceActivation.reload(units.platform) {
+            reloaded = await perform(reload) == .active
+        }
+        guard reloaded else { return (false, units.enableCommand, ["Next, run: \(units.enableCommand)"]) }
+        let enabled = InstalledService.read(units.platform, folder: folder).units.allSatisfy(\.enabled)
+        let next = "systemctl --user enable --now \(ServiceUnits.timerName) \(ServiceUnits.serviceName)"
+        return (
+            true, enabled ? nil : next,
+            [
+                "Reloaded the user manager: it reads these units now.",
+                enabled ? "\(ServiceUnits.timerName) is enabled: a run every \(period) from now on." : "Next, run: \(next)",
+            ]
+        )
+    }
+
+    /// The first lines of `service install` where no systemd user manager runs: that there is
+    /// none, and what works instead.
+    static func noUserManagerLead(period: String) -> [String] {
+        [
+            "No systemd user manager runs here: \(SystemdPresence.marker) is absent (this system was not started by systemd), so nothing will run these units.",
+            "What works here: `gitbay-sync run --every \(period)` kept running by a supervisor of your own (runit, s6, supervisord, a container's command), or in a desktop session `gitbay-sync service install --autostart`, which runs it from your next login while the session lasts.",
+        ]
+    }
+
+    /// Where an installed service's runs say what they did.
+    static func logsLines(_ platform: ServiceUnits.Platform) -> [String] {
+        let logs =
+            platform == .systemd
+            ? "`journalctl --user -u \(ServiceUnits.serviceName)`" : "~/Library/Logs/gitbay-sync.log (what it writes to standard error)"
+        return ["Its runs log to \(logs); `gitbay-sync status --history` lists them."]
+    }
+
     /// What `service install` reports.
-    private func installed(_ units: ServiceUnits, paths: [String], enabled: Bool, text: [String]) -> ReportedOutput {
+    private func installed(_ units: ServiceUnits, paths: [String], enabled: Bool, reloaded: Bool, next: String?, text: [String]) -> ReportedOutput {
         ReportedOutput(
             json: .object([
                 ("platform", .string(units.platform.rawValue)),
                 ("written", .array(paths.map(JSONValue.string))),
                 ("enabled", .bool(enabled)),
-                ("next", enabled ? .null : .string(units.enableCommand)),
+                ("reloaded", .bool(reloaded)),
+                ("next", next.map(JSONValue.string) ?? .null),
             ]),
             text: text
         )

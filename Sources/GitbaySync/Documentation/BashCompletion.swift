@@ -44,6 +44,7 @@ enum BashCompletion {
                         compopt -o filenames 2>/dev/null
                         COMPREPLY=($(compgen -f -- "$cur"))
                         return ;;
+            \#(model.valueWords.map { "        \(q($0.option))) reply=(\($0.words.joined(separator: " "))) ;;" }.joined(separator: "\n"))
                     \#(alternatives(model.otherValueOptions.map(q)))) COMPREPLY=(); return ;;
                 esac
                 local key used word
@@ -54,7 +55,9 @@ enum BashCompletion {
     /// The completion function, second half: what to offer.
     private static func answer(_ model: CompletionModel) -> String {
         return #"""
-                if [[ $cur == -* ]]; then
+                if ((${#reply[@]})); then
+                    : # the words an option's value can be
+                elif [[ $cur == -* ]]; then
                     reply=(\#((model.globalOptions.map(\.name) + model.globalOptions.compactMap { CompletionModel.shortForms[$0.name] }).joined(separator: " ")))
                     case "$key" in
             \#(model.options.map { "            \(q($0.command))) reply+=(\($0.options.map(\.name).joined(separator: " "))) ;;" }.joined(separator: "\n"))

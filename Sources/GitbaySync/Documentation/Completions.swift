@@ -56,6 +56,8 @@ struct CompletionModel {
     let valueOptions: [String]
     /// Options whose value is a file.
     let fileOptions: [String]
+    /// Options whose value is one of a few words (`--token-store keyring|database`), and those words.
+    let valueWords: [(option: String, words: [String])]
     let arguments: [ArgumentValues]
 
     /// The short forms the parser accepts for global options.
@@ -89,6 +91,12 @@ struct CompletionModel {
         let allOptions = commands.flatMap(\.options) + globalOptions
         valueOptions = Self.unique(allOptions.filter { $0.valueName != nil }.map(\.name))
         fileOptions = Self.unique(allOptions.filter { $0.valueName == "PATH" }.map(\.name))
+        var valueWords: [(option: String, words: [String])] = []
+        for option in allOptions where !valueWords.contains(where: { $0.option == option.name }) {
+            guard let name = option.valueName, name.contains("|") else { continue }
+            valueWords.append((option.name, name.split(separator: "|").map(String.init)))
+        }
+        self.valueWords = valueWords
         arguments = commands.flatMap { spec in
             spec.arguments.enumerated().compactMap { index, argument in
                 Self.source(of: argument).map { ArgumentValues(command: spec.name, index: index, source: $0) }

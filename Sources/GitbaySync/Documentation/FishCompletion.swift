@@ -37,7 +37,11 @@ enum FishCompletion {
     private static func flags(_ option: CommandSpec.Option, short: String?) -> String {
         var text = " -l " + option.name.dropFirst(2)
         if let short { text += " -s " + short.dropFirst() }
-        if let valueName = option.valueName { text += valueName == "PATH" ? " -r -F" : " -r" }
+        if let valueName = option.valueName {
+            // A value that is one of a few words (`keyring|database`): those words, and no file.
+            let words = valueName.split(separator: "|")
+            text += valueName == "PATH" ? " -r -F" : words.count > 1 ? " -x -a " + ShellQuote.fish(words.joined(separator: " ")) : " -r"
+        }
         return text + " -d " + ShellQuote.fish(ShellQuote.about(option.help))
     }
 

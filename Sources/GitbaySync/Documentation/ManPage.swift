@@ -21,7 +21,7 @@ enum ManPage {
             ".fi",
             ".SH DESCRIPTION",
         ]
-        lines += ManPageText.description.flatMap(Roff.prose)
+        lines += ManPageText.description.flatMap { Roff.prose($0, width: exampleWidth) }
         lines.append(".SH COMMANDS")
         lines += grouped(commands) { [".SS \(Roff.quoted($0.title))"] + $1.flatMap(command) }
         lines.append(".SH GLOBAL OPTIONS")
@@ -55,10 +55,15 @@ enum ManPage {
     /// One command: its usage (and its aliases'), then indented below it its summary,
     /// discussion, arguments and options.
     static func command(_ spec: CommandSpec) -> [String] {
-        var lines = [".PP", ".nf", usage(spec)]
-        lines += spec.aliases.map { usage(spec.named($0)) }
-        lines += [".fi", ".RS 4", Roff.line(spec.summary)]
-        lines += Roff.prose(spec.discussion)
+        // Each usage filled with a hanging indent and not justified, so that a long one wraps
+        // within the page instead of running past its right edge; an option and its value
+        // never part.
+        var lines = [".PP", ".ad l", ".in +4n"]
+        for (index, line) in ([usage(spec)] + spec.aliases.map { usage(spec.named($0)) }).enumerated() {
+            lines += (index == 0 ? [] : [".br"]) + [".ti -4n", line]
+        }
+        lines += [".in -4n", ".ad b", ".RS 4", Roff.line(spec.summary)]
+        lines += Roff.prose(spec.discussion, width: exampleWidth - 4)
         if !spec.arguments.isEmpty {
             lines += [".PP", "Arguments:"]
             lines += spec.arguments.flatMap { argument in
@@ -72,10 +77,18 @@ enum ManPage {
         return lines + [".RE"]
     }
 
-    /// A command's examples: each comment and line to type, as `--help` shows them.
+    /// The widest an example's line may be: with the indent `man` gives examples (12
+    /// columns), what an 80-column terminal shows whole.
+    static let exampleWidth = 66
+
+    /// A command's examples: each comment and line to type, as `--help` shows them, the
+    /// comment wrapped and the command broken as a shell line (` \` at each break) so that
+    /// neither runs past an 80-column page.
     static func examples(_ spec: CommandSpec) -> [String] {
         spec.examples.flatMap { example in
-            [".PP", ".RS 4", ".nf", Roff.line("# " + example.comment), Roff.line(example.line), ".fi", ".RE"]
+            let comment = TextLayout.wrap(example.comment, width: exampleWidth, indent: "# ")
+            let command = TextLayout.shellLine(example.line, width: exampleWidth, indent: "")
+            return [".PP", ".RS 4", ".nf"] + (comment + command).map(Roff.line) + [".fi", ".RE"]
         }
     }
 
@@ -84,10 +97,11 @@ enum ManPage {
     static func usage(_ spec: CommandSpec) -> String {
         var parts = [Roff.bold((["gitbay-sync"] + spec.words).joined(separator: " "))]
         for option in spec.options {
-            parts.append("[" + optionLabel(option) + "]")
+            // `\ ` keeps an option and its value on one line, `\%` keeps a word unhyphenated.
+            parts.append("\\%[" + Roff.bold(option.name) + (option.valueName.map { "\\ \\%" + Roff.italic($0) } ?? "") + "]")
         }
         for argument in spec.arguments {
-            let placeholder = "<" + Roff.italic(argument.name) + ">"
+            let placeholder = "\\%<" + Roff.italic(argument.name) + ">"
             parts.append(argument.optional ? "[" + placeholder + "]" : placeholder)
         }
         return Roff.guarded(parts.joined(separator: " "))

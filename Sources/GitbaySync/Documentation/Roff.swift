@@ -44,12 +44,14 @@ enum Roff {
     /// `text` in italics, the way a placeholder is set.
     static func italic(_ text: String) -> String { "\\fI" + escaped(text) + "\\fR" }
 
-    /// The requests and lines that set `text`'s blocks, each starting a paragraph.
-    static func prose(_ text: String) -> [String] {
+    /// The requests and lines that set `text`'s blocks, each starting a paragraph; a command
+    /// line wider than `width` is broken as a shell line.
+    static func prose(_ text: String, width: Int = .max) -> [String] {
         Prose.blocks(text).flatMap { block in
             switch block {
             case .paragraph(let text): [".PP", line(text)]
-            case .example(let lines): [".PP", ".RS 4", ".nf"] + lines.map(line) + [".fi", ".RE"]
+            case .example(let lines):
+                [".PP", ".RS 4", ".nf"] + lines.flatMap { TextLayout.shellLine($0, width: width, indent: "") }.map(line) + [".fi", ".RE"]
             }
         }
     }

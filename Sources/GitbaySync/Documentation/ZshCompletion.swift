@@ -53,6 +53,7 @@ enum ZshCompletion {
                 done
                 case "$prev" in
                     \#(alternatives(model.fileOptions.map(q)))) _files; return ;;
+            \#(model.valueWords.map { "        \(q($0.option))) compadd -- \($0.words.joined(separator: " ")); return ;;" }.joined(separator: "\n"))
                     \#(alternatives(model.otherValueOptions.map(q)))) _message 'value'; return ;;
                 esac
                 local key used

@@ -88,7 +88,7 @@ struct BadInputTests {
     @Test(
         "login refuses a malformed instance URL before reading a token or calling anything",
         arguments: [
-            URLCase(url: "gitbay.org", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
+            URLCase(url: "://gitbay.org", says: "is not an http(s) URL", fix: "give the instance's address, e.g. https://gitbay.org"),
             URLCase(url: "ftp://x", says: "is not an http(s) URL", fix: "give the instance's address, e.g. https://gitbay.org"),
             URLCase(url: "https://", says: "is not a URL", fix: "give the instance's address, e.g. https://gitbay.org"),
             URLCase(url: "https://host/path", says: "has a path, query or credentials", fix: "give only the instance's address"),
@@ -102,6 +102,19 @@ struct BadInputTests {
         let token = scene.server.mintToken(for: "bob")
         await scene.refuses(["login", test.url], stdin: token, code: .dataError, says: ["'\(test.url)' \(test.says)", test.fix])
         #expect(scene.server.requests().isEmpty)
+    }
+
+    @Test("a bare host given to login means https:// on it: a loopback port with nothing on it is tried over https and cannot be reached")
+    func bareHostMeansHTTPS() async throws {
+        #expect(CommandRunner.withScheme("gitbay.example.com") == "https://gitbay.example.com")
+        #expect(CommandRunner.withScheme(" gitbay.example.com:8443 ") == "https://gitbay.example.com:8443")
+        #expect(CommandRunner.withScheme("http://127.0.0.1:3000") == "http://127.0.0.1:3000")
+        let closed = try ClosedPort()
+        let cli = try CLIHarness()
+        let result = await cli.run(["login", "127.0.0.1:\(closed.port)"], stdin: "gb_" + String(repeating: "1", count: 40))
+        #expect(result.code == ExitCode.unavailable.rawValue, "\(result.err)")
+        #expect(result.err.contains("https://127.0.0.1:\(closed.port)"), "\(result.err)")
+        #expect(!result.err.contains("is not a URL"))
     }
 
     @Test("login refuses a token the server rejects (401), storing nothing")

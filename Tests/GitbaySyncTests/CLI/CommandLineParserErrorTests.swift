@@ -76,7 +76,9 @@ struct CommandLineParserErrorTests {
         Case(["remove-account", "--force", "a@h", "--force"], "option '--force' is given twice", ["remove-account"]),
         Case(["--concurrency", "3"], "option '--concurrency' needs a command before it"),
         // Arguments.
-        Case(["login"], "'login' needs <instance-url>: The instance, e.g. https://gitbay.org (plain http only for loopback).", ["login"]),
+        Case(
+            ["login"], "'login' needs <instance-url>: The instance, e.g. https://gitbay.org, or gitbay.org for https (plain http only for loopback).",
+            ["login"]),
         Case(["pause"], "'pause' needs <account>: \(CommandSpec.Argument.account.help)", ["pause"]),
         Case(
             ["devices", "remove", "a@h"], "'devices remove' needs <id>: The server's device id, from `gitbay-sync devices`.", ["devices", "remove"]),

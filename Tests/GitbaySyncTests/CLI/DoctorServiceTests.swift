@@ -34,9 +34,11 @@ struct DoctorServiceTests {
 
         /// Runs `arguments` as the binary at `executable`, at `now`.
         func run(_ arguments: [String], now: Date = Date()) async -> CLIResult {
-            await cli.run(arguments) { context in
+            // As on a system systemd runs, with a systemctl that reaches no manager.
+            await cli.run(arguments, extraEnvironment: ["GITBAY_SYNC_SYSTEMCTL": "/bin/false"]) { context in
                 context.executablePath = { [executable] in executable }
                 context.now = { now }
+                context.systemdBooted = { true }
             }
         }
 
@@ -182,6 +184,37 @@ struct DoctorServiceTests {
                 "it uses the database \(setup.cli.folder.path)/.local/state/gitbay-sync/state.db; this shell uses \(setup.cli.databasePath)") == true)
         #expect((command["detail"] as? String)?.contains("it does not pass --unattended") == true)
         #expect((command["fix"] as? String)?.contains("`gitbay-sync service install --force`") == true)
+    }
+
+    @Test("where systemd does not run the system: units are a warning naming that and what works there; an autostart entry passes")
+    func withoutSystemd() async throws {
+        let setup = try await Setup()
+        let unmanaged = { (arguments: [String]) in
+            await setup.cli.run(arguments) { context in
+                context.executablePath = { [executable = setup.executable] in executable }
+                context.systemdBooted = { false }
+            }
+        }
+        let none = try DoctorTests.checks(await unmanaged(["doctor", "--json"]))
+        let absent = try #require(none["service.units \(setup.unitFolder)"])
+        #expect((absent["fix"] as? String)?.contains("no systemd user manager runs here (/run/systemd/system is absent)") == true, "\(absent)")
+        #expect((absent["fix"] as? String)?.contains("`gitbay-sync service install --autostart`") == true)
+
+        #expect(await unmanaged(["service", "install"]).code == 0)
+        try setup.enable()
+        let installed = try DoctorTests.checks(await unmanaged(["doctor", "--json"]))
+        let units = try #require(installed["service.units \(setup.unitFolder)"])
+        #expect(units["level"] as? String == "warning")
+        #expect((units["detail"] as? String)?.hasPrefix("installed, but no systemd user manager runs here") == true, "\(units)")
+        #expect((units["fix"] as? String)?.contains("`gitbay-sync run --every 15m` under a supervisor of your own") == true)
+
+        #expect(await unmanaged(["service", "uninstall"]).code == 0)
+        #expect(await unmanaged(["service", "install", "--autostart"]).code == 0)
+        let entry = setup.cli.folder.path + "/config/autostart/gitbay-sync.desktop"
+        let autostart = try DoctorTests.checks(await unmanaged(["doctor", "--json"]))
+        let check = try #require(autostart["service.units \(entry)"], "\(autostart.keys)")
+        #expect(check["level"] as? String == "ok")
+        #expect((check["detail"] as? String)?.hasPrefix("an autostart entry starts `gitbay-sync run --every`") == true)
     }
 
     @Test("the last run's result and age: a failed run and an old one are warnings with their fixes")

@@ -114,9 +114,10 @@ struct DoctorTests {
         let failed = Set(checks.filter { $0.value["ok"] as? Bool == false }.keys)
         #expect(
             failed == [
-                "account.device \(alice)", "account.token \(bob)", "account.push \(carol)", "instance.push \(carol)",
-                "account.device \(carol)", "account.reachable \(dave)",
+                "account.device \(alice)", "account.token \(bob)", "instance.push \(carol)", "account.device \(carol)",
+                "account.reachable \(dave)",
             ])
+        #expect(checks["account.push \(carol)"]?["level"] as? String == "warning", "push turned off is the user's choice")
         #expect(checks.filter { $0.value["ok"] as? Bool == false }.values.allSatisfy { ($0["fix"] as? String)?.isEmpty == false })
         #expect((checks["account.token \(bob)"]?["fix"] as? String)?.contains("gitbay-sync login \(bobServer.baseURL)") == true)
         let fix = checks["account.token \(bob)"]?["fix"] as? String ?? ""
@@ -138,7 +139,21 @@ struct DoctorTests {
         #expect(text.code == 1)
         #expect(text.out.contains("FAIL  account.device  \(alice): no row of this device on the server"))
         #expect(text.out.contains("      fix: `gitbay-sync run` registers it"))
-        #expect(text.out.hasSuffix("6 of 24 checks failed, 5 with a warning."))
+        #expect(text.out.hasSuffix("5 of 24 checks failed, 6 with a warning."), "\(text.out)")
+    }
+
+    @Test("an account whose push switch is off: a warning with the fix, and doctor exits 0")
+    func pushOff() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        #expect(await cli.run(["push", "off", alice]).code == 0)
+        let result = await cli.run(["doctor"])
+        #expect(result.code == 0, "\(result.out)")
+        #expect(result.out.contains("WARN  account.push  \(alice): push notifications are off for the account"), "\(result.out)")
+        #expect(result.out.contains("fix: `gitbay-sync push on \(alice)`"))
     }
 
     @Test("no database: one failing check (and the service's note), and none is created")

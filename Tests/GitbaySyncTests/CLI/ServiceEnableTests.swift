@@ -45,7 +45,10 @@ struct ServiceEnableTests {
     }
 
     static func install(_ cli: CLIHarness, _ arguments: [String], environment: [String: String]) async -> CLIResult {
-        await cli.run(["service", "install"] + arguments, extraEnvironment: environment) { $0.executablePath = { ServiceTests.executable } }
+        await cli.run(["service", "install"] + arguments, extraEnvironment: environment) {
+            $0.executablePath = { ServiceTests.executable }
+            $0.systemdBooted = { true }
+        }
     }
 
     var unitFolder: (CLIHarness) -> String { { $0.folder.path + "/config/systemd/user" } }
@@ -71,15 +74,69 @@ struct ServiceEnableTests {
         #expect(try json.json()["enabled"] as? Bool == true)
     }
 
-    @Test("without --enable, systemctl is not run and the command to paste is printed")
+    @Test(
+        "without --enable, systemctl is asked only to reload, so a timer already enabled takes the new period; then what to run, or that the timer is enabled"
+    )
     func withoutEnable() async throws {
         let cli = try CLIHarness()
         let fake = cli.folder.path + "/bin"
         let program = try Self.fakeSystemctl(in: fake, mode: .active)
         let result = await Self.install(cli, ["--json"], environment: ["GITBAY_SYNC_SYSTEMCTL": program, "PATH": fake])
         #expect(result.code == 0, "\(result.err)")
-        #expect(Self.calls(fake).isEmpty)
-        #expect(try result.json()["enabled"] as? Bool == false)
+        #expect(Self.calls(fake) == ["--user daemon-reload"])
+        let json = try result.json()
+        #expect(json["enabled"] as? Bool == false)
+        #expect(json["reloaded"] as? Bool == true)
+        #expect(json["next"] as? String == "systemctl --user enable --now gitbay-sync.timer gitbay-sync.service")
+
+        let folder = unitFolder(cli)
+        for (target, name) in [("timers.target", "gitbay-sync.timer"), ("default.target", "gitbay-sync.service")] {
+            try FileManager.default.createDirectory(atPath: folder + "/\(target).wants", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/\(target).wants/\(name)", withDestinationPath: folder + "/" + name)
+        }
+        let again = await Self.install(cli, ["--every", "1h"], environment: ["GITBAY_SYNC_SYSTEMCTL": program])
+        #expect(again.out.contains("Reloaded the user manager: it reads these units now."), "\(again.out)")
+        #expect(again.out.contains("gitbay-sync.timer is enabled: a run every 1h from now on."))
+        #expect(again.out.contains("Its runs log to `journalctl --user -u gitbay-sync.service`; `gitbay-sync status --history` lists them."))
+        #expect(!again.out.contains("Next, run:"))
+
+        let noBus = cli.folder.path + "/nobus"
+        let unreachable = try Self.fakeSystemctl(in: noBus, mode: .noBus)
+        let quiet = await Self.install(cli, [], environment: ["GITBAY_SYNC_SYSTEMCTL": unreachable])
+        #expect(quiet.code == 0, "a manager that cannot be reached is no failure without --enable")
+        #expect(quiet.out.contains("Next, run: systemctl --user daemon-reload && systemctl --user enable --now"), "\(quiet.out)")
+    }
+
+    @Test("uninstall stops and disables the units first, removes them, then reloads and forgets a failed state: nothing stays loaded")
+    func uninstallStops() async throws {
+        let cli = try CLIHarness()
+        let fake = cli.folder.path + "/bin"
+        let program = try Self.fakeSystemctl(in: fake, mode: .active)
+        #expect(await Self.install(cli, ["--enable"], environment: ["GITBAY_SYNC_SYSTEMCTL": program]).code == 0)
+        try FileManager.default.removeItem(atPath: fake + "/calls")
+        let removed = await cli.run(["service", "uninstall"], extraEnvironment: ["GITBAY_SYNC_SYSTEMCTL": program]) { $0.systemdBooted = { true } }
+        #expect(removed.code == 0, "\(removed.err)")
+        #expect(
+            Self.calls(fake) == [
+                "--user disable --now gitbay-sync.timer gitbay-sync.service", "--user daemon-reload",
+                "--user reset-failed gitbay-sync.service gitbay-sync.timer",
+            ])
+        #expect(removed.out.hasPrefix("Stopped and disabled gitbay-sync.timer and gitbay-sync.service.\nRemoved "), "\(removed.out)")
+        #expect(removed.out.hasSuffix("Reloaded the user manager: nothing of gitbay-sync is loaded."))
+        #expect(!FileManager.default.fileExists(atPath: unitFolder(cli) + "/gitbay-sync.timer"))
+
+        // Where the manager cannot be reached, the files still go, and it says what may still be loaded.
+        let noBus = cli.folder.path + "/nobus"
+        let unreachable = try Self.fakeSystemctl(in: noBus, mode: .noBus)
+        #expect(await Self.install(cli, [], environment: ["GITBAY_SYNC_SYSTEMCTL": unreachable]).code == 0)
+        let kept = await cli.run(["service", "uninstall", "--json"], extraEnvironment: ["GITBAY_SYNC_SYSTEMCTL": unreachable]) {
+            $0.systemdBooted = { true }
+        }
+        #expect(kept.code == 0)
+        let json = try kept.json()
+        #expect(json["stopped"] as? Bool == false)
+        #expect((json["next"] as? String)?.hasPrefix("systemctl --user disable --now") == true)
+        #expect((json["removed"] as? [String])?.count == 2)
     }
 
     @Test("without a user manager: exit 71, the units are written, and it says so with linger and run --every as the fixes")

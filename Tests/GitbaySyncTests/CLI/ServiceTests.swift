@@ -43,6 +43,7 @@ struct ServiceTests {
         OnActiveSec=1h30m
         OnUnitActiveSec=1h30m
         RandomizedDelaySec=9m
+        AccuracySec=1m
         Unit=gitbay-sync.service
 
         [Install]

@@ -95,6 +95,17 @@ struct BashCompletionTests {
         #expect(Set(answers.last ?? []) == Self.globalWords)
     }
 
+    @Test("offers the words an option's value can be: --token-store keyring or database")
+    func optionValueWords() async throws {
+        let completer = try Completer()
+        let answers = try await completer.complete([
+            "gitbay-sync login https://gitbay.org --token-store ", "gitbay-sync login --token-store k", "gitbay-sync login --label ",
+        ])
+        #expect(answers[0] == ["keyring", "database"])
+        #expect(answers[1] == ["keyring"])
+        #expect(answers[2] == [], "a free value is not guessed")
+    }
+
     @Test("offers the signed-in accounts, passing on --db, and completes after a colon")
     func accounts() async throws {
         let completer = try Completer()

@@ -48,7 +48,7 @@ struct DocumentationCommandTests {
             result.out + "\n"
                 == ManPage.render(
                     commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs, version: HelpText.version, date: HelpText.versionDate))
-        #expect(result.out.contains("\\fBgitbay\\-sync completions\\fR <\\fIshell\\fR>"))
+        #expect(result.out.contains("\\fBgitbay\\-sync completions\\fR \\%<\\fIshell\\fR>"))
         #expect(result.out.contains("\\fBgitbay\\-sync man\\fR\n"))
     }
 

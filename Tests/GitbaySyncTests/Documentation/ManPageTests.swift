@@ -12,7 +12,9 @@ struct ManPageTests {
     /// The page as a reader sees its words: font changes and guards gone, escapes undone.
     static func plain(_ roff: String) -> String {
         var text = roff
-        for (escape, character) in [("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\&", ""), ("\\-", "-"), ("\\(dq", "\""), ("\\e", "\\")] {
+        for (escape, character) in [
+            ("\\fB", ""), ("\\fI", ""), ("\\fR", ""), ("\\&", ""), ("\\%", ""), ("\\ ", " "), ("\\-", "-"), ("\\(dq", "\""), ("\\e", "\\"),
+        ] {
             text = text.replacingOccurrences(of: escape, with: character)
         }
         return text
@@ -65,11 +67,19 @@ struct ManPageTests {
     func examples() {
         let lines = Self.section("EXAMPLES").map(Self.plain)
         #expect(lines.filter { $0.hasPrefix(".SS ") } == CommandGroup.allCases.map { ".SS \"\($0.title)\"" })
+        // Each example's comment and command, their lines put back together as a reader would.
+        var blocks: [(comment: String, command: String)] = []
+        for (index, line) in lines.enumerated() where line == ".nf" {
+            let block = lines[(index + 1)...].prefix { $0 != ".fi" }
+            let comment = block.prefix { $0.hasPrefix("# ") }.map { $0.dropFirst(2) }.joined(separator: " ")
+            let command = block.drop { $0.hasPrefix("# ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.hasSuffix(" \\") ? String($0.dropLast(2)) : $0 }.joined(separator: " ")
+            blocks.append((comment, command))
+        }
         for spec in CommandRegistry.specs {
             #expect(!spec.examples.isEmpty, "\(spec.name)")
             for example in spec.examples {
-                let line = lines.firstIndex(of: example.line)
-                #expect(line.map { lines[$0 - 1] == "# " + example.comment.filter { $0 != "`" } } == true, "\(example.line)")
+                #expect(blocks.contains { $0.comment == example.comment.filter { $0 != "`" } && $0.command == example.line }, "\(example.line)")
             }
         }
     }
@@ -141,12 +151,32 @@ struct ManPageTests {
         #expect(lines.contains("\\&.example \\fBcode\\fR"))
         #expect(lines.contains("\\&'quoted\\epath \\[u00B1]"))
         #expect(lines.contains("\\fB\\-\\-x\\-y\\fR \\fIV\\fR"))
-        #expect(lines.contains("\\fBgitbay\\-sync odd\\-one\\fR [\\fB\\-\\-x\\-y\\fR \\fIV\\fR]"))
+        #expect(lines.contains("\\fBgitbay\\-sync odd\\-one\\fR \\%[\\fB\\-\\-x\\-y\\fR\\ \\%\\fIV\\fR]"))
         // No text line but the comment starts with a request character unless it is one.
-        let requests: Set<String> = [".TH", ".SH", ".SS", ".PP", ".TP", ".nf", ".fi", ".RS", ".RE", ".BR", ".\\\""]
+        let requests: Set<String> = [".TH", ".SH", ".SS", ".PP", ".TP", ".nf", ".fi", ".RS", ".RE", ".BR", ".in", ".ti", ".br", ".ad", ".\\\""]
         for line in lines where line.hasPrefix(".") || line.hasPrefix("'") {
             #expect(requests.contains(String(line.prefix { $0 != " " })), "\(line)")
         }
+    }
+
+    @Test(
+        "fits an 80-column terminal: usages wrap, and examples break as shell lines",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") || ProcessInfo.processInfo.environment["CI"] == "true",
+            "groff is not installed")
+    )
+    func fitsEightyColumns() async throws {
+        let folder = try TemporaryDirectory()
+        let file = folder.file("gitbay-sync.1")
+        try Self.page.write(toFile: file, atomically: true, encoding: .utf8)
+        let groff = try BuiltBinary(executable: "/usr/bin/groff", environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], folder: folder)
+        // What `man` sets on an 80-column terminal: lines of 80 columns at most.
+        let result = try await groff.run(["-man", "-Tutf8", "-rLL=80n", "-P-cbou", file])
+        #expect(result.code == 0, "\(result.err)")
+        let lines = result.out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count > 500, "the whole page was set")
+        let wide = lines.filter { $0.count > 80 }
+        #expect(wide.isEmpty, "\(wide.joined(separator: "\n"))")
     }
 
     @Test("is accepted by groff without a warning, where groff is installed")

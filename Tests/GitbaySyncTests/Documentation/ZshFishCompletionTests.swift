@@ -70,7 +70,7 @@ struct ZshFishCompletionTests {
     static let lines = [
         "gitbay-sync ", "gitbay-sync help service ", "gitbay-sync devices ", "gitbay-sync device set-token --", "gitbay-sync run --",
         "gitbay-sync logout ", "gitbay-sync completions ", "gitbay-sync pause alice@127.0.0.1:8080 ", "gitbay-sync devices rm ",
-        "gitbay-sync devices rm --",
+        "gitbay-sync devices rm --", "gitbay-sync login https://gitbay.org --token-store ",
     ]
 
     /// What each of `lines` should offer.
@@ -79,7 +79,7 @@ struct ZshFishCompletionTests {
         ["remove", "rm", "alice@127.0.0.1:8080", "bob@gitbay.org"], Set(GlobalOptions.specs.map(\.name) + ["--label"]),
         Set(GlobalOptions.specs.map(\.name) + (CommandRegistry.specs.first { $0.name == "run" }?.options.map(\.name) ?? [])),
         ["alice@127.0.0.1:8080", "bob@gitbay.org"], ["bash", "zsh", "fish"], [], ["alice@127.0.0.1:8080", "bob@gitbay.org"],
-        Set(GlobalOptions.specs.map(\.name) + ["--yes"]),
+        Set(GlobalOptions.specs.map(\.name) + ["--yes"]), ["keyring", "database"],
     ]
 
     @Test("zsh offers the commands, options and accounts", .enabled(if: runs("zsh"), "zsh is not installed (scripts/install-deps installs it)"))

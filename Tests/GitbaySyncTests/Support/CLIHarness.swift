@@ -79,6 +79,8 @@ final class CLIHarness: Sendable {
         )
         // Help and usage lines as wide as an 80-column screen, whatever terminal runs the tests.
         context.terminalColumns = { _ in nil }
+        // No systemd runs the tests' commands, whatever runs the machine; a test says otherwise.
+        context.systemdBooted = { false }
         adjust(&context)
         let code = await GitbaySyncCLI.run(arguments: arguments, context: context)
         return CLIResult(code: code, out: out.text, err: err.text, questions: questions.all, prompts: prompts.all)

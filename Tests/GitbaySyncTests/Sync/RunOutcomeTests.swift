@@ -107,6 +107,28 @@ struct RunOutcomeTests {
         #expect(server.devices(of: "alice").map(\.token) == [Self.token])
     }
 
+    @Test("status says a paused account is paused once, not `paused (paused)`")
+    func pausedSaidOnce() async throws {
+        let server = try FakeGitbayServer()
+        let setup = try await Self.setUp([server], users: ["alice"])
+        #expect(await setup.cli.run(["pause", setup.names[0]]).code == 0)
+        let status = await setup.cli.run(["status"])
+        #expect(status.out.contains("\(setup.names[0])  paused\n"), "\(status.out)")
+        #expect(!status.out.contains("paused (paused)"))
+    }
+
+    @Test("an account left unchanged for want of a device token says how to set one")
+    func noDeviceTokenHint() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let alice = try await cli.login(server, "alice")
+        let run = await cli.run(["run"])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(
+            run.out.contains("\(alice)  unchanged (no-device-token): set the device token with `gitbay-sync device set-token` [1 request, 0 writes]"),
+            "\(run.out)")
+    }
+
     @Test("run -vv ends with the database's write transactions: a steady run over two instances makes at most one")
     func databaseWorkLine() async throws {
         let (one, two) = (try FakeGitbayServer(), try FakeGitbayServer())
