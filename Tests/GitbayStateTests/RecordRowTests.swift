@@ -86,15 +86,16 @@ struct RecordRowTests {
         let store = try RecordDatabase()
         let read = try store.database.row(
             """
-            SELECT next_retry_reason, etag_basis, list_etag, failures, next_retry_at, last_error, last_success_at,
-                last_attempt_at, detail, condition
+            SELECT unchecked_runs, unchecked_since, unchecked_reason, next_retry_reason, etag_basis, list_etag, failures, next_retry_at,
+                last_error, last_success_at, last_attempt_at, detail, condition
             FROM account_status
             """
         ) { row throws(SQLiteError) in try AccountStatusRecord(row: row) }
-        let expected = AccountStatusRecord(
+        var expected = AccountStatusRecord(
             condition: .error, detail: "a detail", lastAttemptAt: Self.date(Self.late), lastSuccessAt: Self.date(Self.early),
             lastError: "it broke", nextRetryAt: Self.date(Self.late), nextRetryReason: .retryAfter, failures: 4, listETag: "\"e\"",
             etagBasis: "basis")
+        expected.unchecked = Unchecked(reason: .keyringLocked, since: Self.date(Self.early), runs: 2)
         #expect(read == expected)
     }
 
@@ -123,11 +124,15 @@ struct RecordRowTests {
     func unattendedRun() throws {
         let store = try RecordDatabase()
         let read = try store.database.row(
-            "SELECT pid, period_seconds, waiting, failed_accounts, accounts, result, finished_at, started_at, trigger FROM unattended_runs"
+            """
+            SELECT unchecked_accounts, pid, period_seconds, waiting, failed_accounts, accounts, result, finished_at, started_at, trigger
+            FROM unattended_runs
+            """
         ) { row throws(SQLiteError) in try UnattendedRunRecord(row: row) }
         let expected = UnattendedRunRecord(
             trigger: .every, startedAt: Self.date(Self.early), finishedAt: Self.date(Self.late), result: .failed, accounts: 3,
-            failedAccounts: ["alice@gitbay.test", "bob@gitbay.test"], waiting: 1, period: .seconds(600), pid: 4321)
+            failedAccounts: ["alice@gitbay.test", "bob@gitbay.test"], waiting: 1, period: .seconds(600), pid: 4321,
+            uncheckedAccounts: ["carol@gitbay.test"])
         #expect(read == expected)
     }
 }
@@ -156,13 +161,16 @@ final class RecordDatabase {
                 token_generation, made_at)
                 VALUES (7, 41, '2026-01-01 00:00:00', 'beef', 20, 'zyxwvuts…', 'zyxwvuts', 3, '\(late)');
             INSERT INTO account_status (account_id, condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at,
-                failures, list_etag, etag_basis, next_retry_reason)
-                VALUES (7, 'error', 'a detail', '\(late)', '\(early)', 'it broke', '\(late)', 4, '"e"', 'basis', 'retry-after');
+                failures, list_etag, etag_basis, next_retry_reason, unchecked_reason, unchecked_since, unchecked_runs)
+                VALUES (7, 'error', 'a detail', '\(late)', '\(early)', 'it broke', '\(late)', 4, '"e"', 'basis', 'retry-after',
+                    'keyring-locked', '\(early)', 2);
             INSERT INTO account_leases (account_id, holder_pid, holder_id, taken_at, expires_at) VALUES (7, 4321, 'h1', '\(early)', '\(late)');
             INSERT INTO same_servers (instance, other, device_id, added, proven_at)
                 VALUES ('https://gitbay.test', 'https://mirror.gitbay.test', 41, '2026-01-01 00:00:00', '\(late)');
-            INSERT INTO unattended_runs (trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid)
-                VALUES ('every', '\(early)', '\(late)', 'failed', 3, 'alice@gitbay.test' || char(10) || 'bob@gitbay.test', 1, 600, 4321);
+            INSERT INTO unattended_runs (trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid,
+                unchecked_accounts)
+                VALUES ('every', '\(early)', '\(late)', 'failed', 3, 'alice@gitbay.test' || char(10) || 'bob@gitbay.test', 1, 600, 4321,
+                    'carol@gitbay.test');
             """)
     }
 }

@@ -142,7 +142,7 @@ struct StoryTests {
     static let accountKeys: Set<String> = [
         "account", "instance", "username", "state", "condition", "device_id", "detail", "signed_in_at",
         "last_attempt_at", "last_success_at", "last_error", "next_retry_at", "failures", "next_retry_reason", "same_server_as",
-        "token_name", "token_expires_at",
+        "token_name", "token_expires_at", "unchecked", "unchecked_since",
     ]
 
     @Test("a copy of the binary away from the build folder runs --version, --help and status (no database: exit 66, nothing created)")

@@ -363,7 +363,7 @@ final class ModelWorld {
         let result = await second.command(["run", "--json"], client: configuration, clockAhead: clockAhead)
         guard !crashed() else { return }
         if try await second.failedOnlyOnRevokedTokens(result, servers) { return }
-        guard result.code == 0 else {
+        guard try ModelSecondMachine.isDone(result) else {
             throw ModelViolation(step: number, message: "a fault-free run on the second machine failed (\(result.code)): \(result.err)")
         }
         try await second.checkSettled(servers, client: client, step: number, clockAhead: clockAhead)

@@ -73,9 +73,11 @@ struct FailureIsolationTests {
         server.resetRequests()
 
         let run = await cli.run(["run", "--json"])
-        #expect(run.code == 0, "\(run.err)")
+        // Left to the other process, and not checked by this run: not a success.
+        #expect(run.code == ExitCode.busy.rawValue, "\(run.err)")
         let outcome = try #require((try run.json()["accounts"] as? [[String: Any]])?.first)
         #expect(outcome["action"] as? String == "skipped")
+        #expect(outcome["unchecked"] as? String == "held-elsewhere")
         #expect((outcome["reason"] as? String)?.contains("another gitbay-sync (pid \(getpid()))") == true)
         #expect(server.requests().isEmpty)
 
