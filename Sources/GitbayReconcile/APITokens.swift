@@ -86,16 +86,16 @@ package struct APITokens: Sendable {
     /// After the account's deletion: the keyring items its tokens were kept in (its current
     /// token's and its stale tokens'). Nil when there was none to delete or all are gone; the
     /// reason when one is left behind.
-    func forget(items: [String]) async -> KeyringUnavailable? {
+    func forget(items: [String]) async -> KeyringItemsLeft? {
         guard !items.isEmpty, let keyring else { return nil }
-        var reason: KeyringUnavailable?
+        var left: KeyringItemsLeft?
         for item in items {
             do {
                 try await keyring.delete(account: item)
             } catch {
-                reason = reason ?? error
+                left = KeyringItemsLeft(items: (left?.items ?? []) + [item], reason: left?.reason ?? error)
             }
         }
-        return reason
+        return left
     }
 }

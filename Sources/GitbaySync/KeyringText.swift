@@ -17,6 +17,16 @@ enum KeyringText {
         }
     }
 
+    /// The command that deletes this program's keyring item `item` (its `account` attribute)
+    /// by hand, quoted for a shell.
+    static func deleteCommand(item: String) -> String {
+        #if os(macOS)
+        ["security", "delete-generic-password", "-s", "gitbay-sync", "-a", item].map(ShellWords.quoted).joined(separator: " ")
+        #else
+        ["secret-tool", "clear", "service", "gitbay-sync", "account", item].map(ShellWords.quoted).joined(separator: " ")
+        #endif
+    }
+
     /// What `login` says of where it kept the token.
     static func kept(_ kept: KeptToken, choice: TokenStoreChoice?) -> String {
         switch kept.place {

@@ -77,6 +77,34 @@ struct KeyringTests {
         #expect(doctor.out.contains("its API token is in the OS keyring, which could not be read: the keyring is locked"), "\(doctor.out)")
     }
 
+    @Test("remove-account --force with the keyring locked says what is true: the keyring was locked, its item is still there, how to delete it")
+    func forcedRemovalWithLockedKeyring() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
+        let token = server.mintToken(for: "alice", name: "laptop-sync")
+        let login = await cli.run(
+            ["login", server.baseURL, "--token-name", "laptop-sync"], stdin: token, extraEnvironment: Self.bus(session))
+        #expect(login.code == 0, "\(login.err)")
+        let name = "alice@127.0.0.1:\(server.port)"
+        try await session.lock()
+
+        let removed = await cli.run(["remove-account", name, "--force"], extraEnvironment: Self.bus(session))
+
+        #expect(removed.code == 0, "\(removed.err)")
+        let said = removed.out + removed.err
+        #expect(!said.contains("the API token is deleted here"), "\(said)")
+        #expect(!said.contains("could not be reached"), "\(said)")
+        #expect(!said.contains("pasted without --token-name"), "\(said)")
+        #expect(said.contains("the keyring is locked"), "\(said)")
+        #expect(said.contains("`secret-tool clear service gitbay-sync account \(name)`"), "\(said)")
+        #expect(said.contains("`ssh git@127.0.0.1 token revoke laptop-sync`"), "\(said)")
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 1, "the item is still there, as said")
+        #expect(server.accepts(token))
+    }
+
     @Test("run rotates a minted token the keyring holds: one read, the successor in an item of its own, the old item gone; the next run uses it")
     func rotation() async throws {
         let session = try await SecretServiceSession.start()
