@@ -58,6 +58,7 @@ extension APITokens {
         let name = AccountRecord.name(username: username, instance: instance)
         var previous: String?
         var item = name
+        var recorded: (account: Int64, tokenName: String)?
         if let existing = try await store.account(named: name) {
             previous = try await store.keyringItems()[existing.id]
             if previous == name {
@@ -66,12 +67,24 @@ extension APITokens {
             }
             if choice != .database, keyring != nil, let tokenName = details.name {
                 try await store.recordStaleTokenNames([tokenName], ofAccount: existing.id, keyringItem: item, now: now)
+                recorded = (existing.id, tokenName)
             }
         }
         let kept = try await keep(apiToken, for: item, choice: choice)
-        let account = try await store.signIn(
-            instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place,
-            keyringItem: item == name ? nil : item, now: now)
+        if kept.place != .keyring, let recorded {
+            // The keyring did not take it: no item of it is left to delete, and the sign-in forgets its name.
+            try await store.releaseStaleKeyringItem(named: recorded.tokenName, ofAccount: recorded.account)
+        }
+        let account: AccountRecord
+        do {
+            account = try await store.signIn(
+                instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place,
+                keyringItem: item == name ? nil : item, now: now)
+        } catch {
+            // Nothing points at the item it was just written to: it goes, so that a failed sign-in leaves nothing.
+            if kept.place == .keyring, item != previous { _ = try? await keyring?.delete(account: item) }
+            throw error
+        }
         if let previous, previous != item || kept.place != .keyring { _ = try? await keyring?.delete(account: previous) }
         return (account, kept)
     }

@@ -171,6 +171,11 @@ extension CommandRunner {
                 instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
             progress("checking the API token with \(instance): whoami, and whether it may register devices …")
             let username = try await SyncEngine.verifiedUsername(client)
+            var details = details
+            if let name = details.name, details.lifetime != nil {
+                // What the server answers, never this machine's clock plus the lifetime.
+                details.expiresAt = await SyncEngine.serverExpiry(of: name, client)
+            }
             if existing == nil, choice == .keyring {
                 // A keyring that does not answer stores nothing: not even the database file.
                 do throws(KeyringUnavailable) {

@@ -31,6 +31,15 @@ struct SSHTokenMint: Sendable {
         case protocolVersion(Int)
         /// More on standard output than any answer holds: stopped.
         case outputTooLong
+
+        /// Whether the server may have minted the token all the same: it ran the command, or
+        /// the connection ended before its answer could say.
+        var mayHaveMinted: Bool {
+            switch self {
+            case .cannotStart, .keyRefused, .hostKeyRefused, .refused: false
+            case .timedOut, .unreachable, .notGitbay, .protocolVersion, .outputTooLong: true
+            }
+        }
     }
 
     /// The remote command, each word as gitbay's SSH access reads it back: ssh joins the words
