@@ -46,6 +46,7 @@ struct FailedSignInKeyringTests {
         let server = try FakeGitbayServer()
         let keyring = MemoryKeyring()
         let tokens = APITokens(store: world.store, keyring: keyring)
+        _ = try await world.store.device()
         let other = try Database(path: world.folder.databasePath, mode: .readWrite)
         // Readers go on; the sign-in's write waits, then fails.
         try other.execute("BEGIN IMMEDIATE")
