@@ -1,6 +1,7 @@
 import GitbayKeyring
 import GitbayReconcile
 import GitbayState
+import GitbaySupport
 
 /// The command line's words for where an API token lives, and for a keyring that did not
 /// answer: the core says why as a value (`KeyringUnavailable`), the agent says what to do.
@@ -37,7 +38,7 @@ enum KeyringText {
                 return "Its API token is kept in the state database (a file only you can read), as --token-store database asks."
             }
             return
-                "Its API token is kept in the state database (a file only you can read), not in a keyring: \(reason). To keep it in the keyring instead, \(fix(reason)) and sign in again."
+                "Its API token is kept in the state database (a file only you can read), not in a keyring: \(escaped: reason.description). To keep it in the keyring instead, \(fix(reason)) and sign in again."
         }
     }
 

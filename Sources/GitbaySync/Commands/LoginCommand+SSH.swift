@@ -91,12 +91,12 @@ extension CommandRunner {
             instance: instance, apiToken: token, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
         do {
             try await client.revokeToken(named: minting.name)
-            return (true, "The token \(escaped: minting.name) minted for it was revoked again.")
+            return (true, "The token \(minting.name) minted for it was revoked again.")
         } catch {
             logger.info("login.ssh.revoke-failed", ["token.name": minting.name, "error": "\(error)"])
             return (
                 false,
-                "The token \(escaped: minting.name) minted for it could not be revoked: revoke it with `\(minting.destination.command(["token", "revoke", minting.name]))`."
+                "The token \(minting.name) minted for it could not be revoked: revoke it with `\(minting.destination.command(["token", "revoke", minting.name]))`."
             )
         }
     }
