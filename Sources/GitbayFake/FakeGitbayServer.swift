@@ -101,6 +101,13 @@ public final class FakeGitbayServer: Sendable {
         set { state.withLock { $0.frozenNow = newValue } }
     }
 
+    /// How far ahead of the system's time the fake's clock runs, still running (unlike `now`,
+    /// which stops it): a test that moves a device's clock ahead moves the server's with it.
+    public var clockAhead: TimeInterval {
+        get { state.withLock { $0.clockAhead } }
+        set { state.withLock { $0.clockAhead = newValue } }
+    }
+
     // MARK: Devices and settings
 
     /// Every device row, id ascending, tokens in full.

@@ -57,6 +57,8 @@ struct FakeState: Sendable {
     private var tokensCreated = 0
     /// The time a test set the fake's clock to (`FakeGitbayServer.now`); nil: the system's.
     var frozenNow: Date?
+    /// How far ahead of the system's time the clock runs while it is not frozen.
+    var clockAhead: TimeInterval = 0
     /// Id ascending, always.
     private(set) var devices: [FakeDevice] = []
     /// Every row deleted so far, oldest first.
@@ -77,7 +79,7 @@ struct FakeState: Sendable {
     /// The fake's time, in whole milliseconds as gitbay stores its times: the time a test set,
     /// else the system's.
     var now: Date {
-        let seconds = (frozenNow ?? Date()).timeIntervalSince1970
+        let seconds = (frozenNow ?? Date().addingTimeInterval(clockAhead)).timeIntervalSince1970
         return Date(timeIntervalSince1970: (seconds * 1000).rounded(.down) / 1000)
     }
 

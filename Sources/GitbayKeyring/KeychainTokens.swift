@@ -112,7 +112,7 @@ package final class KeychainTokens: TokenKeyring {
             return .failure(.noKeyring)
         default:
             let message = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "no detail"
-            return .failure(.failed(detail: "OSStatus \(status): \(message)"))
+            return .failure(.failed(detail: "OSStatus \(status): \(KeyringUnavailable.said(message))"))
         }
     }
 }

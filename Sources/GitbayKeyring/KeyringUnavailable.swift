@@ -1,3 +1,5 @@
+import GitbaySupport
+
 /// Why the OS keyring could not do what was asked. Never "no item": the keyring did not
 /// answer, or answered that it cannot, so what it holds is unknown. Values only; the CLI
 /// words them.
@@ -27,6 +29,15 @@ package enum KeyringUnavailable: Error, Sendable, Equatable, CustomStringConvert
         case .libraryMissing, .noSessionBus, .noService, .noKeyring: true
         case .locked, .timedOut, .failed: false
         }
+    }
+
+    /// What the keyring (libsecret, the Secret Service, the Keychain, the dynamic loader) said,
+    /// as it enters a reason: on one line, at most 300 characters. It stays raw otherwise:
+    /// whatever prints it escapes it once.
+    package static func said(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+            .joined(separator: "; ")
+        return line.count <= 300 ? line : String(line.prefix(300)) + "…"
     }
 
     package var description: String {

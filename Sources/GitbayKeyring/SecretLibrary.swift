@@ -33,7 +33,7 @@ final class SecretLibrary: @unchecked Sendable {
             api.initialize(to: csecret_api())
             let result: Result<SecretLibrary, KeyringUnavailable>
             if let reason = csecret_open(path, api) {
-                result = .failure(.libraryMissing(path: path, detail: String(cString: reason)))
+                result = .failure(.libraryMissing(path: path, detail: KeyringUnavailable.said(String(cString: reason))))
                 api.deallocate()
             } else {
                 let serviceType = csecret_service_type(api)

@@ -42,7 +42,7 @@ extension SecretServiceKeyring {
     /// Why a result that is not OK is one: from its status, then the D-Bus error's name, then
     /// the GError's domain and code.
     static func reason(for result: csecret_result, cancelled: Bool, timeout: Duration) -> KeyringUnavailable {
-        let detail = result.message.map { String(cString: $0) } ?? "no detail"
+        let detail = result.message.map { KeyringUnavailable.said(String(cString: $0)) } ?? "no detail"
         let domain = result.domain.map { String(cString: $0) }
         let remote = result.remote_name.map { String(cString: $0) }
         // G_IO_ERROR_CANCELLED (19) after our deadline, G_IO_ERROR_TIMED_OUT (24), D-Bus's NoReply.

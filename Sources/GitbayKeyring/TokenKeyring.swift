@@ -3,9 +3,10 @@ import GitbaySupport
 /// Where an account's API token is kept when the OS keyring answers: the freedesktop Secret
 /// Service on Linux (`SecretServiceKeyring`), the login Keychain on macOS (`KeychainTokens`).
 ///
-/// Items are this program's alone: service `gitbay-sync`, account `user@host` (or
-/// `user@host:port`, as the CLI names the account; a rotated token's item has a name of its
-/// own, which the caller gives as the account). Every call is bounded in time and fails
+/// Items are this program's alone: service `gitbay-sync`, and an account attribute the caller
+/// gives: the account's name and the install's marker (`user@host gbs-…`, so that two
+/// databases signed in to one account never touch each other's item; an earlier version used
+/// the account's name alone), or a rotated token's item's name of its own. Every call is bounded in time and fails
 /// only with `KeyringUnavailable`, a value the caller can tell from "no item" (an empty
 /// `readAll`, `KeyringDeletion.noItem`): a keyring that is locked, gone or slow is a reason
 /// to wait, never a reason to think the token is gone. Secrets travel as `Secret` and appear

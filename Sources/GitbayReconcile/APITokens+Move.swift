@@ -22,7 +22,9 @@ extension APITokens {
     /// the database for good; one that is locked or slow leaves them for the next run. Does
     /// nothing without a keyring, or with nothing awaiting it.
     func moveIntoKeyring(_ awaiting: Set<Int64>, of accounts: [AccountRecord], logger: Logger) async -> [Int64: TokenMove] {
-        guard !awaiting.isEmpty, let keyring, let tokens = try? await store.tokensAwaitingKeyring() else { return [:] }
+        guard !awaiting.isEmpty, let keyring, let tokens = try? await store.tokensAwaitingKeyring(),
+            let installMarker = try? await store.device().installMarker
+        else { return [:] }
         var moves: [Int64: TokenMove] = [:]
         var refusal: KeyringUnavailable?
         for account in accounts {
@@ -32,8 +34,11 @@ extension APITokens {
                 continue
             }
             do {
-                try await keyring.store(token, for: account.name)
-                guard let kept = try? await store.keepOnlyReference(ofAccount: account.id, token: token), kept.moved else { continue }
+                let item = Self.installItem(of: account.name, installMarker: installMarker)
+                try await keyring.store(token, for: item)
+                guard let kept = try? await store.keepOnlyReference(ofAccount: account.id, token: token, keyringItem: item), kept.moved else {
+                    continue
+                }
                 moves[account.id] = .moved(wiped: kept.wiped)
                 logger.info("token.moved-to-keyring", ["account.name": account.name])
             } catch {

@@ -47,7 +47,7 @@ extension APITokens {
 
     /// Stores a verified sign-in: the token where `keep` puts it, then the account with only a
     /// reference when the keyring holds it. A new account's token goes to the keyring item
-    /// named after it. An account signed in already keeps the token in use where it is until
+    /// named after it and this install (`installItem`). An account signed in already keeps the token in use where it is until
     /// the database points at the new one, as a rotation does: the new token goes to an item
     /// the old one is not in, recorded (with its name) as stale first, so that a crash between
     /// the keyring and the database leaves the old token in use and a stale one the next run
@@ -56,22 +56,37 @@ extension APITokens {
         instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, now: Date
     ) async throws -> (account: AccountRecord, kept: KeptToken) {
         let name = AccountRecord.name(username: username, instance: instance)
+        // The item names this install too: another database signed in to the account has its own.
+        let own = Self.installItem(of: name, installMarker: try await store.device().installMarker)
         var previous: String?
-        var item = name
+        var item = own
+        var recorded: (account: Int64, tokenName: String)?
         if let existing = try await store.account(named: name) {
             previous = try await store.keyringItems()[existing.id]
-            if previous == name {
+            if previous == own {
                 let digits = Timestamp.format(now).filter(\.isNumber)
-                item = TokenRotation.keyringItem(of: name, tokenName: details.name ?? "signed-in-\(digits)")
+                item = TokenRotation.keyringItem(of: own, tokenName: details.name ?? "signed-in-\(digits)")
             }
             if choice != .database, keyring != nil, let tokenName = details.name {
                 try await store.recordStaleTokenNames([tokenName], ofAccount: existing.id, keyringItem: item, now: now)
+                recorded = (existing.id, tokenName)
             }
         }
         let kept = try await keep(apiToken, for: item, choice: choice)
-        let account = try await store.signIn(
-            instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place,
-            keyringItem: item == name ? nil : item, now: now)
+        if kept.place != .keyring, let recorded {
+            // The keyring did not take it: no item of it is left to delete, and the sign-in forgets its name.
+            try await store.releaseStaleKeyringItem(named: recorded.tokenName, ofAccount: recorded.account)
+        }
+        let account: AccountRecord
+        do {
+            account = try await store.signIn(
+                instance: instance, username: username, apiToken: apiToken, details: details, place: kept.place,
+                keyringItem: item, now: now)
+        } catch {
+            // Nothing points at the item it was just written to: it goes, so that a failed sign-in leaves nothing.
+            if kept.place == .keyring, item != previous { _ = try? await keyring?.delete(account: item) }
+            throw error
+        }
         if let previous, previous != item || kept.place != .keyring { _ = try? await keyring?.delete(account: previous) }
         return (account, kept)
     }

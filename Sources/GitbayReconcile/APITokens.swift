@@ -23,6 +23,14 @@ package struct APITokens: Sendable {
         self.keyring = keyring
     }
 
+    /// The keyring item (its `account` attribute) of `account`'s token in the database whose
+    /// install marker is `installMarker`: the account and the install, so that two databases
+    /// signed in to one account never write over or delete each other's token. An earlier
+    /// version named the item after the account alone; a run moves such an item here.
+    package static func installItem(of account: String, installMarker: String) -> String {
+        account + " " + installMarker
+    }
+
     /// Why the keyring cannot be read when none is used here.
     static let noKeyring = KeyringUnavailable.noService(detail: "this program was given no keyring to use")
 
@@ -42,9 +50,33 @@ package struct APITokens: Sendable {
         do {
             let stored = try await readKeyring()
             for account in inKeyring { tokens[account.id] = stored[facts.keyringItems[account.id] ?? account.name] }
+            let named = inKeyring.filter { (facts.keyringItems[$0.id] ?? $0.name) == $0.name }
+            await moveToInstallItems(named, stored, installMarker: facts.device.installMarker)
             return (tokens, nil)
         } catch {
             return (tokens, error)
+        }
+    }
+
+    /// Moves the tokens of `accounts` that sit in an item named after the account alone (an
+    /// earlier version wrote it) to this install's item: written there, the database pointed
+    /// at it, then the old item deleted. A failure leaves the token where it was, for the next run.
+    private func moveToInstallItems(_ accounts: [AccountRecord], _ stored: [String: Secret], installMarker: String) async {
+        guard let keyring, !installMarker.isEmpty else { return }
+        for account in accounts {
+            guard let token = stored[account.name] else { continue }
+            let item = Self.installItem(of: account.name, installMarker: installMarker)
+            do {
+                try await keyring.store(token, for: item)
+                guard (try? await store.pointAtKeyringItem(item, ofAccount: account.id)) == true else {
+                    _ = try? await keyring.delete(account: item)
+                    continue
+                }
+                try await keyring.delete(account: account.name)
+            } catch {
+                // Where the token stays readable: the item it was in, or the install's once the database names it.
+                continue
+            }
         }
     }
 
@@ -86,16 +118,16 @@ package struct APITokens: Sendable {
     /// After the account's deletion: the keyring items its tokens were kept in (its current
     /// token's and its stale tokens'). Nil when there was none to delete or all are gone; the
     /// reason when one is left behind.
-    func forget(items: [String]) async -> KeyringUnavailable? {
+    func forget(items: [String]) async -> KeyringItemsLeft? {
         guard !items.isEmpty, let keyring else { return nil }
-        var reason: KeyringUnavailable?
+        var left: KeyringItemsLeft?
         for item in items {
             do {
                 try await keyring.delete(account: item)
             } catch {
-                reason = reason ?? error
+                left = KeyringItemsLeft(items: (left?.items ?? []) + [item], reason: left?.reason ?? error)
             }
         }
-        return reason
+        return left
     }
 }

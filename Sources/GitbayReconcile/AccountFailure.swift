@@ -44,6 +44,10 @@ package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
     case stopped
     /// The account was not reconciled: it was no longer there to read.
     case notReconciled
+    /// `token revoke <name>` answered (done, or no token of that name), yet the token this
+    /// device held still works: the name was not its own. `nameKnown`: the server had a token
+    /// of that name (and revoked it).
+    case tokenStillAccepted(name: String, nameKnown: Bool)
     /// Any other failure, as it described itself.
     case other(String)
 
@@ -65,6 +69,10 @@ package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
         case .removalStep(let said): said
         case .stopped: "stopped before it finished"
         case .notReconciled: "not reconciled"
+        case .tokenStillAccepted(let name, true):
+            "the server revoked the token named \(name), but the token this device held still works: that name was another token's"
+        case .tokenStillAccepted(let name, false):
+            "the server knows no token named \(name), and the token this device held still works"
         case .other(let text): text
         }
     }

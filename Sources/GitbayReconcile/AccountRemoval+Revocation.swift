@@ -15,36 +15,77 @@ extension AccountRemoval {
         let failure: AccountFailure
     }
 
-    /// Revokes the account's named tokens with its own token: this install's stale ones first,
-    /// then the current one, the last request ever sent with it. A name the server does not
-    /// know (404), or a token it no longer takes (401), is revoked already. The requests are
-    /// counted in `outcome`.
+    /// Revokes the account's tokens with its own token: the stale ones this install minted
+    /// first (whether or not the current one has a name), then the current one, the last
+    /// revocation sent with it; then checks that the current token is refused before calling it
+    /// revoked (`whoami` with it must answer 401). A stale name the server does not know (404)
+    /// is revoked already. Once the server refuses the token, nothing more can be sent with it:
+    /// the stale names not yet revoked are left, and said. The requests are counted in `outcome`.
     func revoke(_ stored: StoredAPIToken, of account: AccountRecord, outcome: inout AccountOutcome) async
-        -> Swift.Result<
-            TokenRevocation, RevocationFailure
-        >
+        -> Swift.Result<TokenRevocation, RevocationFailure>
     {
-        guard let name = stored.details.name else { return .success(.unnamed) }
         let client = GitbayClient(
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: reconciler.options.client,
             logger: reconciler.logger)
-        var result = Swift.Result<TokenRevocation, RevocationFailure>.success(.revoked(name: name))
-        names: for revoked in stored.staleNames.filter({ $0 != name }) + [name] {
-            do {
-                try await client.revokeToken(named: revoked)
-                outcome.writes += 1
-            } catch  where error.kind == .notFound {
-                outcome.writes += 1
-            } catch  where error.kind == .authFailed {
-                // The token no longer works: nothing more can be sent with it, and it is of no use to anyone.
-                break names
-            } catch {
-                reconciler.logger.info("removal.revoke-failed", ["token.name": revoked, "error": "\(error)"])
-                result = .failure(RevocationFailure(name: revoked, failure: .server(error)))
-                break names
-            }
-        }
+        let result = await revoke(stored, with: client, outcome: &outcome)
         outcome.requests += await client.requestCount
         return result
+    }
+
+    private func revoke(_ stored: StoredAPIToken, with client: GitbayClient, outcome: inout AccountOutcome) async
+        -> Swift.Result<TokenRevocation, RevocationFailure>
+    {
+        let name = stored.details.name
+        var stale = stored.staleNames.filter { $0 != name }
+        while let next = stale.first {
+            switch await send(next, with: client, outcome: &outcome) {
+            case .refused: return .success(TokenRevocation(.refused(name: name), staleLeft: stale))
+            case .failed(let error): return .failure(RevocationFailure(name: next, failure: .server(error)))
+            case .answered: stale.removeFirst()
+            }
+        }
+        guard let name else { return .success(.unnamed) }
+        let nameKnown: Bool
+        switch await send(name, with: client, outcome: &outcome) {
+        case .refused: return .success(TokenRevocation(.refused(name: name)))
+        case .failed(let error): return .failure(RevocationFailure(name: name, failure: .server(error)))
+        case .answered(let known): nameKnown = known
+        }
+        // The answer names a token, not this one: only the token itself says it no longer works.
+        do {
+            _ = try await client.whoami()
+            reconciler.logger.info("removal.token-still-valid", ["token.name": name])
+            return .success(TokenRevocation(.stillValid(name: name, nameKnown: nameKnown)))
+        } catch  where error.kind == .authFailed {
+            return .success(.revoked(name: name))
+        } catch {
+            reconciler.logger.info("removal.revoke-unchecked", ["token.name": name, "error": "\(error)"])
+            return .failure(RevocationFailure(name: name, failure: .server(error)))
+        }
+    }
+
+    /// How the server answered `token revoke <name>`.
+    private enum RevokeAnswer {
+        /// Done (`nameKnown`), or no token of that name (404).
+        case answered(nameKnown: Bool)
+        /// The token the request was sent with is refused (401).
+        case refused
+        case failed(GitbayError)
+    }
+
+    private func send(_ name: String, with client: GitbayClient, outcome: inout AccountOutcome) async -> RevokeAnswer {
+        do {
+            try await client.revokeToken(named: name)
+            outcome.writes += 1
+            return .answered(nameKnown: true)
+        } catch  where error.kind == .notFound {
+            outcome.writes += 1
+            return .answered(nameKnown: false)
+        } catch  where error.kind == .authFailed {
+            return .refused
+        } catch {
+            reconciler.logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"])
+            return .failed(error)
+        }
     }
 }

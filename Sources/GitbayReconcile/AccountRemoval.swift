@@ -57,6 +57,10 @@ package struct AccountRemoval: Sendable {
     package static let revocationFailedDetail =
         "this device is deregistered and the pre-remove hook passed; the API token is kept because it could not be revoked on the server"
 
+    /// The same, when the token was revoked by name and still works: the name was another's.
+    package static let tokenStillValidDetail =
+        "this device is deregistered and the pre-remove hook passed; the API token is kept because it still works after its name was revoked"
+
     /// Removes an account already marked `removing`. Holds the account's lease from the
     /// deregistration to the deletion, so that no run can add a row for it in between; when
     /// another process holds it, that process (or the next run) finishes the removal.
@@ -100,10 +104,17 @@ package struct AccountRemoval: Sendable {
                 hold = .stepFailed(failure.detail)
             }
         } else {
-            hold = .deregistrationFailed(outcome.failure ?? .local(.other("the server could not be reached")))
+            hold = .deregistrationFailed(outcome.failure ?? Self.skipFailure(outcome.skipReason))
         }
         if let hold, !force { return .kept(Self.held(outcome, hold.failure), reason: hold) }
         return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
+    }
+
+    /// What kept a skipped pass from deregistering the device: the keyring that did not
+    /// give the token, else the server the pass could not reach.
+    private static func skipFailure(_ reason: RunSchedule.SkipReason?) -> AccountFailure {
+        if case .keyringUnavailable(let unavailable) = reason { return .local(.keyring(unavailable)) }
+        return .local(.other("the server could not be reached"))
     }
 
     /// True when the token of an account whose step passed in this removal (so this device was
@@ -114,87 +125,9 @@ package struct AccountRemoval: Sendable {
         return try await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)
     }
 
-    /// Revokes the token (unless the server could not be reached), then deletes the account.
-    private func revokeAndDelete(_ account: AccountRecord, outcome: AccountOutcome, hold: RemovalHold?, force: Bool) async throws -> Result {
-        var (outcome, hold) = (outcome, hold)
-        let stored: StoredAPIToken?
-        switch await storedToken(of: account) {
-        case .success(let found): stored = found
-        case .failure(let unavailable):
-            // The keyring holds the token and does not answer: it cannot be revoked yet.
-            let name = (try? await reconciler.store.apiTokenDetails(ofAccount: account.id))??.name
-            let revocation = RemovalHold.revocationFailed(name: name ?? "", failure: .local(.keyring(unavailable)))
-            guard force else {
-                await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: unavailable.description)
-                return .kept(Self.held(outcome, revocation.failure), reason: revocation)
-            }
-            (stored, hold) = (nil, hold ?? revocation)
-        }
-        var token = stored?.details.name.map { TokenRevocation.notRevoked(name: $0) } ?? .unnamed
-        // The server answered the deregistration: the token is revoked there, the last request sent with it.
-        if hold?.deregistered ?? true, let stored, stored.details.name != nil {
-            switch await revoke(stored, of: account, outcome: &outcome) {
-            case .success(let revoked):
-                token = revoked
-            case .failure(let failure):
-                let revocation = RemovalHold.revocationFailed(name: failure.name, failure: failure.failure)
-                guard force else {
-                    await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: failure.failure.description)
-                    return .kept(Self.held(outcome, revocation.failure), reason: revocation)
-                }
-                hold = hold ?? revocation
-            }
-        }
-        return try await delete(account, outcome: outcome, hold: hold, token: token)
-    }
-
-    /// Deletes the account, its token and its records, once nothing (or `--force`) holds it.
-    private func delete(_ account: AccountRecord, outcome: AccountOutcome, hold: RemovalHold?, token: TokenRevocation) async throws -> Result {
-        var outcome = outcome
-        let store = reconciler.store
-        let left = try await store.registrations(ofAccount: account.id).map(\.deviceID)
-        let items = try await store.allKeyringItems(ofAccount: account.id)
-        switch try await store.deleteAccount(id: account.id, removalStartedAt: account.removalStartedAt) {
-        case .notRemoving:
-            return .signedInAgain(try await stillSignedIn(account, outcome))
-        case .deleted(let wiped):
-            await forgetKeyringItems(items, of: account)
-            if let hold {
-                outcome = Self.held(outcome, hold.failure)
-                outcome.action = .removed
-                return .forced(outcome, rowsLeft: left, reason: hold, tokenWiped: wiped, token: token)
-            }
-            outcome.action = .removed
-            return .removed(outcome, tokenWiped: wiped, token: token)
-        }
-    }
-
-    /// The account's token with its name and stale names, from the keyring when it lives there.
-    private func storedToken(of account: AccountRecord) async -> Swift.Result<StoredAPIToken?, KeyringUnavailable> {
-        let store = reconciler.store
-        guard (try? await store.tokenPlaces()[account.id]) == .keyring else {
-            return .success(try? await store.storedAPIToken(ofAccount: account.id))
-        }
-        do {
-            let token = try await reconciler.tokens.token(of: account)
-            return .success(try? await store.storedAPIToken(ofAccount: account.id, token: token))
-        } catch let unavailable as KeyringUnavailable {
-            return .failure(unavailable)
-        } catch {
-            return .success(nil)
-        }
-    }
-
-    /// Once the account is deleted: the keyring items of its tokens, when the keyring held any.
-    private func forgetKeyringItems(_ items: [String], of account: AccountRecord) async {
-        if let reason = await reconciler.tokens.forget(items: items) {
-            reconciler.logger.warning("token.left-in-keyring", ["account.name": account.name, "reason": reason.description])
-        }
-    }
-
     /// `outcome` of a removal held by `failure`.
     /// A removal held back (kept, interrupted): a failure, decided here so every reader says so.
-    private static func held(_ outcome: AccountOutcome, _ failure: AccountFailure) -> AccountOutcome {
+    static func held(_ outcome: AccountOutcome, _ failure: AccountFailure) -> AccountOutcome {
         var outcome = outcome
         outcome.action = .failed
         // A refused token stays said: it is what keeps the removal from going on.
@@ -221,7 +154,7 @@ package struct AccountRemoval: Sendable {
     }
 
     /// Records that the account is deregistered and still `removing`, for `detail`.
-    private func saveHeldStatus(_ account: AccountRecord, detail: String, error: String) async {
+    func saveHeldStatus(_ account: AccountRecord, detail: String, error: String) async {
         let store = reconciler.store
         var status = (try? await store.status(ofAccount: account.id)) ?? AccountStatusRecord()
         status.condition = .removing
@@ -240,7 +173,7 @@ package struct AccountRemoval: Sendable {
 
     /// What the run reports for an account signed in again during its removal: what its pass
     /// did when the pass already followed the sign-in, else its stored condition as it stands.
-    private func stillSignedIn(_ account: AccountRecord, _ outcome: AccountOutcome) async throws -> AccountOutcome {
+    func stillSignedIn(_ account: AccountRecord, _ outcome: AccountOutcome) async throws -> AccountOutcome {
         guard outcome.condition == .removing || outcome.action == .removed else { return outcome }
         let status = try await reconciler.store.status(ofAccount: account.id)
         return AccountOutcome(

@@ -99,7 +99,14 @@ struct TokenRenewer: Sendable {
     private func cleanUp(
         _ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, _ client: GitbayClient, _ renewal: inout TokenRenewal
     ) async throws {
-        let listed = Set(try await client.listTokens().map(\.name))
+        let tokens = try await client.listTokens()
+        if stored.details.expiresAt == nil, stored.details.lifetime != nil, let name = stored.details.name,
+            let expiresAt = SyncEngine.wholeSecond(Timestamp.parse(tokens.first(where: { $0.name == name })?.expiresAt))
+        {
+            // An expiry the sign-in or the rotation could not learn: the server's answer, now.
+            try await store.setAPITokenExpiry(expiresAt, ofAccount: account.id, named: name)
+        }
+        let listed = Set(tokens.map(\.name))
         for name in stored.staleNames where TokenRotation.isThisInstalls(name, installMarker: installMarker) {
             // The current token is never revoked here, whatever is recorded.
             if name != stored.details.name, listed.contains(name) {
@@ -130,8 +137,8 @@ struct TokenRenewer: Sendable {
         let minted = try await client.createToken(named: successor, ttl: TokenRotation.ttl(lifetime))
         outcome.writes += 1
         if let item, let keyring = options.keyring { try await keyring.store(minted.token, for: item) }
-        // The whole second before: never later than the server's expiry.
-        let expiresAt = Date(timeIntervalSinceReferenceDate: (now.timeIntervalSinceReferenceDate + lifetime.inSeconds).rounded(.down))
+        // The server's expiry, never this machine's clock plus the lifetime; unknown until a run learns it, if the list fails.
+        let expiresAt = await SyncEngine.serverExpiry(of: successor, client)
         let details = APITokenDetails(name: successor, expiresAt: expiresAt, lifetime: lifetime)
         guard
             try await store.replaceAPIToken(ofAccount: account.id, named: name, with: minted.token, keyringItem: item, details: details, now: now)

@@ -33,8 +33,10 @@ package enum TokenRotation {
     /// tokens the other install minted (and uses) alone.
     package static func need(_ details: APITokenDetails, staleNames: [String], installMarker: String, now: Date) -> Need {
         let ours = details.name.map { isThisInstalls($0, installMarker: installMarker) } ?? false
+        // A token of this install whose expiry is not known yet: the list that cleans up tells it.
+        let expiryUnknown = ours && details.expiresAt == nil && details.lifetime != nil
         return Need(
-            cleanUp: staleNames.contains { isThisInstalls($0, installMarker: installMarker) },
+            cleanUp: expiryUnknown || staleNames.contains { isThisInstalls($0, installMarker: installMarker) },
             rotate: ours && (rotationTime(details).map { now >= $0 } ?? false))
     }
 

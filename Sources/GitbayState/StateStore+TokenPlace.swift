@@ -82,15 +82,27 @@ extension StateStore {
     /// from the files (`secure_delete` zeroes freed pages). Returns whether the row changed,
     /// and whether the bytes are gone (false while another connection's read kept the WAL
     /// from being checkpointed: they leave at the next checkpoint).
-    package func keepOnlyReference(ofAccount id: Int64, token: Secret) throws -> (moved: Bool, wiped: Bool) {
+    package func keepOnlyReference(ofAccount id: Int64, token: Secret, keyringItem: String? = nil) throws -> (moved: Bool, wiped: Bool) {
         let moved = try write { database in
             try database.run(
-                "UPDATE api_tokens SET token = NULL, store = 'keyring' WHERE account_id = ? AND token = ? AND store IS NULL",
-                .integer(id), .text(token.exposedValue))
+                "UPDATE api_tokens SET token = NULL, store = 'keyring', keyring_item = ? WHERE account_id = ? AND token = ? AND store IS NULL",
+                .optionalText(keyringItem), .integer(id), .text(token.exposedValue))
             return database.changes > 0
         }
         guard moved else { return (false, false) }
         return (true, try checkpoint())
+    }
+
+    /// Points the account's token at the keyring item `item`, if the keyring holds it in the
+    /// item named after the account (an earlier version wrote it); false when it no longer
+    /// does (a sign-in or a rotation meanwhile).
+    package func pointAtKeyringItem(_ item: String, ofAccount id: Int64) throws -> Bool {
+        try write { database in
+            try database.run(
+                "UPDATE api_tokens SET keyring_item = ? WHERE account_id = ? AND store = 'keyring' AND keyring_item IS NULL", .text(item),
+                .integer(id))
+            return database.changes > 0
+        }
     }
 
     /// Keeps the tokens of these accounts that still await the keyring in the database for

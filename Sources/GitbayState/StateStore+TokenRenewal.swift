@@ -120,16 +120,41 @@ extension StateStore {
         try write { database in
             for name in names {
                 try database.run(
-                    "INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at, keyring_item) VALUES (?, ?, ?, ?)", .integer(id),
-                    .text(name), .text(Timestamp.format(now)), .optionalText(keyringItem))
+                    """
+                    INSERT INTO stale_api_tokens (account_id, name, recorded_at, keyring_item) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (account_id, name) DO UPDATE SET keyring_item = COALESCE(excluded.keyring_item, keyring_item)
+                    """, .integer(id), .text(name), .text(Timestamp.format(now)), .optionalText(keyringItem))
             }
         }
     }
 
-    /// Forgets stale names: revoked, or no longer on the server.
-    package func forgetStaleTokenNames(_ names: [String], ofAccount id: Int64) throws {
+    /// Records when the account's token expires, as the server answered, while its current
+    /// token is still the one named `name`.
+    package func setAPITokenExpiry(_ expiresAt: Date, ofAccount id: Int64, named name: String) throws {
         try write { database in
-            for name in names { try database.run("DELETE FROM stale_api_tokens WHERE account_id = ? AND name = ?", .integer(id), .text(name)) }
+            try database.run(
+                "UPDATE api_tokens SET expires_at = ? WHERE account_id = ? AND name = ?", .text(Timestamp.format(expiresAt)), .integer(id),
+                .text(name))
+        }
+    }
+
+    /// Says that the keyring did not take the token recorded as stale under `name`: no item is
+    /// left to delete for it. The name stays recorded (its token may be valid) until a sign-in
+    /// makes it current or a run revokes it.
+    package func releaseStaleKeyringItem(named name: String, ofAccount id: Int64) throws {
+        try write { database in
+            try database.run("UPDATE stale_api_tokens SET keyring_item = NULL WHERE account_id = ? AND name = ?", .integer(id), .text(name))
+        }
+    }
+
+    /// Forgets stale names: revoked, or no longer on the server. `keepingItems`: a name whose
+    /// keyring item is left to delete stays.
+    package func forgetStaleTokenNames(_ names: [String], ofAccount id: Int64, keepingItems: Bool = false) throws {
+        let condition = keepingItems ? " AND keyring_item IS NULL" : ""
+        try write { database in
+            for name in names {
+                try database.run("DELETE FROM stale_api_tokens WHERE account_id = ? AND name = ?" + condition, .integer(id), .text(name))
+            }
         }
     }
 

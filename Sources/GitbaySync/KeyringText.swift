@@ -1,6 +1,7 @@
 import GitbayKeyring
 import GitbayReconcile
 import GitbayState
+import GitbaySupport
 
 /// The command line's words for where an API token lives, and for a keyring that did not
 /// answer: the core says why as a value (`KeyringUnavailable`), the agent says what to do.
@@ -17,6 +18,16 @@ enum KeyringText {
         }
     }
 
+    /// The command that deletes this program's keyring item `item` (its `account` attribute)
+    /// by hand, quoted for a shell.
+    static func deleteCommand(item: String) -> String {
+        #if os(macOS)
+        ["security", "delete-generic-password", "-s", "gitbay-sync", "-a", item].map(ShellWords.quoted).joined(separator: " ")
+        #else
+        ["secret-tool", "clear", "service", "gitbay-sync", "account", item].map(ShellWords.quoted).joined(separator: " ")
+        #endif
+    }
+
     /// What `login` says of where it kept the token.
     static func kept(_ kept: KeptToken, choice: TokenStoreChoice?) -> String {
         switch kept.place {
@@ -27,7 +38,7 @@ enum KeyringText {
                 return "Its API token is kept in the state database (a file only you can read), as --token-store database asks."
             }
             return
-                "Its API token is kept in the state database (a file only you can read), not in a keyring: \(reason). To keep it in the keyring instead, \(fix(reason)) and sign in again."
+                "Its API token is kept in the state database (a file only you can read), not in a keyring: \(escaped: reason.description). To keep it in the keyring instead, \(fix(reason)) and sign in again."
         }
     }
 

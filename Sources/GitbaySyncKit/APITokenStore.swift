@@ -2,8 +2,10 @@ import GitbayKeyring
 import GitbaySupport
 
 /// Where an app keeps its accounts' API tokens instead of the state database: its Keychain,
-/// say. Entries are named `user@host` (or `user@host:port`), or, for a token a rotation minted,
-/// that name, a space and the token's name: keep each under the name given. A store that cannot answer now
+/// say. Entries are named `user@host` (or `user@host:port`), a space and the install's marker,
+/// or, for a token a rotation minted, the account's name, a space and the token's name (an
+/// earlier version used the account's name alone, and moves such an entry): keep each under
+/// the name given. A store that cannot answer now
 /// (locked, say) throws: the accounts whose tokens it holds wait, never signed out, and a
 /// later `reconcile()` tries again.
 public protocol APITokenStore: Sendable {

@@ -68,7 +68,7 @@ struct KeyringSignInRaceTests {
         _ = try await run.value
         _ = try await signIn.value
 
-        #expect(base.items == [base.alice.name: Secret(again)], "the sign-in's token is the one the keyring keeps")
+        #expect(base.items == [base.own: Secret(again)], "the sign-in's token is the one the keyring keeps")
         #expect(try await APITokens(store: base.world.store, keyring: base.keyring).token(of: base.alice) == Secret(again))
         let next = try #require(try await base.engine(now: KeyringRotationTests.later).run().first?.outcome)
         #expect(!next.isFailure && next.condition == .registered)

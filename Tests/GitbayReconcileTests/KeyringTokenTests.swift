@@ -87,9 +87,32 @@ struct KeyringTokenTests {
         let signedIn = try await signIn("alice", engine(keyring))
 
         #expect(signedIn.kept == KeptToken(place: .keyring))
-        #expect(keyring.items.withLock { $0[signedIn.account.name] } != nil)
+        let item = APITokens.installItem(of: signedIn.account.name, installMarker: try await world.store.device().installMarker)
+        #expect(keyring.items.withLock { $0[item] } != nil, "the item names the account and this install")
         #expect(try await world.store.apiToken(ofAccount: signedIn.account.id) == nil)
         #expect(try await world.store.tokenPlaces() == [signedIn.account.id: .keyring])
+    }
+
+    @Test("an item an earlier version named after the account alone moves to this install's item at the first run that reads it")
+    func earlierItemMoved() async throws {
+        let keyring = MemoryKeyring()
+        let signedIn = try await signIn("alice", engine(keyring))
+        let account = signedIn.account
+        let own = APITokens.installItem(of: account.name, installMarker: try await world.store.device().installMarker)
+        // As an earlier version left it: the item under the account's name, the database naming none.
+        keyring.items.withLock { items in items = [account.name: items[own]!] }
+        let token = try #require(keyring.items.withLock { $0[account.name] })
+        try await world.store.access { database in
+            try database.run("UPDATE api_tokens SET keyring_item = NULL WHERE account_id = ?", .integer(account.id))
+        }
+        try await world.setToken()
+
+        let outcome = try #require(
+            try await Reconciler(store: world.store, options: .init(client: client, keyring: keyring), logger: .disabled).reconcile().first)
+
+        #expect(!outcome.isFailure && outcome.condition == .registered)
+        #expect(keyring.items.withLock { $0 } == [own: token], "moved: written to the install's item, the old one deleted")
+        #expect(try await world.store.keyringItems()[account.id] == own)
     }
 
     @Test("with no keyring answering, a sign-in keeps the token in the database and says why; asked for the keyring, it stores nothing")
@@ -167,7 +190,8 @@ struct KeyringTokenTests {
 
         let keyring = MemoryKeyring()
         _ = try await Reconciler(store: world.store, options: .init(client: client, keyring: keyring), logger: .disabled).reconcile()
-        #expect(keyring.items.withLock { $0[alice.name] } == token)
+        let item = APITokens.installItem(of: alice.name, installMarker: try await world.store.device().installMarker)
+        #expect(keyring.items.withLock { $0[item] } == token)
         #expect(try await world.store.tokenPlaces()[alice.id] == .keyring)
         #expect(try await world.store.apiToken(ofAccount: alice.id) == nil)
 

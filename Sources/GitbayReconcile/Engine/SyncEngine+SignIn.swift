@@ -66,6 +66,19 @@ extension SyncEngine {
         return whoami.username
     }
 
+    /// When the token named `name` expires, as the server's `token list` answers; nil when it
+    /// never does, or when the list could not be had (a run learns it later).
+    package static func serverExpiry(of name: String, _ client: GitbayClient) async -> Date? {
+        guard let listed = try? await client.listTokens().first(where: { $0.name == name }) else { return nil }
+        return wholeSecond(Timestamp.parse(listed.expiresAt))
+    }
+
+    /// `expiry` cut to its whole second: never later than the server's, and an instant that
+    /// reads back from the database as itself (a millisecond fraction may not).
+    package static func wholeSecond(_ expiry: Date?) -> Date? {
+        expiry.map { Date(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate.rounded(.down)) }
+    }
+
     /// A user name that can name an account: one of the form gitbay gives user names.
     package static func isUsableUsername(_ username: String) -> Bool {
         UserName.isValid(username)

@@ -16,11 +16,11 @@ extension CommandRunner {
                 exitCode: .dataError)
         case .notFound(let program, fromVariable: true):
             return CommandFailure(
-                "\(SSHProgram.variable) names \(escaped: program), which is not an executable file (nor one on PATH); nothing was stored. Fix \(SSHProgram.variable), or unset it to run ssh from PATH.",
+                "\(SSHProgram.variable) names \(program), which is not an executable file (nor one on PATH); nothing was stored. Fix \(SSHProgram.variable), or unset it to run ssh from PATH.",
                 exitCode: .unavailable)
         case .notFound(let program, fromVariable: false):
             return CommandFailure(
-                "there is no \(escaped: program) program on PATH to mint a token with; nothing was stored. Install OpenSSH's client (openssh-client), or name the program with \(SSHProgram.variable), e.g. \(SSHProgram.variable)='/usr/local/bin/ssh -i ~/.ssh/gitbay_key'.",
+                "there is no \(program) program on PATH to mint a token with; nothing was stored. Install OpenSSH's client (openssh-client), or name the program with \(SSHProgram.variable), e.g. \(SSHProgram.variable)='/usr/local/bin/ssh -i ~/.ssh/gitbay_key'.",
                 exitCode: .unavailable)
         }
     }
@@ -31,11 +31,12 @@ extension CommandRunner {
     static func mintFailure(_ failure: SSHTokenMint.Failure, _ minting: SSHTokenMint, instance: InstanceURL) -> CommandFailure {
         let destination = minting.destination.description
         let check = "Check that `\(minting.destination.command(["whoami"]))` works."
-        func said(_ text: String) -> String { text.isEmpty ? "" : " (ssh said: \(TerminalText.escaped(text)))" }
+        // Raw here: the message is escaped once, where it is printed.
+        func said(_ text: String) -> String { text.isEmpty ? "" : " (ssh said: \(text))" }
         switch failure {
         case .cannotStart(let program, let code):
             return CommandFailure(
-                "could not start \(escaped: program) to mint a token: \(String(cString: strerror(code))); nothing was stored. Install OpenSSH's client, or name the program with \(SSHProgram.variable).",
+                "could not start \(program) to mint a token: \(String(cString: strerror(code))); nothing was stored. Install OpenSSH's client, or name the program with \(SSHProgram.variable).",
                 exitCode: .unavailable)
         case .timedOut(let limit, let text):
             return CommandFailure(
@@ -72,8 +73,8 @@ extension CommandRunner {
 
     /// The server ran `token create` and refused it: its `exit_code` says how.
     private static func refusedMint(exitCode: Int?, message: String, _ minting: SSHTokenMint) -> CommandFailure {
-        let head = "\(minting.destination) refused `token create --name \(escaped: minting.name)`"
-        let answer = "(exit_code \(exitCode.map(String.init) ?? "none"): \(escaped: message))"
+        let head = "\(minting.destination) refused `token create --name \(minting.name)`"
+        let answer = "(exit_code \(exitCode.map(String.init) ?? "none"): \(message))"
         switch exitCode {
         case 4:
             return CommandFailure(

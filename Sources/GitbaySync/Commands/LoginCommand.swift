@@ -177,6 +177,11 @@ extension CommandRunner {
                 instance: instance, apiToken: apiToken, accountName: "\(instance.authority)", configuration: context.client, logger: logger)
             progress("checking the API token with \(instance): whoami, and whether it may register devices …")
             let username = try await SyncEngine.verifiedUsername(client)
+            var details = details
+            if let name = details.name, details.lifetime != nil {
+                // What the server answers, never this machine's clock plus the lifetime.
+                details.expiresAt = await SyncEngine.serverExpiry(of: name, client)
+            }
             if existing == nil, choice == .keyring {
                 // A keyring that does not answer stores nothing: not even the database file.
                 do throws(KeyringUnavailable) {
@@ -202,26 +207,6 @@ extension CommandRunner {
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
         }
-    }
-
-    /// Refuses an API token that cannot be one, before any request carries it: a header
-    /// cannot hold a control character, and a token is printable ASCII.
-    static func checkAPIToken(_ text: String) throws {
-        let limit = InputLimit.apiToken
-        let problem: String? =
-            if text.contains(where: \.isWhitespace) {
-                "contains spaces"
-            } else if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                "contains a control character (a NUL, an escape or the like)"
-            } else if !text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
-                "contains characters outside printable ASCII"
-            } else {
-                nil
-            }
-        if let problem {
-            throw CommandFailure("the API token \(problem); \(limit.advice)", exitCode: .dataError)
-        }
-        guard text.utf8.count <= limit.maximumBytes else { throw limit.tooLong(bytes: text.utf8.count) }
     }
 
     /// What `login` prints.

@@ -26,8 +26,10 @@ struct RemoveAccountCommand: CommandDefinition {
             Runs the pre-removal hook: deregisters every row this device holds for the account,
             then runs $XDG_CONFIG_HOME/gitbay-sync/hooks/pre-remove if it is executable, then
             revokes the API token on the server when its name is known (`login --ssh` minted
-            it, or `login --token-name` named it), and only then deletes the token and the
-            records. A token pasted without a name is deleted here only, and is still valid on
+            it, or `login --token-name` named it) and checks that the token is then refused,
+            and only then deletes the token and the records. A token that still works after
+            its name was revoked (the name was another token's) is kept, and the message says
+            how to find and revoke it. A token pasted without a name is deleted here only, and is still valid on
             the server: the message says how to revoke it (`ssh git@HOST token list`, then
             `ssh git@HOST token revoke <name>`, or to the destination `login --ssh` was
             given). If the account held the device token on
@@ -112,6 +114,7 @@ struct RemovalOutput: CommandOutput {
             ("rows_left", .array(verdict.left.map(JSONValue.int))),
             ("token_revoked", .bool(verdict.token?.isRevoked ?? false)),
             ("token_name", .optional(verdict.token?.name ?? verdict.heldName)),
+            ("tokens_left", .array((verdict.token?.staleLeft ?? []).map(JSONValue.string))),
             ("requests", .int(requests)),
             ("error", .optional(verdict.failure?.message ?? forcedError)),
             ("accounts", .array(outcomes.map(\.json))),
@@ -188,6 +191,7 @@ struct RemovalVerdict {
         case .kept(_, let hold):
             failure = Self.held(hold, account: account, retry: retry)
             if case .revocationFailed(let name, _) = hold { heldName = name }
+            if case .tokenStillValid(let name, _) = hold { heldName = name }
         }
     }
 
@@ -206,6 +210,10 @@ struct RemovalVerdict {
         case .revocationFailed(let name, _):
             return CommandFailure(
                 "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in; \(retry), or use --force to delete it here now (it then stays valid on the server until it is revoked by hand: \(RemovalText.sshCommand(account, ["token", "revoke", name]))).",
+                exitCode: .unavailable)
+        case .tokenStillValid:
+            return CommandFailure(
+                "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in: find the token's name with `\(RemovalText.sshCommand(account, ["token", "list"]))` and revoke it with `\(RemovalText.sshCommand(account, ["token", "revoke", "<name>"]))`, then run `\(ShellWords.gitbaySync("remove-account", account.name))` again; or use --force to delete it here now (it then stays valid on the server until it is revoked by hand).",
                 exitCode: .unavailable)
         }
     }

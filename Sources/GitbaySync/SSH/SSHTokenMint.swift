@@ -31,6 +31,15 @@ struct SSHTokenMint: Sendable {
         case protocolVersion(Int)
         /// More on standard output than any answer holds: stopped.
         case outputTooLong
+
+        /// Whether the server may have minted the token all the same: it ran the command, or
+        /// the connection ended before its answer could say.
+        var mayHaveMinted: Bool {
+            switch self {
+            case .cannotStart, .keyRefused, .hostKeyRefused, .refused: false
+            case .timedOut, .unreachable, .notGitbay, .protocolVersion, .outputTooLong: true
+            }
+        }
     }
 
     /// The remote command, each word as gitbay's SSH access reads it back: ssh joins the words
@@ -73,17 +82,21 @@ struct SSHTokenMint: Sendable {
         }
         switch MintedToken.parse(ending.output) {
         case .success(let minted): return .success(minted)
-        case .failure(.refused(let exitCode, let message)): return .failure(.refused(exitCode: exitCode, message: message))
+        case .failure(.refused(let exitCode, let message)): return .failure(.refused(exitCode: exitCode, message: bounded(message)))
         case .failure(.protocolVersion(let version)): return .failure(.protocolVersion(version))
         case .failure(.notAnEnvelope), .failure(.noToken): return .failure(.notGitbay(status: ending.status, said: said))
         }
     }
 
-    /// The last lines ssh wrote on standard error, for a message: at most three, 300
-    /// characters, anything token-like redacted.
+    /// The last lines ssh wrote on standard error, for a message: at most three, bounded.
     static func said(_ errorOutput: [UInt8]) -> String {
         let lines = String(decoding: errorOutput, as: UTF8.self).split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
-        let text = lines.filter { !$0.isEmpty }.suffix(3).joined(separator: "; ")
+        return bounded(lines.filter { !$0.isEmpty }.suffix(3).joined(separator: "; "))
+    }
+
+    /// What ssh or the server said, as it enters a message: anything token-like redacted, at
+    /// most 300 characters. It stays raw otherwise: a message is escaped once, where it is printed.
+    static func bounded(_ text: String) -> String {
         let redacted = GitbayError.redactingTokens(in: text)
         return redacted.count <= 300 ? redacted : String(redacted.prefix(300)) + "…"
     }

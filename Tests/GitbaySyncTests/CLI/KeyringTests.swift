@@ -23,6 +23,11 @@ struct KeyringTests {
         ["DBUS_SESSION_BUS_ADDRESS": session.busAddress]
     }
 
+    /// The keyring item of `account`'s token in `cli`'s database: the account and its install.
+    private static func item(_ account: String, of cli: CLIHarness) async throws -> String {
+        APITokens.installItem(of: account, installMarker: try await cli.store().device().installMarker)
+    }
+
     @Test("login keeps the token in the keyring and says so; the files hold no token; run reads it in one query; remove-account deletes it")
     func loginRunRemove() async throws {
         let session = try await SecretServiceSession.start()
@@ -33,7 +38,7 @@ struct KeyringTests {
         let login = await cli.run(["login", server.baseURL, "--json"], stdin: token, extraEnvironment: Self.bus(session))
         #expect(login.code == 0, "\(login.err)")
         #expect(login.out.contains("\"token_store\":\"keyring\""), "\(login.out)")
-        let name = "alice@127.0.0.1:\(server.port)"
+        let name = try await Self.item("alice@127.0.0.1:\(server.port)", of: cli)
         #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 1)
         #expect(!Self.databaseBytes(cli).contains(token))
         #expect(!Self.databaseBytes(cli).contains("gb_"))
@@ -46,7 +51,7 @@ struct KeyringTests {
         #expect(server.devices(of: "alice").count == 1)
         #expect(calls.filter { $0 == "org.freedesktop.Secret.Service.SearchItems" }.count == 1, "\(calls)")
 
-        let removed = await cli.run(["remove-account", name], extraEnvironment: Self.bus(session))
+        let removed = await cli.run(["remove-account", "alice@127.0.0.1:\(server.port)"], extraEnvironment: Self.bus(session))
         #expect(removed.code == 0, "\(removed.err)")
         #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 0)
         #expect(server.devices(of: "alice").isEmpty)
@@ -97,6 +102,59 @@ struct KeyringTests {
 
         let doctor = await cli.run(["doctor"], extraEnvironment: Self.bus(session))
         #expect(doctor.out.contains("its API token is in the OS keyring, which could not be read: the keyring is locked"), "\(doctor.out)")
+    }
+
+    @Test("remove-account --force with the keyring locked says what is true: the keyring was locked, its item is still there, how to delete it")
+    func forcedRemovalWithLockedKeyring() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
+        let token = server.mintToken(for: "alice", name: "laptop-sync")
+        let login = await cli.run(
+            ["login", server.baseURL, "--token-name", "laptop-sync"], stdin: token, extraEnvironment: Self.bus(session))
+        #expect(login.code == 0, "\(login.err)")
+        let name = "alice@127.0.0.1:\(server.port)"
+        try await session.lock()
+
+        let removed = await cli.run(["remove-account", name, "--force"], extraEnvironment: Self.bus(session))
+
+        #expect(removed.code == 0, "\(removed.err)")
+        let said = removed.out + removed.err
+        #expect(!said.contains("the API token is deleted here"), "\(said)")
+        #expect(!said.contains("could not be reached"), "\(said)")
+        #expect(!said.contains("pasted without --token-name"), "\(said)")
+        #expect(said.contains("the keyring is locked"), "\(said)")
+        let item = try await Self.item(name, of: cli)
+        #expect(said.contains("`secret-tool clear service gitbay-sync account \(ShellWords.quoted(item))`"), "\(said)")
+        #expect(said.contains("`ssh git@127.0.0.1 token revoke laptop-sync`"), "\(said)")
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": item]) == 1, "the item is still there, as said")
+        #expect(server.accepts(token))
+    }
+
+    @Test("two databases signed in to one account keep a keyring item each: signing out in one leaves the other's token, which still works")
+    func twoDatabasesOneAccount() async throws {
+        let session = try await SecretServiceSession.start()
+        defer { session.stop() }
+        let server = try FakeGitbayServer()
+        let (first, second) = (try CLIHarness(), try CLIHarness())
+        let name = "alice@127.0.0.1:\(server.port)"
+        for cli in [first, second] {
+            #expect(await cli.run(["device", "set-token"], stdin: Self.deviceToken).code == 0)
+            let login = await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "alice"), extraEnvironment: Self.bus(session))
+            #expect(login.code == 0, "\(login.err)")
+            #expect(login.out.contains("kept in the OS keyring"), "\(login.out)")
+        }
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync"]) == 2, "an item each")
+
+        let removed = await first.run(["remove-account", name], extraEnvironment: Self.bus(session))
+        #expect(removed.code == 0, "\(removed.err)")
+
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": try await Self.item(name, of: second)]) == 1)
+        let run = await second.run(["run", "--json"], extraEnvironment: Self.bus(session))
+        #expect(run.code == 0, "the other database's token is still there and works: \(run.out) \(run.err)")
+        #expect(server.devices(of: "alice").count == 1)
     }
 
     @Test("run rotates a minted token the keyring holds: one read, the successor in an item of its own, the old item gone; the next run uses it")
@@ -182,7 +240,7 @@ struct KeyringTests {
         #expect(run.code == 0, "\(run.err)")
         #expect(run.out.contains("API token moved into the OS keyring"), "the run says what it did: \(run.out)")
         #expect(server.devices(of: "alice").count == 1)
-        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": name]) == 1)
+        #expect(try await session.itemCount(matching: ["service": "gitbay-sync", "account": try await Self.item(name, of: cli)]) == 1)
         #expect(!Self.databaseBytes(cli).contains(token))
         #expect(!Self.databaseBytes(cli).contains("gb_"))
         #expect(try await cli.store().tokenPlaces().values.map { $0 } == [.keyring])

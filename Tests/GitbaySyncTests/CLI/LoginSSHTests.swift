@@ -3,6 +3,7 @@ import GitbayFake
 import TestSupport
 import Testing
 
+@testable import GitbayReconcile
 @testable import GitbayState
 @testable import GitbaySupport
 @testable import GitbaySync
@@ -73,7 +74,8 @@ struct LoginSSHTests {
         let details = try #require(try await store.apiTokenDetails(ofAccount: account.id))
         #expect(details.name == minted.name)
         let expiresAt = try #require(details.expiresAt)
-        #expect(expiresAt >= before.addingTimeInterval(90 * 86_400 - 1) && expiresAt <= minted.expiresAt!, "never later than the server's")
+        #expect(expiresAt >= before.addingTimeInterval(90 * 86_400 - 1))
+        #expect(expiresAt <= minted.expiresAt! && expiresAt > minted.expiresAt!.addingTimeInterval(-1), "the server's own expiry, to the second")
         #expect(expiresAt.timeIntervalSinceReferenceDate.rounded(.down) == expiresAt.timeIntervalSinceReferenceDate, "a whole second")
         let json = try login.json()
         #expect(json["account"] as? String == account.name)
@@ -92,6 +94,25 @@ struct LoginSSHTests {
             #expect(!(result.out + result.err).contains(minted.value), "the token was printed")
             #expect(!(result.out + result.err).contains(String(minted.value.dropFirst(3).prefix(12))))
         }
+    }
+
+    @Test("the token's expiry is what the server answered, not this machine's clock plus the lifetime")
+    func expiryFromTheServer() async throws {
+        let scene = try await Scene.make()
+        defer { scene.stop() }
+        // The server's clock runs five days ahead of this machine's.
+        scene.server.now = Date(timeIntervalSinceNow: 5 * 86_400)
+
+        let login = await scene.login(["--json"], destination: scene.destination)
+
+        #expect(login.code == 0, "\(login.err)")
+        let minted = try #require(scene.server.tokens(of: "alice").first)
+        // The server's expiry to its whole second, as the database keeps it.
+        let serverExpiry = Timestamp.format(try #require(SyncEngine.wholeSecond(minted.expiresAt)))
+        let account = try #require(try await scene.cli.store().accounts().first)
+        let details = try #require(try await scene.cli.store().apiTokenDetails(ofAccount: account.id))
+        #expect(details.expiresAt.map(Timestamp.format) == serverExpiry)
+        #expect(try login.json()["token_expires_at"] as? String == serverExpiry)
     }
 
     @Test("a :port in the destination becomes -p; --ttl and --token-name reach the server as given")
@@ -154,6 +175,34 @@ struct LoginSSHTests {
         #expect(run.code == 0, "\(run.err)")
         #expect(scene.server.tokens(of: "alice").map(\.name) == [second.name], "the token the sign-in replaced is revoked")
         #expect(scene.server.accepts(second.value))
+    }
+
+    @Test(
+        "a second login --ssh that stops between the mint and the sign-in, its token left valid: the name was recorded first, and the next run revokes it"
+    )
+    func mintRecordedFirst() async throws {
+        let scene = try await Scene.make()
+        defer { scene.stop() }
+        #expect(await scene.login(destination: scene.destination).code == 0)
+        let first = try #require(scene.server.tokens(of: "alice").first)
+        // The sign-in fails once the token is minted, and so does its revocation: the token is left as a kill would leave it.
+        scene.server.inject(.garbage, command: "whoami")
+        scene.server.inject(.status(503, body: #"{"protocol_version":1,"error":"store busy"}"#), command: "token revoke", times: 10)
+
+        let stopped = await scene.login(destination: scene.destination)
+
+        #expect(stopped.code != 0, "\(stopped.err)")
+        let left = try #require(scene.server.tokens(of: "alice").first { $0.name != first.name })
+        #expect(scene.server.accepts(left.value))
+        let account = try #require(try await scene.cli.store().accounts().first)
+        #expect(try await scene.cli.store().apiTokenRecords()[account.id]?.staleNames == [left.name])
+        scene.server.clearFaults()
+        #expect(await scene.cli.run(["device", "set-token"], stdin: "aa11").code == 0)
+        let run = await scene.cli.run(["run"])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(!scene.server.accepts(left.value), "the token the stopped login minted is revoked")
+        #expect(scene.server.accepts(first.value))
+        #expect(try await scene.cli.store().apiTokenRecords()[account.id]?.staleNames == [])
     }
 
     @Test("a name the account has already (--token-name given twice): exit 65 with the server's words and the fix; the first sign-in stays")

@@ -93,6 +93,57 @@ struct SignOutRevokesTests {
         #expect(try await cli.store().accounts().isEmpty)
     }
 
+    @Test("a wrong --token-name: the token still works after its name is revoked, so it is kept, and --force says it is still valid")
+    func wrongNameSaidTrue() async throws {
+        let server = try FakeGitbayServer()
+        server.mintToken(for: "alice", name: "desk-sync")
+        let token = server.mintToken(for: "alice", name: "laptop-sync")
+        let (cli, account) = try await Self.signedIn(server, token: token, name: "desk-sync")
+        let result = await cli.run(["remove-account", account, "--json"])
+        #expect(result.code == 69, "\(result.err)")
+        let json = try result.json()
+        #expect(json["result"] as? String == "kept")
+        #expect(json["token_revoked"] as? Bool == false)
+        #expect(json["token_name"] as? String == "desk-sync")
+        let error = try #require(json["error"] as? String)
+        #expect(error.contains("the token this device held still works"), "\(error)")
+        #expect(server.accepts(token))
+        #expect(try await cli.store().accounts().count == 1, "the token's record stays until the user decides")
+
+        let forced = await cli.run(["remove-account", account, "--force"])
+        #expect(forced.code == 0, "\(forced.err)")
+        #expect(!forced.out.contains("is revoked on the server"), "\(forced.out)")
+        #expect(forced.out.contains("The API token this device held is still valid on the server"), "\(forced.out)")
+        #expect(forced.out.contains("`ssh git@127.0.0.1 token list`"), "\(forced.out)")
+        #expect(server.accepts(token))
+    }
+
+    @Test("--force with the current token refused names the earlier token still valid, not the refused one")
+    func forcedNamesTheLiveToken() async throws {
+        let server = try FakeGitbayServer()
+        for json in [true, false] {
+            let current = "gitbay-sync-laptop-gbs-\(json ? "000001" : "000003")"
+            let earlier = "gitbay-sync-laptop-gbs-\(json ? "000002" : "000004")"
+            let token = server.mintToken(for: "alice", name: current)
+            let successor = server.mintToken(for: "alice", name: earlier)
+            let (cli, account) = try await Self.signedIn(server, token: token, name: current)
+            let id = try #require(try await cli.store().accounts().first?.id)
+            try await cli.store().recordStaleTokenNames([earlier], ofAccount: id)
+            server.revokeToken(token)
+            let result = await cli.run(["remove-account", account, "--force"] + (json ? ["--json"] : []))
+            #expect(result.code == 0, "\(result.err)")
+            #expect(server.accepts(successor))
+            if json {
+                let json = try result.json()
+                #expect(json["token_revoked"] as? Bool == true)
+                #expect(json["tokens_left"] as? [String] == [earlier])
+            } else {
+                #expect(!result.out.contains("\(current) is still valid"), "\(result.out)")
+                #expect(result.out.contains("`ssh git@127.0.0.1 token revoke \(earlier)`"), "\(result.out)")
+            }
+        }
+    }
+
     @Test(
         "login --ssh, then remove-account: the minted token is refused by the server afterwards",
         .enabled(if: SSHFront.missingTools == nil, "needs sshd, ssh and ssh-keygen: run scripts/install-deps"))

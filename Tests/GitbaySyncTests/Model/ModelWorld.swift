@@ -325,6 +325,8 @@ final class ModelWorld {
         case .nearExpiry:
             // Two thirds of the tokens' lifetime pass on this device's clock: the next run rotates them.
             clockAhead += 61 * 86_400
+            // The servers' clocks with it: a token's expiry is what its server answers.
+            for server in servers { server.clockAhead = clockAhead }
         }
         // A step that may crash counts whether or not it did: `relogin` crashes through a switch of its own.
         switch step {
@@ -389,6 +391,7 @@ final class ModelWorld {
             }
         }
         clockAhead += Double(FailurePolicy.longestWait.components.seconds) + 3600
+        for server in servers { server.clockAhead = clockAhead }
     }
 
     /// A `prefer` of account `index`: it replaces the choice made under its name, and (once the
