@@ -175,7 +175,8 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
             let end =
                 tail.firstIndex(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-")) })
                 ?? tail.endIndex
-            result += "gb_<redacted>"
+            // `gb_` followed by nothing token-like (a token redacted already) stays as it is.
+            result += end == tail.startIndex ? "gb_" : "gb_<redacted>"
             rest = tail[end...]
         }
         return result + rest

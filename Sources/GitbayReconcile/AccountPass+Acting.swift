@@ -50,8 +50,7 @@ extension AccountPass {
             records.removeAll { $0.deviceID == id }
             if heldID == id { heldID = nil }
             return nextOperation()
-        case (.checkOtherNames, .otherNamesChecked(let found)):
-            suspects += found.filter { !suspects.contains($0) }
+        case (.checkOtherNames, .otherNamesChecked):
             return nextOperation()
         case (.adopt(let id), .stored):
             keepRecord(id, added: listedRows[id]?.added)
@@ -67,7 +66,15 @@ extension AccountPass {
             return superseded()
         case (.add(let settling, true, let again), .added(let id)):
             writes += 1
-            return added(id, settling: settling, again: again, pending: pending, then: then)
+            guard let id else {
+                // v1.32.0 answers without the id: a fresh list shows which row holds the token.
+                phase = .finding(again: again, pending: pending)
+                return .list(ifNoneMatch: nil)
+            }
+            // The listed `added` is this row's only if the listed row can be showing our token.
+            let added = listedRows[id].flatMap { decision.current?.canBeShown(as: $0.token) ?? false ? $0.added : nil }
+            phase = continuing(.recordAdded(id: id, added: added, settling: settling))
+            return record(id, added: added).map(Step.record) ?? nextOperation()
         case (.remove(let id, let reason, true, false), .removed):
             writes += 1
             phase = continuing(.remove(id: id, reason: reason, checked: true, sent: true))
@@ -84,19 +91,6 @@ extension AccountPass {
         default:
             preconditionFailure("event \(event) does not fit operation \(current)")
         }
-    }
-
-    /// After an add went through: its row recorded, or (v1.32.0 answers without the id) a
-    /// fresh list that shows which row holds the token.
-    private mutating func added(_ id: Int?, settling: [Int], again: Bool, pending: [Operation], then: AfterActing) -> Step {
-        guard let id else {
-            phase = .finding(again: again, pending: pending)
-            return .list(ifNoneMatch: nil)
-        }
-        // The listed `added` is this row's only if the listed row can be showing our token.
-        let added = listedRows[id].flatMap { decision.current?.canBeShown(as: $0.token) ?? false ? $0.added : nil }
-        phase = .acting(current: .recordAdded(id: id, added: added, settling: settling), pending: pending, then: then)
-        return record(id, added: added).map(Step.record) ?? nextOperation()
     }
 
     /// The list after an add answered without its id: the row held (`RowOwnership.heldRow`),
@@ -123,6 +117,34 @@ extension AccountPass {
         let removals = candidates.map { Operation.remove(id: $0, reason: .unsettled, checked: false, sent: false) }
         phase = .acting(current: nil, pending: removals + [.add(settling: [], checked: false, again: true)] + pending, then: .verdict)
         return nextOperation()
+    }
+
+    /// Whether the pass is in its add's turn (`AddTurns`): from the lease of a plan with an
+    /// add until what completes the add is done. The turn comes before the lease, so that a
+    /// pass waiting for another account's add, which may hang, holds nothing another process
+    /// needs (a `pause` of this account goes through at once).
+    package var needsAddTurn: Bool {
+        switch phase {
+        case .leasing: actions.contains { if case .add = $0 { true } else { false } }
+        case .acting(let current, let pending, _):
+            isCompletingAnAdd || ([current].compactMap { $0 } + pending).contains { if case .add = $0 { true } else { false } }
+        default: isCompletingAnAdd
+        }
+    }
+
+    /// Whether the pass is between an add and the end of what completes it (its row found,
+    /// recorded, the rows it settled removed, the check for another name of the server made).
+    package var isCompletingAnAdd: Bool {
+        switch phase {
+        case .finding: true
+        case .acting(let current?, _, _):
+            switch current {
+            case .recordAdded, .checkOtherNames: true
+            case .remove(_, .unsettled, _, _): true
+            default: false
+            }
+        default: false
+        }
     }
 
     /// Keeps this pass's view of the records as the store now has them, once `id` is recorded.

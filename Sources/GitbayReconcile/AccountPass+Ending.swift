@@ -20,7 +20,7 @@ extension AccountPass {
         case .confirming, .acting(_, _, .confirmed):
             remember(nil, basis: nil)
             return succeeded()
-        case .readingAfresh, .readingAgain:
+        case .readingAfresh:
             outcome = AccountOutcome(account: account.name, action: .failed, condition: .error)
             note(error)
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))

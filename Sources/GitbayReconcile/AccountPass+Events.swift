@@ -14,10 +14,7 @@ extension AccountPass {
         if case .failed(let error) = event { return failed(error) }
         switch (phase, event) {
         case (.listing, .listed(let rows, let etag)):
-            return listed(rows, etag: etag)
-        case (.checkingNames(let rows, let etag), .namesChecked(let proven)):
-            // Another URL of this server proven: who holds the token may have changed.
-            return proven ? superseded() : planned(.list(rows, etag: etag))
+            return planned(.list(rows, etag: etag))
         case (.listing, .notModified):
             return planned(.notModified)
         case (.listing, .noClient(let error)):
@@ -47,33 +44,9 @@ extension AccountPass {
             }
         case (.readingAfresh, .fresh(let fresh)):
             return planAgain(from: fresh)
-        case (.readingAgain, .fresh(let fresh)):
-            return readAgain(fresh)
         default:
             preconditionFailure("event \(event) does not fit phase \(phase)")
         }
-    }
-
-    /// A full list: checked against other names' records first, when the account has a
-    /// record of a known token (only those can be matched), then planned.
-    private mutating func listed(_ rows: [ServerDevice], etag: String?) -> Step {
-        guard records.contains(where: { $0.token.fingerprint != nil }) else { return planned(.list(rows, etag: etag)) }
-        phase = .checkingNames(rows: rows, etag: etag)
-        return .checkNames(listed: rows, provingSince: provingSince)
-    }
-
-    /// A pass run again, with the account read: it lists, plainly, only while its row may
-    /// have moved to another name of its server; otherwise the earlier pass's result stands.
-    private mutating func readAgain(_ fresh: Fresh?) -> Step {
-        guard let fresh, fresh.inDoubt else {
-            phase = .done
-            return .finish(Reconciler.Reconciled(outcome: AccountOutcome(account: account.name, action: .unchanged, condition: read.condition)))
-        }
-        let step = planAgain(from: fresh)
-        guard case .list = step else { return step }
-        // A full list, whatever tag is remembered: only its rows settle the doubt.
-        remember(nil, basis: nil)
-        return .list(ifNoneMatch: nil)
     }
 
     /// The plan for the list's answer: no action needs nothing more than the verdict; any
@@ -179,8 +152,6 @@ extension AccountPass {
 
     /// Ends with `result`, giving the lease back first if this pass took it.
     mutating func end(with result: Reconciler.Reconciled) -> Step {
-        var result = result
-        result.followUps = suspects
         guard leaseTaken else {
             phase = .done
             return .finish(result)

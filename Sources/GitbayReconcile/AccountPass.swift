@@ -35,14 +35,9 @@ package struct AccountPass: Sendable {
         case record(RegistrationRecord)
         /// Forgets a record; no request.
         case forget(deviceID: Int, reason: PlannedAction.ForgetReason)
-        /// After the add that made row `addedID`: which accounts under other names hold a
-        /// record of it, and so list again (`SameServerCheck.suspects`). Reads the store only.
+        /// After the add that made row `deviceID`: the check for another name of this server
+        /// (`SameServerCheck`), with the accounts the driver listed around the add.
         case checkOtherNames(addedID: Int)
-        /// After a full list: what it says of the records accounts under other names hold of
-        /// this device's tokens (`SameServerCheck.verdicts`), recorded. Reads the store only.
-        /// `provingSince`: in a pass run again after another account's add, records made since
-        /// then may prove a move; nil in any other pass.
-        case checkNames(listed: [ServerDevice], provingSince: Date?)
         /// Saves the verdict while the account still wants what the pass planned for.
         case save(AccountStatusRecord, ifStill: DesireSnapshot)
         /// Gives the account's lease back.
@@ -62,11 +57,8 @@ package struct AccountPass: Sendable {
         /// The add went through; the id of the row, when the server names it.
         case added(id: Int?)
         case removed
-        /// The accounts under other names whose own next pass settles what the add meant.
-        case otherNamesChecked(suspects: [Int64])
-        /// The list was checked against other names' records; `proven`: another URL was
-        /// proven to name this server, so what the account should have may have changed.
-        case namesChecked(proven: Bool)
+        /// The check for another name of this server is done, whatever it found.
+        case otherNamesChecked
         /// A record or forget was written.
         case stored
         /// The verdict was saved, or (false) the account no longer wants what it was planned for.
@@ -86,19 +78,15 @@ package struct AccountPass: Sendable {
         package let device: DeviceRecord
         package let status: AccountStatusRecord
         package let records: [RegistrationRecord]
-        /// Whether its row may have moved to an account under another name of its server.
-        package let inDoubt: Bool
 
         package init(
-            account: AccountRecord, snapshot: DesireSnapshot, device: DeviceRecord, status: AccountStatusRecord, records: [RegistrationRecord],
-            inDoubt: Bool = false
+            account: AccountRecord, snapshot: DesireSnapshot, device: DeviceRecord, status: AccountStatusRecord, records: [RegistrationRecord]
         ) {
             self.account = account
             self.snapshot = snapshot
             self.device = device
             self.status = status
             self.records = records
-            self.inDoubt = inDoubt
         }
     }
 
@@ -139,10 +127,6 @@ package struct AccountPass: Sendable {
     /// The lease: needed once the pass wrote or was about to, taken when this pass took it.
     var leaseNeeded = false
     var leaseTaken = false
-    /// Accounts under other names whose own next pass settles what this pass's adds meant.
-    var suspects: [Int64] = []
-    /// In a pass run again after another account's add: since when records may prove a move.
-    var provingSince: Date?
     /// Passes begun, this one included, and the writes of this one and of superseded ones.
     var passes = 1
     var writes = 0
@@ -171,20 +155,9 @@ package struct AccountPass: Sendable {
         return .list(ifNoneMatch: decision.tagToSend(remembered: status, records: records))
     }
 
-    /// The first step of a pass run again in the same run: the account read afresh (what an
-    /// earlier pass or another account's add changed), then planned as a first pass is.
-    package mutating func beginAfresh(after since: Date) -> Step {
-        passes = 0
-        provingSince = since
-        phase = .readingAgain
-        return .readAfresh
-    }
-
     /// Where the pass is.
     enum Phase: Sendable {
         case listing
-        /// A full list in hand, checked against other names' records before it is planned.
-        case checkingNames(rows: [ServerDevice], etag: String?)
         case leasing
         /// Carrying actions out; `pending` are what is left, `current` the one in flight, and
         /// `then` what comes once none is left.
@@ -197,9 +170,6 @@ package struct AccountPass: Sendable {
         case saving
         case givingBack(then: AfterLease)
         case readingAfresh
-        /// A pass run again (`beginAfresh`), reading the account: it lists, plainly, only
-        /// while its row may have moved to another name of its server.
-        case readingAgain
         case done
     }
 
@@ -225,8 +195,8 @@ package struct AccountPass: Sendable {
         /// made afresh after a v1.32.0 add left several candidate rows.
         case add(settling: [Int], checked: Bool, again: Bool)
         case remove(id: Int, reason: PlannedAction.RemovalReason, checked: Bool, sent: Bool)
-        /// Records the row an add answered; then `settling` rows are removed, and the accounts
-        /// under other names holding a record of it are found.
+        /// Records the row an add answered; then `settling` rows are removed, and the check for
+        /// another name of this server is made.
         case recordAdded(id: Int, added: String?, settling: [Int])
         case checkOtherNames(addedID: Int)
 

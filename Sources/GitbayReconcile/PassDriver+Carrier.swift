@@ -1,12 +1,6 @@
 import GitbayAPI
 import GitbaySupport
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 extension PassDriver {
     /// What the loop carries from step to step.
     ///
@@ -20,17 +14,21 @@ extension PassDriver {
         let logger: Logger
         /// Requests of the clients of superseded passes.
         var spent = 0
+        /// The accounts of other names listed around this account's adds, and around the last.
+        var witnesses: [SameServerCheck.Witness] = []
+        var around: [SameServerCheck.Witness] = []
+        var holdsTurn = false
         /// The first list's exchange, started before the loop began (`startFirstList`).
         var ahead: ListAhead?
         /// The API token the client sends.
         var token: Secret?
 
-        init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger, afresh: Date?) {
+        init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger) {
             self.pass = pass
             self.client = client
             self.token = token
             self.logger = logger
-            if let afresh { step = self.pass.beginAfresh(after: afresh) } else { step = self.pass.begin() }
+            step = self.pass.begin()
         }
     }
 }

@@ -21,20 +21,15 @@ struct PassDriver: Sendable {
     let store: StateStore
     let options: Reconciler.Options
     let logger: Logger
-    /// Where the accounts' API tokens are read.
-    let tokens: APITokens
-    /// The proofs of one server under two names made by the run's passes.
-    let proven: ProvenNames
+    let sameServer: SameServerCheck
 
-    /// The account's first pass and what carries it, built outside any async frame;
-    /// `afresh`: a pass run again after another account's add made at or after that time,
-    /// which reads the account afresh before its list.
+    /// The account's first pass and what carries it, built outside any async frame.
     @inline(never)
-    func start(_ pass: () -> AccountPass, token: Secret?, afresh: Date? = nil) -> Carrier {
+    func start(_ pass: () -> AccountPass, token: Secret?) -> Carrier {
         let pass = pass()
         return Carrier(
             pass: pass, client: Result { try makeClient(pass.account, token: token) }, token: token,
-            logger: logger.with(["account.name": pass.account.name]), afresh: afresh)
+            logger: logger.with(["account.name": pass.account.name]))
     }
 
     /// The pass's result if its first list, started ahead (`Carrier.startFirstList`), answered
@@ -58,23 +53,40 @@ struct PassDriver: Sendable {
         while !carrier.isFinished {
             await advance(carrier)
         }
-        return finished(carrier, requests: carrier.spent + (await Self.requests(of: carrier.client)))
+        // A pass may end in its turn (an add that failed, under a lease it did not take).
+        if carrier.holdsTurn { await takeOrGiveBackTurn(carrier) }
+        let requests = carrier.spent + (await Self.requests(of: carrier.client)) + (await SameServerCheck.requests(of: carrier.witnesses))
+        return finished(carrier, requests: requests)
     }
 
     /// Carries out the step in hand and takes the next from the pass.
     @inline(never)
     private func advance(_ carrier: Carrier) async {
+        if carrier.holdsTurn != carrier.pass.needsAddTurn {
+            await takeOrGiveBackTurn(carrier)
+        }
         let event: AccountPass.Event
         switch carrier.step {
         case .list: event = await list(carrier)
         case .add: event = await add(carrier)
         case .checkOtherNames: event = await checkOtherNames(carrier)
-        case .checkNames: event = await checkNames(carrier)
         case .readAfresh: event = await readAfresh(carrier)
         case .finish: preconditionFailure("a finished pass has no step to carry out")
         default: event = await storeStep(carrier)
         }
         carrier.next(after: event)
+    }
+
+    /// Takes the run's add turn for a pass about to need it, or gives it back once the pass
+    /// is done with it.
+    @inline(never)
+    private func takeOrGiveBackTurn(_ carrier: Carrier) async {
+        if carrier.holdsTurn {
+            await sameServer.turns.end()
+        } else {
+            await sameServer.turns.begin { carrier.logger.debug("registration.add-waits-turn") }
+        }
+        carrier.holdsTurn.toggle()
     }
 
     /// The account's result, with every request its passes and their checks made.
@@ -140,7 +152,7 @@ struct PassDriver: Sendable {
             case .giveBackLease:
                 try? await store.releaseLeases([account.id], holder: options.leaseHolder)
                 return .leaseGivenBack
-            case .list, .add, .checkOtherNames, .checkNames, .readAfresh, .finish:
+            case .list, .add, .checkOtherNames, .readAfresh, .finish:
                 preconditionFailure("\(carrier.step) has a function of its own")
             }
         } catch {
@@ -148,18 +160,41 @@ struct PassDriver: Sendable {
         }
     }
 
-    /// `device add` of the current token with the device's label.
+    /// The check for another name of this server, once the row an add made is known.
+    @inline(never)
+    private func checkOtherNames(_ carrier: Carrier) async -> AccountPass.Event {
+        guard case .checkOtherNames(let id) = carrier.step else { preconditionFailure("not a check") }
+        if case .success(let client) = carrier.client {
+            await sameServer.check(carrier.pass.account, client: client, added: id, witnesses: carrier.around)
+        }
+        return .otherNamesChecked
+    }
+
+    /// `device add` in the run's turn, with the accounts of other names listed just before it
+    /// kept for the check once its row is known (`SameServerCheck`).
     @inline(never)
     private func add(_ carrier: Carrier) async -> AccountPass.Event {
         let pass = carrier.pass
-        guard let token = pass.device.token, case .success(let client) = carrier.client else {
+        guard let token = pass.device.token, let current = pass.device.tokenIdentity, case .success(let client) = carrier.client else {
             preconditionFailure("a pass adds only with a device token and a client")
         }
+        precondition(carrier.holdsTurn, "an add is made in its turn")
+        let around = await sameServer.witnesses(for: pass.account, token: current)
+        carrier.around = around
+        carrier.witnesses += around
+        let answer: DeviceAddResult
         do {
-            return .added(id: try await client.addDevice(token: token, label: pass.device.serverLabel).id)
+            answer = try await client.addDevice(token: token, label: pass.device.serverLabel)
         } catch {
+            // The add may have gone through unanswered, and moved a witness's row if its
+            // server is this one: its `registered` no longer holds until its own pass says so.
+            await sameServer.forgetVerdicts(of: around)
             return .failed(error)
         }
+        // Any witness may have lost its row to an add answered without the id; with the id,
+        // only one that listed it, which the check settles.
+        if answer.id == nil { await sameServer.forgetVerdicts(of: around) }
+        return .added(id: answer.id)
     }
 
     /// The account's client for a pass; it fails like a refused token without a stored one.
@@ -181,7 +216,7 @@ struct PassDriver: Sendable {
 
     /// Whether the account's stored API token is no longer the one its client sends.
     private func storedTokenChanged(_ carrier: Carrier) async -> Bool {
-        guard let stored = try? await tokens.token(of: carrier.pass.account) else { return false }
+        guard let stored = try? await sameServer.tokens.token(of: carrier.pass.account) else { return false }
         return stored != carrier.token
     }
 
@@ -194,8 +229,8 @@ struct PassDriver: Sendable {
             }
             let fresh = AccountPass.Fresh(
                 account: account, snapshot: snapshot, device: try await store.device(), status: try await store.status(ofAccount: id),
-                records: try await store.registrations(ofAccount: id), inDoubt: try await store.isInDoubt(accountID: id))
-            let token = try await tokens.token(of: account)
+                records: try await store.registrations(ofAccount: id))
+            let token = try await sameServer.tokens.token(of: account)
             return (.fresh(fresh), (Result { try makeClient(account, token: token) }, token))
         } catch {
             return (.failed(error), nil)

@@ -21,12 +21,13 @@ extension Reconciler {
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
     /// instance and `concurrency` in all at a time; the results in the order they ended.
     func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret]) async -> [Reconciled] {
-        let driver = PassDriver(store: store, options: options, logger: logger, tokens: tokens, proven: proven)
+        let driver = PassDriver(
+            store: store, options: options, logger: logger,
+            sameServer: SameServerCheck(store: store, tokens: tokens, configuration: options.client, logger: logger, turns: turns))
         let transfers = FirstLists()
         let arrivals = AsyncStream.makeStream(of: Arrival.self)
         return await withTaskCancellationHandler {
-            await fanOut(
-                accounts, facts: facts, tokens: apiTokens, driver: driver, transfers: transfers, stream: arrivals.stream, sink: arrivals.continuation)
+            await fanOut(accounts, facts: facts, tokens: apiTokens, driver: driver, transfers: transfers, arrivals: arrivals)
         } onCancel: {
             transfers.cancelAll()
         }
@@ -38,19 +39,19 @@ extension Reconciler {
     /// end the watcher of `stopNow`.
     private func fanOut(
         _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret], driver: PassDriver, transfers: FirstLists,
-        stream: AsyncStream<Arrival>, sink: AsyncStream<Arrival>.Continuation
+        arrivals: (stream: AsyncStream<Arrival>, continuation: AsyncStream<Arrival>.Continuation)
     ) async -> [Reconciled] {
         var queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
-        var (waiting, stopped, again) = ([Int: PassDriver.Carrier](), false, PassesAgain(accountIDs: accounts.map(\.0.id), since: options.now()))
+        let (stream, sink) = arrivals
+        var (waiting, results, stopped): ([Int: PassDriver.Carrier], [Reconciled], Bool) = ([:], [], false)
         await withTaskGroup(of: Void.self) { group in
             func carryOut(_ index: Int, _ carrier: PassDriver.Carrier) {
                 group.addTask { sink.yield(.finished(index, await driver.run(carrier))) }
             }
             func startWhatFits() {
                 while !stopped, options.mayStartMore(), let (_, index) = queue.start() {
-                    let afresh = again.started(index)
-                    if afresh == nil { options.progress?(.started(accounts[index].0)) }
-                    let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id], afresh: afresh)
+                    options.progress?(.started(accounts[index].0))
+                    let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id])
                     guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
                         carryOut(index, carrier)
                         continue
@@ -77,14 +78,14 @@ extension Reconciler {
                 case .finished(let finished, let done): (index, result) = (finished, done)
                 }
                 guard let result else { continue }
-                let (first, queued) = again.ended(index, result)
-                if first { options.progress?(.finished(result.outcome)) }
-                queue.finished(accounts[index].0.instance, again: queued.map { (accounts[$0].0.instance, $0) })
+                results.append(result)
+                options.progress?(.finished(result.outcome))
+                queue.finished(accounts[index].0.instance)
                 startWhatFits()
             }
             group.cancelAll()
         }
-        return again.results
+        return results
     }
 
     /// Cancels the first lists in flight and tells the loop when `options.stopNow` returns

@@ -15,8 +15,8 @@ package struct Reconciler: Sendable {
     let store: StateStore
     let options: Options
     let logger: Logger
-    /// The proofs of one server under two names its passes made, for the next round.
-    let proven = ProvenNames()
+    /// The adds of this reconciler's runs take turns, and what they prove is kept here.
+    let turns = AddTurns()
     /// The run history row this reconciler's rounds wrote, when `options.history` asks for one.
     let history = RunHistoryNote()
 
@@ -44,10 +44,10 @@ package struct Reconciler: Sendable {
     func reconcileReadingTokens(only: Set<Int64>? = nil) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
         var (outcomes, tokens) = try await reconcileRound(only: only)
         for _ in 1..<Self.passes {
-            let proofs = proven.take()
-            guard !proofs.isEmpty else { break }
+            let proven = await turns.takeProven()
+            guard !proven.isEmpty else { break }
             let names = try await store.serverNames()
-            let merged = Set(proofs.flatMap { names.names(of: $0.instance) })
+            let merged = Set(proven.flatMap { names.names(of: $0.instance) })
             let again = try await reconcileRound(only: Set(try await store.accounts().filter { merged.contains($0.instance) }.map(\.id)))
             outcomes = Self.replacing(outcomes, with: again.outcomes)
             tokens.merge(again.tokens, uniquingKeysWith: { _, later in later })
@@ -150,9 +150,6 @@ package struct Reconciler: Sendable {
     package struct Reconciled: Sendable, Equatable {
         package var outcome: AccountOutcome
         package var steady: Steady?
-        /// Accounts under other names whose own pass, run again, settles what this account's
-        /// add meant (`SameServerCheck`).
-        package var followUps: [Int64] = []
 
         package init(outcome: AccountOutcome, steady: Steady? = nil) {
             self.outcome = outcome

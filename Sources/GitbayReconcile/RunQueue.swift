@@ -59,23 +59,6 @@ package struct RunQueue<Item> {
         return nil
     }
 
-    /// Records that an account of `instance` finished, and queues `again` after their
-    /// instances' others (passes run again in the same run).
-    package mutating func finished(_ instance: InstanceURL, again: [(InstanceURL, Item)]) {
-        finished(instance)
-        for (instance, item) in again { self.again(instance, item) }
-    }
-
-    /// Queues `item` again, after its instance's others.
-    private mutating func again(_ instance: InstanceURL, _ item: Item) {
-        guard let index = laneIndex[instance] else {
-            laneIndex[instance] = lanes.count
-            lanes.append(Lane(instance: instance, bound: 1, items: [item]))
-            return
-        }
-        lanes[index].items.append(item)
-    }
-
     /// Records that an account of `instance` finished.
     package mutating func finished(_ instance: InstanceURL) {
         if let index = laneIndex[instance] { lanes[index].inFlight -= 1 }

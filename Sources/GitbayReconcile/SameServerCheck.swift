@@ -8,80 +8,127 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Tells from one account's own observations whether another instance URL names its server.
-/// On a server a token's row belongs to one account at a time, and a row keeps its id and
-/// `added` when an add of its token by another account moves it. So when account X (under
-/// one URL) records a row of this device's token with the id that account Y (under another
-/// URL) has recorded, either the row moved from Y to X (one server) or two servers gave the
-/// same id. Only Y's own list can tell, and Y's own next pass reads it: X's add names Y a
-/// suspect, and Y lists again (in the same run, through its own client).
+/// Proves that two instance URLs name one server, from this install's own add. On a server a
+/// token's row belongs to one account at a time, and a row keeps its id and `added` when an
+/// add of its token by another account moves it. So when, around an add of the current token
+/// by account X under one URL, a row this install recorded for account Y under another URL
+/// is in Y's list just before, X's add answers that id, X's list then shows it with the same
+/// `added`, and Y's list just after no longer has it, the row moved between them: one server.
 ///
-/// - Y's list, read just after X's add, no longer has the row: it moved to X, whose record of
-///   it is the later one. One server. (Gone from a list no add asked for, the row may have
-///   been reaped or taken by another user: Y adds it again, and that add's check settles it.)
-/// - Y's list still has it with that `added`: two accounts listed one token's row at once, so
-///   the URLs name two servers, kept as such. A row that goes missing later (reaped, removed
-///   on the web) then proves nothing.
-///
-/// No pass lists another account's server for this, so no server's trouble reaches another
-/// account. Everything here is a function of values; the driver reads and records.
-enum SameServerCheck {
-    /// The accounts whose own next pass settles what `account`'s add of row `id` means: those
-    /// under another URL, not known to be this server or another, holding a record of the
-    /// same token and id (with the same `added`, where both are known).
-    static func suspects(
-        after account: AccountRecord, added id: Int, at added: String?, token: TokenIdentity, holding: [Int64: [RegistrationRecord]],
-        accounts: [Int64: AccountRecord], names: ServerNames
-    ) -> [Int64] {
-        holding.keys.sorted().filter { otherID in
-            guard otherID != account.id, let other = accounts[otherID], isUnsettled(account.instance, other.instance, names) else { return false }
-            return holding[otherID, default: []].contains { record in
-                record.deviceID == id && record.token.isSameToken(as: token) && (record.added == nil || added == nil || record.added == added)
-            }
+/// Two servers handing out the same id at the same millisecond keep both rows listed, so they
+/// never give that sequence (both lists are read around the add, milliseconds apart); only a
+/// row removed on the other server exactly then could. Nothing is proven from ids or `added`
+/// times alone.
+struct SameServerCheck: Sendable {
+    let store: StateStore
+    /// Where the witnesses' tokens are read.
+    let tokens: APITokens
+    let configuration: ClientConfiguration
+    let logger: Logger
+    let turns: AddTurns
+
+    /// An account of another server holding a record of the token being added, and its list
+    /// just before the add.
+    struct Witness: Sendable {
+        let account: AccountRecord
+        let client: GitbayClient
+        let records: [RegistrationRecord]
+        let rows: [ServerDevice]
+    }
+
+    /// Before `account` adds `token`: every account of another server (not proven the same)
+    /// with a record of a row holding it, each listed now through its own client, all at once.
+    /// Accounts whose list cannot be read are left out: nothing is proven from them.
+    func witnesses(for account: AccountRecord, token: TokenIdentity) async -> [Witness] {
+        guard let fingerprint = token.fingerprint,
+            let holding = try? await store.registrations(holdingFingerprint: fingerprint),
+            let names = try? await store.serverNames()
+        else { return [] }
+        var others: [(account: AccountRecord, client: GitbayClient, records: [RegistrationRecord])] = []
+        for (id, records) in holding.sorted(by: { $0.key < $1.key }) where id != account.id {
+            guard let other = try? await store.account(id: id), !names.areSame(other.instance, account.instance),
+                let apiToken = try? await tokens.token(of: other)
+            else { continue }
+            let client = GitbayClient(
+                instance: other.instance, apiToken: apiToken, accountName: other.name, configuration: configuration, logger: logger)
+            others.append((other, client, records))
+        }
+        let lists = await Self.lists(by: others.map(\.client))
+        return zip(others, lists).compactMap { other, rows in
+            rows.map { Witness(account: other.account, client: other.client, records: other.records, rows: $0) }
         }
     }
 
-    /// What `account`'s own full list `rows` says of its records against those of accounts
-    /// under other URLs (`holding`, by account, of the same tokens): the URLs proven one server
-    /// (a row of ours gone from our list, recorded later by the other account with its id and
-    /// `added`), and those seen to be two servers (our row still listed with that `added`).
-    static func verdicts(
-        of account: AccountRecord, records: [RegistrationRecord], rows: [ServerDevice], holding: [Int64: [RegistrationRecord]],
-        accounts: [Int64: AccountRecord], names: ServerNames, provingSince: Date?, now: Date
-    ) -> (proofs: [SameServerRecord], distinct: [InstanceURL]) {
-        let listed = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var proofs: [SameServerRecord] = []
-        var distinct: [InstanceURL] = []
-        for ours in records {
-            // Later records of this row by accounts under other, unsettled URLs, with the
-            // `added` they saw: the row moved to one of them, or each is a coincidence.
-            var later: [(url: InstanceURL, added: String, madeAt: Date)] = []
-            for (otherID, theirs) in holding.sorted(by: { $0.key < $1.key }) {
-                guard let other = accounts[otherID], other.id != account.id, isUnsettled(account.instance, other.instance, names) else { continue }
-                for record in theirs where ours.mayHaveMoved(to: record) {
-                    if let added = record.added, !later.contains(where: { $0.url == other.instance }) {
-                        later.append((other.instance, added, record.madeAt))
-                    }
+    /// Each client's `device list` read now, all at once, in the clients' order; nil where it
+    /// could not be read.
+    static func lists(by clients: [GitbayClient]) async -> [[ServerDevice]?] {
+        await withTaskGroup(of: (Int, [ServerDevice]?).self) { group in
+            for (index, client) in clients.enumerated() {
+                group.addTask {
+                    guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else { return (index, nil) }
+                    return (index, rows)
                 }
             }
-            if let row = listed[ours.deviceID] {
-                for candidate in later where candidate.added == row.added && !distinct.contains(candidate.url) { distinct.append(candidate.url) }
-            } else if let since = provingSince, later.count == 1, let moved = later.first, moved.madeAt >= since,
-                !proofs.contains(where: { [$0.instance, $0.other].contains(moved.url) })
-            {
-                // Gone from our list just after an add under exactly one other URL recorded it:
-                // the row moved. Gone for longer, it may have been reaped or taken by another
-                // user; under several URLs, a coincidence of ids cannot be told from the move.
-                // Then the account adds its row again, and that add's own check settles it.
-                proofs.append(
-                    SameServerRecord(instance: account.instance, other: moved.url, deviceID: ours.deviceID, added: moved.added, provenAt: now))
-            }
+            var lists = [[ServerDevice]?](repeating: nil, count: clients.count)
+            for await (index, rows) in group { lists[index] = rows }
+            return lists
         }
-        return (proofs, distinct.filter { url in !proofs.contains { [$0.instance, $0.other].contains(url) } })
     }
 
-    /// Two URLs neither proven one server nor seen to be two.
-    private static func isUnsettled(_ a: InstanceURL, _ b: InstanceURL, _ names: ServerNames) -> Bool {
-        !names.areSame(a, b) && !names.areDistinct(a, b)
+    /// After `account`'s add answered `id`: the proof, recorded, when the row moved from a
+    /// witness (see the type). `listed` is the adder's list after the add. A witness whose
+    /// list cannot be read again may have lost its row to the add: its verdict is forgotten.
+    func prove(_ account: AccountRecord, added id: Int, listed: [ServerDevice], witnesses: [Witness]) async -> SameServerRecord? {
+        guard let row = listed.first(where: { $0.id == id }) else {
+            for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+            return nil
+        }
+        let listedIt = witnesses.filter { witness in
+            guard let before = witness.rows.first(where: { $0.id == id }), before.added == row.added,
+                let record = witness.records.first(where: { $0.deviceID == id })
+            else { return false }
+            return record.added.map { $0 == row.added } ?? true
+        }
+        for (witness, after) in zip(listedIt, await Self.lists(by: listedIt.map(\.client))) {
+            guard let after else {
+                try? await store.forgetVerdict(ofAccount: witness.account.id)
+                continue
+            }
+            guard !after.contains(where: { $0.id == id }) else { continue }
+            let proof = SameServerRecord(
+                instance: account.instance, other: witness.account.instance, deviceID: id, added: row.added, provenAt: Date())
+            guard (try? await store.recordSameServer(proof)) != nil else { return nil }
+            logger.info(
+                "instance.same-server",
+                ["instance": account.instance.description, "instance.other": witness.account.instance.description, "device.id": String(id)])
+            await turns.noteProven(proof)
+            return proof
+        }
+        return nil
+    }
+
+    /// After `account`'s add answered `id`: when a witness listed that id just before, this
+    /// account's list and the witness's are read again, for the proof of one server. A witness
+    /// the check cannot settle may have lost its row to the add: its verdict is forgotten.
+    func check(_ account: AccountRecord, client: GitbayClient, added id: Int, witnesses: [Witness]) async {
+        let candidates = witnesses.filter { $0.rows.contains { $0.id == id } }
+        guard !candidates.isEmpty else { return }
+        guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else {
+            await forgetVerdicts(of: candidates)
+            return
+        }
+        _ = await prove(account, added: id, listed: rows, witnesses: candidates)
+    }
+
+    /// Forgets the witnesses' verdicts (`StateStore.forgetVerdict`), as far as the store lets.
+    func forgetVerdicts(of witnesses: [Witness]) async {
+        for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+    }
+
+    /// Requests the witnesses' clients made.
+    static func requests(of witnesses: [Witness]) async -> Int {
+        var count = 0
+        for witness in witnesses { count += await witness.client.requestCount }
+        return count
     }
 }

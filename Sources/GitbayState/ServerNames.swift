@@ -26,16 +26,13 @@ package struct SameServerRecord: Sendable, Equatable {
 /// instance for the holder rule. A URL never proven the same as another is a server of its own.
 package struct ServerNames: Sendable, Equatable {
     package let proofs: [SameServerRecord]
-    /// Pairs of URLs seen to name two servers (each pair in text order).
-    package let distinct: Set<[InstanceURL]>
     /// Each URL proven the same as another, by the server's first URL in text order.
     private let server: [InstanceURL: InstanceURL]
 
     package static let none = ServerNames(proofs: [])
 
-    package init(proofs: [SameServerRecord], distinct: Set<[InstanceURL]> = []) {
+    package init(proofs: [SameServerRecord]) {
         self.proofs = proofs
-        self.distinct = distinct
         // Union by pairs until nothing changes: a handful of proofs at most.
         var server: [InstanceURL: InstanceURL] = [:]
         func root(_ url: InstanceURL) -> InstanceURL {
@@ -61,16 +58,6 @@ package struct ServerNames: Sendable, Equatable {
     /// True when the two URLs name one server: equal, or proven the same.
     package func areSame(_ a: InstanceURL, _ b: InstanceURL) -> Bool {
         a == b || server(of: a) == server(of: b)
-    }
-
-    /// True when the two URLs were seen to name two servers.
-    package func areDistinct(_ a: InstanceURL, _ b: InstanceURL) -> Bool {
-        distinct.contains(Self.pair(a, b))
-    }
-
-    /// Two URLs in text order: how a pair is kept.
-    package static func pair(_ a: InstanceURL, _ b: InstanceURL) -> [InstanceURL] {
-        a < b ? [a, b] : [b, a]
     }
 
     /// Every URL of the server `url` names, in text order; `url` alone unless proven the same
@@ -104,26 +91,7 @@ extension StateStore {
         let proofs = try database.rows("SELECT instance, other, device_id, added, proven_at FROM same_servers") { row throws(SQLiteError) in
             try SameServerRecord(row: row)
         }
-        let pairs = try database.rows("SELECT instance, other FROM distinct_servers") { row throws(SQLiteError) -> [InstanceURL]? in
-            guard let instance = try? InstanceURL(parsing: try row.text("instance")), let other = try? InstanceURL(parsing: try row.text("other"))
-            else { return nil }
-            return ServerNames.pair(instance, other)
-        }
-        return ServerNames(proofs: proofs.compactMap { $0 }, distinct: Set(pairs.compactMap { $0 }))
-    }
-
-    /// Records that two URLs were seen to name two servers. Returns false when it was known
-    /// already. Nothing of any account changes: it only keeps a later missing row from being
-    /// taken for a move between them.
-    @discardableResult
-    package func recordDistinctServers(_ a: InstanceURL, _ b: InstanceURL, seenAt: Date) throws -> Bool {
-        let pair = ServerNames.pair(a, b)
-        return try write { database in
-            try database.run(
-                "INSERT OR IGNORE INTO distinct_servers (instance, other, seen_at) VALUES (?, ?, ?)", .text(pair[0].description),
-                .text(pair[1].description), .text(Timestamp.format(seenAt)))
-            return database.changes > 0
-        }
+        return ServerNames(proofs: proofs.compactMap { $0 })
     }
 
     /// The accounts of the server `instance` names, under any of its names, in sign-in order.

@@ -58,30 +58,6 @@ package struct AccountFacts: Sendable {
     package var tokenDetails: [Int64: APITokenDetails] = [:]
 }
 
-extension AccountFacts {
-    /// The accounts whose row an account under another URL (not known to be the same server
-    /// or another) recorded after them (`RegistrationRecord.mayHaveMoved`), with that account.
-    /// What such an account's verdict says is in doubt until its own next pass lists; nothing
-    /// of it is written on another account's behalf, so what is shown is derived here.
-    package static func inDoubt(
-        accounts: [AccountRecord], registrations: [Int64: [RegistrationRecord]], names: ServerNames
-    ) -> [Int64: AccountRecord] {
-        let byID = Dictionary(accounts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let all = registrations.values.flatMap { $0 }
-        var doubted: [Int64: AccountRecord] = [:]
-        for account in accounts {
-            for ours in registrations[account.id] ?? [] {
-                let moved = all.first { theirs in
-                    guard ours.mayHaveMoved(to: theirs), let other = byID[theirs.accountID] else { return false }
-                    return !names.areSame(account.instance, other.instance) && !names.areDistinct(account.instance, other.instance)
-                }
-                if let moved, let holder = byID[moved.accountID] { doubted[account.id] = holder }
-            }
-        }
-        return doubted
-    }
-}
-
 /// What a pass that made no change on the server records for an account, saved with the
 /// run's others in one transaction at its end: the verdict it read first (`read`) and the one
 /// it reached (`status`). It is written only while the stored verdict is still `read`.
@@ -123,27 +99,9 @@ extension StateStore {
                 )
             }
         }
-        var statuses = read.statuses
-        for (id, holder) in AccountFacts.inDoubt(accounts: read.accounts, registrations: read.registrations, names: read.names)
-        where statuses[id]?.condition == .registered {
-            statuses[id]?.condition = .pending
-            statuses[id]?.detail = "its row may have moved to \(holder.name), under another name of its server; the next run checks"
-        }
         return AccountFacts(
-            device: try read.device ?? device(), accounts: read.accounts, statuses: statuses, registrations: read.registrations,
+            device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
             names: read.names, tokenDetails: Dictionary(read.tokenDetails, uniquingKeysWith: { first, _ in first }))
-    }
-
-    /// Whether the account's row may have moved to an account under another name of its
-    /// server (`AccountFacts.inDoubt`), as of now.
-    package func isInDoubt(accountID: Int64) throws -> Bool {
-        try access { database in
-            try database.reading {
-                AccountFacts.inDoubt(
-                    accounts: try Self.allAccounts(database), registrations: try Self.allRegistrations(database),
-                    names: try Self.serverNames(database))[accountID] != nil
-            }
-        }
     }
 
     /// Everything a run plans from, consistent as of one moment.

@@ -69,7 +69,6 @@ struct AccountPassCase: Sendable, CustomTestStringConvertible {
         case .record(let record): "record \(record.deviceID)"
         case .forget(let id, let reason): "forget \(id) (\(reason.rawValue))"
         case .checkOtherNames(let id): "check other names \(id)"
-        case .checkNames(let rows, let since): "check names \(rows.map(\.id))" + (since == nil ? "" : " proving")
         case .save(let status, _):
             "save \(status.condition.rawValue)" + (status.failures > 0 ? " after \(status.failures) failure" : "")
                 + (status.listETag.map { ", tag \($0)" } ?? "")
@@ -96,19 +95,8 @@ private let timedOut = GitbayError(
 
 private let passCases: [AccountPassCase] = [
     AccountPassCase(
-        name: "the row recorded and listed: checked against other names' records, nothing written, no lease, a steady verdict", records: [7],
-        first: "list",
-        exchanges: [
-            PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "check names [7]"),
-            PassExchange(.namesChecked(proven: false), "finish unchanged registered, 0 writes, steady"),
-        ]),
-    AccountPassCase(
-        name: "the recorded row gone, and moved to another name of this server: planned again under the proven names, nothing written",
-        records: [7], first: "list",
-        exchanges: [
-            PassExchange(.listed([], etag: nil), "check names []"),
-            PassExchange(.namesChecked(proven: true), "read afresh"),
-        ]),
+        name: "the row recorded and listed: nothing written, no lease, a steady verdict", records: [7], first: "list",
+        exchanges: [PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "finish unchanged registered, 0 writes, steady")]),
     AccountPassCase(
         name: "a first add answered with its id: recorded, checked against other names, its tag from a fresh list", first: "list",
         exchanges: [
@@ -117,7 +105,7 @@ private let passCases: [AccountPassCase] = [
             PassExchange(.stillWanted(true), "add"),
             PassExchange(.added(id: 7), "record 7"),
             PassExchange(.stored, "check other names 7"),
-            PassExchange(.otherNamesChecked(suspects: []), "list"),
+            PassExchange(.otherNamesChecked, "list"),
             // The fresh list completes the record (the row's `added`), then vouches with its tag.
             PassExchange(.listed([AccountPassCase.row(7)], etag: "\"e1\""), "record 7"),
             PassExchange(.stored, "save registered, tag \"e1\""),
@@ -133,15 +121,14 @@ private let passCases: [AccountPassCase] = [
             PassExchange(.added(id: nil), "list"),
             PassExchange(.listed([AccountPassCase.row(9)], etag: nil), "record 9"),
             PassExchange(.stored, "check other names 9"),
-            PassExchange(.otherNamesChecked(suspects: []), "save registered"),
+            PassExchange(.otherNamesChecked, "save registered"),
             PassExchange(.saved(true), "give back lease"),
             PassExchange(.leaseGivenBack, "finish added registered, 1 writes"),
         ]),
     AccountPassCase(
         name: "a pause: the recorded row is removed, then its record forgotten", desire: .release, state: .paused, records: [7], first: "list",
         exchanges: [
-            PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "check names [7]"),
-            PassExchange(.namesChecked(proven: false), "take lease"),
+            PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "take lease"),
             PassExchange(.lease(.taken), "check still wanted"),
             PassExchange(.stillWanted(true), "remove 7 (not wanted)"),
             PassExchange(.removed, "forget 7 (removed from the server)"),
