@@ -57,7 +57,13 @@ enum ChildSpawn {
             variables.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, &arguments, &variables)
+        var result = posix_spawn(&pid, path, &actions, &attributes, &arguments, &variables)
+        // A program written a moment ago can still be open for writing in a child another thread
+        // has just forked, until that child's own exec closes it: ETXTBSY, gone within milliseconds.
+        for _ in 0..<20 where result == ETXTBSY {
+            usleep(5_000)
+            result = posix_spawn(&pid, path, &actions, &attributes, &arguments, &variables)
+        }
         return result == 0 ? .success(pid) : .failure(Failure(code: result))
     }
 
