@@ -122,7 +122,7 @@ extension CommandRunner {
 
     /// Prints the line of each outcome that differs from the one printed for it as it came (a
     /// steady verdict that could not be recorded, an account reconciled again) or that had none.
-    /// Counts alone do not make a line differ: a pass run again that only listed says nothing new.
+    /// Counts alone do not make a line differ: an account reconciled again that only listed says nothing new.
     private func printChanged(_ outcomes: [SaidOutcome], printed: [String: String?], width: Int) {
         let out = journalOut
         for outcome in outcomes {
