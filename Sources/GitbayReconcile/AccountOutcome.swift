@@ -34,7 +34,14 @@ package struct AccountOutcome: Sendable, Equatable {
         case failed
     }
 
+    /// The account's id in the state database: what outcomes are keyed and joined by.
+    package var accountID: Int64
+    /// Its name, `user@host[:port]`, for the words a caller prints.
     package var account: String
+    /// Its instance.
+    package var instance: InstanceURL
+    /// Where its server serves SSH, as `login --ssh` was given it.
+    package var sshDestination: String?
     package var action: Action
     package var condition: AccountCondition
     /// The server row this device holds for the account, when it holds one.
@@ -48,8 +55,6 @@ package struct AccountOutcome: Sendable, Equatable {
     /// What failed, as a value (its description is also recorded as the account's last
     /// error); for a skipped account, what failed when it was last tried.
     package var failure: AccountFailure?
-    /// The account's instance, for the words a skip reason needs (set on skipped outcomes).
-    package var instance: InstanceURL?
     /// When a failed or waiting account is tried again (nil: at the next run, or, for a
     /// refused token, after the next sign-in).
     package var nextRetryAt: Date?
@@ -69,11 +74,25 @@ package struct AccountOutcome: Sendable, Equatable {
     package var stopped = false
 
     package init(
-        account: String, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
+        _ account: AccountRecord, action: Action, condition: AccountCondition, deviceID: Int? = nil, requests: Int = 0,
         writes: Int = 0, shadowedBy: String? = nil, failure: AccountFailure? = nil,
         nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil, skipReason: RunSchedule.SkipReason? = nil
     ) {
+        self.init(
+            accountID: account.id, account: account.name, instance: account.instance, action: action, condition: condition,
+            deviceID: deviceID, requests: requests, writes: writes, shadowedBy: shadowedBy, failure: failure,
+            nextRetryAt: nextRetryAt, nextRetryReason: nextRetryReason, skipReason: skipReason)
+        sshDestination = account.sshDestination
+    }
+
+    package init(
+        accountID: Int64, account: String, instance: InstanceURL, action: Action, condition: AccountCondition,
+        deviceID: Int? = nil, requests: Int = 0, writes: Int = 0, shadowedBy: String? = nil, failure: AccountFailure? = nil,
+        nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil, skipReason: RunSchedule.SkipReason? = nil
+    ) {
+        self.accountID = accountID
         self.account = account
+        self.instance = instance
         self.action = action
         self.condition = condition
         self.deviceID = deviceID

@@ -21,7 +21,7 @@ extension AccountPass {
             remember(nil, basis: nil)
             return succeeded()
         case .readingAfresh:
-            outcome = AccountOutcome(account: account.name, action: .failed, condition: .error)
+            outcome = AccountOutcome(account, action: .failed, condition: .error)
             note(error)
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         case .saving:
@@ -79,23 +79,21 @@ extension AccountPass {
         decision = AccountDecision(desire: desire, account: fresh.account, device: fresh.device)
         (records, read, status, hadRecords) = (fresh.records, fresh.status, fresh.status, !fresh.records.isEmpty)
         (heldID, listedRows, actions, tagRule, verdict, leaseNeeded) = (nil, [:], [], .keepRemembered, nil, false)
-        outcome = AccountOutcome(account: fresh.account.name, action: .unchanged, condition: .pending)
+        outcome = AccountOutcome(fresh.account, action: .unchanged, condition: .pending)
         return begin()
     }
 
     /// The outcome says what failed, as a value (the caller words it, with the step that fixes
-    /// it), and the instance those words name.
+    /// it).
     private mutating func note(_ error: any Error) {
         outcome.failure = AccountFailure(error)
-        outcome.instance = account.instance
     }
 
     /// Ends with an outcome of its own.
     private mutating func ended(
         _ action: AccountOutcome.Action, condition: AccountCondition, skipReason: RunSchedule.SkipReason? = nil
     ) -> Step {
-        outcome = AccountOutcome(account: account.name, action: action, condition: condition, skipReason: skipReason)
-        outcome.instance = account.instance
+        outcome = AccountOutcome(account, action: action, condition: condition, skipReason: skipReason)
         return end(with: Reconciler.Reconciled(outcome: finalOutcome))
     }
 

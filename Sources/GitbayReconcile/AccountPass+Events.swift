@@ -71,7 +71,7 @@ extension AccountPass {
             break
         case .heldElsewhere(let lease):
             let entry = RunSchedule.Entry.skip(account, read, .heldElsewhere(pid: lease.holderPID, since: lease.takenAt))
-            var left = entry.skippedOutcome ?? AccountOutcome(account: account.name, action: .skipped, condition: read.condition)
+            var left = entry.skippedOutcome ?? AccountOutcome(account, action: .skipped, condition: read.condition)
             left.writes = writes
             return end(with: Reconciler.Reconciled(outcome: left))
         case .recordsChanged, .gone:

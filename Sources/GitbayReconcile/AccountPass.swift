@@ -144,7 +144,7 @@ package struct AccountPass: Sendable {
         read = status
         self.status = status
         hadRecords = !records.isEmpty
-        outcome = AccountOutcome(account: account.name, action: .unchanged, condition: .pending)
+        outcome = AccountOutcome(account, action: .unchanged, condition: .pending)
     }
 
     /// The first step.

@@ -68,7 +68,7 @@ package struct AccountRemoval: Sendable {
         let holder = reconciler.options.leaseHolder
         let grant = try await reconciler.store.takeLeases([account.id], holder: holder)
         if let lease = grant.heldElsewhere[account.id] {
-            return .busy(AccountOutcome(account: account.name, action: .skipped, condition: .removing), pid: lease.holderPID)
+            return .busy(AccountOutcome(account, action: .skipped, condition: .removing), pid: lease.holderPID)
         }
         let release = { [store = reconciler.store] in
             if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
@@ -76,7 +76,7 @@ package struct AccountRemoval: Sendable {
         do {
             let outcome =
                 try await reconciler.reconcile(only: [account.id]).first
-                ?? AccountOutcome(account: account.name, action: .failed, condition: .removing, failure: .local(.notReconciled))
+                ?? AccountOutcome(account, action: .failed, condition: .removing, failure: .local(.notReconciled))
             let result = try await complete(account, after: outcome, force: force)
             await release()
             return result
@@ -177,7 +177,7 @@ package struct AccountRemoval: Sendable {
         guard outcome.condition == .removing || outcome.action == .removed else { return outcome }
         let status = try await reconciler.store.status(ofAccount: account.id)
         return AccountOutcome(
-            account: outcome.account, action: .skipped, condition: status.condition, requests: outcome.requests,
+            account, action: .skipped, condition: status.condition, requests: outcome.requests,
             writes: outcome.writes, skipReason: .signedInAgain)
     }
 }

@@ -10,6 +10,9 @@ import Foundation
 
 /// What a run would do for one account, from the same plan a run makes on its first list.
 package struct AccountPlan: Sendable, Equatable {
+    /// The account's id in the state database.
+    package let accountID: Int64
+    /// Its name, `user@host[:port]`.
     package let account: String
     /// What the account should have; nil when the run would leave it alone (`skipReason`).
     package let desire: Desire?
@@ -19,6 +22,8 @@ package struct AccountPlan: Sendable, Equatable {
     package var skipReason: RunSchedule.SkipReason?
     /// The account's instance, for the words a skip reason needs.
     package var instance: InstanceURL
+    /// Where its server serves SSH, as `login --ssh` was given it.
+    package var sshDestination: String?
     /// Why its list could not be read: the run would fail the same way.
     package var failure: AccountFailure?
     /// It is being signed out: once its rows are gone, the run would finish its removal.
@@ -44,10 +49,11 @@ extension Reconciler {
         let skipped = entries.compactMap { entry -> AccountPlan? in
             guard case .skip(let account, _, let reason) = entry else { return nil }
             return AccountPlan(
-                account: account.name, desire: nil, skipReason: reason, instance: account.instance, finishesRemoval: false)
+                accountID: account.id, account: account.name, desire: nil, skipReason: reason, instance: account.instance,
+                sshDestination: account.sshDestination, finishesRemoval: false)
         }
-        let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
-        return (skipped + planned).sorted { (order[$0.account] ?? 0) < (order[$1.account] ?? 0) }
+        let order = Dictionary(facts.accounts.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return (skipped + planned).sorted { (order[$0.accountID] ?? 0) < (order[$1.accountID] ?? 0) }
     }
 
     /// One account's plan, from a list sent as its run would send it.
@@ -55,7 +61,8 @@ extension Reconciler {
         let decision = AccountDecision(desire: desire, account: account, device: facts.device)
         let records = facts.registrations[account.id] ?? []
         var plan = AccountPlan(
-            account: account.name, desire: desire, instance: account.instance, finishesRemoval: account.state == .removing)
+            accountID: account.id, account: account.name, desire: desire, instance: account.instance,
+            sshDestination: account.sshDestination, finishesRemoval: account.state == .removing)
         do {
             let client = try GitbayClient.forAccount(account, token: token, configuration: options.client, logger: logger)
             let tag = decision.tagToSend(remembered: facts.statuses[account.id] ?? AccountStatusRecord(), records: records)

@@ -104,17 +104,15 @@ package struct Reconciler: Sendable {
     /// Notes why each account the round could not check was not, on its own behalf; a store
     /// that cannot take it loses only the note (the outcomes still say it).
     private func noteUnchecked(_ outcomes: [AccountOutcome], _ facts: RunFacts) async {
-        let ids = Dictionary(facts.accounts.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-        let unchecked = outcomes.compactMap { outcome in outcome.unchecked.flatMap { reason in ids[outcome.account].map { (id: $0, reason: reason) } }
-        }
+        let unchecked = outcomes.compactMap { outcome in outcome.unchecked.map { (id: outcome.accountID, reason: $0) } }
         try? await store.noteUnchecked(unchecked, at: options.now())
     }
 
     /// `outcomes` in the accounts' sign-in order.
     private static func sorted(_ outcomes: [AccountOutcome], _ facts: RunFacts) -> [AccountOutcome] {
-        let order = Dictionary(uniqueKeysWithValues: facts.accounts.enumerated().map { ($1.name, $0) })
+        let order = Dictionary(facts.accounts.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         // Each outcome's place is looked up once, not at every comparison.
-        return outcomes.map { (place: order[$0.account] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        return outcomes.map { (place: order[$0.accountID] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
     }
 
     /// What a run does with each account (or `only` these): the schedule's entries, with the

@@ -55,8 +55,7 @@ package enum RunSchedule {
         }
 
         private static func outcome(skipping account: AccountRecord, _ status: AccountStatusRecord, _ reason: SkipReason) -> AccountOutcome {
-            var outcome = AccountOutcome(account: account.name, action: .skipped, condition: status.condition)
-            outcome.instance = account.instance
+            var outcome = AccountOutcome(account, action: .skipped, condition: status.condition)
             switch reason {
             case .tokenRefused, .backingOff:
                 outcome.failure = status.lastError.map(AccountFailure.recorded)

@@ -34,12 +34,12 @@ struct TokenRenewer: Sendable {
     /// give (locked, absent) is not renewed.
     func renew(_ outcomes: [AccountOutcome], tokens keyringTokens: [Int64: Secret] = [:]) async throws -> [AccountOutcome] {
         guard let (due, marker) = try await due(keyringTokens: keyringTokens) else { return outcomes }
-        let accounts = Dictionary(try await store.accounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let accounts = Dictionary(try await store.accounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var renewed = outcomes
         // An account its run reached: active or paused (a paused one lists too), not one left
         // waiting out a backoff, failed, or being removed.
         for index in renewed.indices where !renewed[index].isFailure && renewed[index].action != .skipped && options.mayStartMore() {
-            guard let account = accounts[renewed[index].account], account.state != .removing, let stored = due[account.id] else { continue }
+            guard let account = accounts[renewed[index].accountID], account.state != .removing, let stored = due[account.id] else { continue }
             await renew(account, stored, installMarker: marker, outcome: &renewed[index])
         }
         return renewed
@@ -191,6 +191,5 @@ struct TokenRenewer: Sendable {
         status.failures += 1
         try? await store.saveStatus(status, ofAccount: account.id)
         (outcome.action, outcome.condition, outcome.failure) = (.failed, .authFailed, .server(error))
-        outcome.instance = account.instance
     }
 }

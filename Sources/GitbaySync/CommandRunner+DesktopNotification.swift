@@ -9,15 +9,14 @@ extension CommandRunner {
     /// What an unattended pass compares its outcomes with: each account's condition as read
     /// before the pass. Nil when notifications are off or there is no desktop to show them on,
     /// so that such a run reads nothing more.
-    func notificationBaseline(_ store: StateStore, notify: Bool) async -> [String: DesktopNotification.Before]? {
+    func notificationBaseline(_ store: StateStore, notify: Bool) async -> [Int64: DesktopNotification.Before]? {
         guard notify, DesktopNotification.hasDesktop(.current, environment: context.environment) else { return nil }
         guard let facts = try? await store.accountFacts() else { return nil }
         let pairs = facts.accounts.map { account in
             (
-                account.name,
+                account.id,
                 DesktopNotification.Before(
-                    condition: facts.statuses[account.id]?.condition ?? .pending, instance: account.instance, ssh: account.sshDestination,
-                    unchecked: facts.statuses[account.id]?.unchecked)
+                    condition: facts.statuses[account.id]?.condition ?? .pending, unchecked: facts.statuses[account.id]?.unchecked)
             )
         }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
@@ -25,12 +24,10 @@ extension CommandRunner {
 
     /// Raises one desktop notification for each account the pass left newly needing the user.
     /// A missing or failing program changes nothing of the run: a debug line says so.
-    func raiseNotifications(before: [String: DesktopNotification.Before]?, _ outcomes: [SaidOutcome]) async {
+    func raiseNotifications(before: [Int64: DesktopNotification.Before]?, _ outcomes: [SaidOutcome]) async {
         guard let before else { return }
         let platform = ServiceUnits.Platform.current
-        let notifications = DesktopNotification.newFailures(before: before, outcomes.map(\.outcome)).map {
-            DesktopNotification($0, instance: before[$0.account]?.instance ?? $0.instance, ssh: before[$0.account]?.ssh)
-        }
+        let notifications = DesktopNotification.newFailures(before: before, outcomes.map(\.outcome)).map(DesktopNotification.init)
         guard !notifications.isEmpty else { return }
         let (name, variable) = DesktopNotification.program(platform)
         let program: NamedProgram

@@ -52,8 +52,7 @@ extension CommandRunner {
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
             history: history.map(historyStart))
         let entries = try await engine.run()
-        let accounts = await signInRoutes(for: entries.map(\.outcome), store)
-        return entries.map { Self.said($0, accounts: accounts) }
+        return entries.map(Self.said)
     }
 
     /// A one-shot run's pass: `reconcileOnce` that stops at once when `stopNow` returns and
@@ -69,32 +68,15 @@ extension CommandRunner {
         return try await engine.run(progress: progress)
     }
 
-    /// The accounts a run's words may name, by name: where each signs in again.
-    struct SignInRoutes: Sendable {
-        private let byName: [String: AccountRecord]
-
-        init(_ accounts: [AccountRecord]) {
-            byName = Dictionary(accounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-
-        /// The SSH destination `name` signed in over, if it was given one.
-        func ssh(_ name: String) -> String? { byName[name]?.sshDestination }
-
-        /// `name`'s instance, for a sign-in command.
-        func instance(_ name: String) -> InstanceURL? { byName[name]?.instance }
-    }
-
     /// A run's entry as the command line reports it: a removal's end said in its outcome, and
     /// a refused token's sign-in command for the instance and SSH destination `accounts` know.
-    static func said(_ entry: SyncEngine.RunEntry, accounts: SignInRoutes) -> SaidOutcome {
+    static func said(_ entry: SyncEngine.RunEntry) -> SaidOutcome {
         // A removal refused by this run: no later run sends the token again, so it says what ends it.
         var outcome = SaidOutcome(entry.outcome)
-        if let account = entry.removing { outcome.instance = account.instance }
-        let ssh = accounts.ssh(outcome.account)
         if let failure = outcome.failure?.server {
-            outcome.error = FailureText.said(failure, instance: outcome.instance ?? accounts.instance(outcome.account), ssh: ssh)
+            outcome.error = FailureText.said(failure, instance: outcome.instance, ssh: outcome.sshDestination)
         }
-        outcome = SkipReasonText.worded(outcome, ssh: ssh)
+        outcome = SkipReasonText.worded(outcome)
         let name = outcome.account
         switch entry.removal {
         case nil:
@@ -107,7 +89,7 @@ extension CommandRunner {
             if !said.isEmpty { done.reason = said.joined(separator: "; ") }
             return done
         case .signedInAgain(let current):
-            return SkipReasonText.worded(SaidOutcome(current), ssh: ssh)
+            return SkipReasonText.worded(SaidOutcome(current))
         case .busy(let busy, _):
             var kept = SaidOutcome(busy)
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"

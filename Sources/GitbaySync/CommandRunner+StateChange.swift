@@ -23,8 +23,8 @@ extension CommandRunner {
     ) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = await worded(try await engine(store).setState(state, of: account), store)
-        let own = outcomes.first { $0.account == account.name }
+        let outcomes = worded(try await engine(store).setState(state, of: account))
+        let own = outcomes.first { $0.accountID == account.id }
         show(
             ReconciledOutput(
                 fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
@@ -33,16 +33,8 @@ extension CommandRunner {
     }
 
     /// `outcomes` with their skip reasons in words (`SkipReasonText`).
-    func worded(_ outcomes: [AccountOutcome], _ store: StateStore) async -> [SaidOutcome] {
-        let accounts = await signInRoutes(for: outcomes, store)
-        return outcomes.map { SkipReasonText.worded(SaidOutcome($0), ssh: accounts.ssh($0.account)) }
-    }
-
-    /// Where the accounts of `outcomes` sign in again, for the words of a refused token or a
-    /// failure; read only when one has either, so that a steady pass reads nothing more.
-    func signInRoutes(for outcomes: [AccountOutcome], _ store: StateStore) async -> SignInRoutes {
-        let needed = outcomes.contains { $0.skipReason == .tokenRefused || $0.failure?.server != nil }
-        return SignInRoutes(needed ? (try? await store.accounts()) ?? [] : [])
+    func worded(_ outcomes: [AccountOutcome]) -> [SaidOutcome] {
+        outcomes.map { SkipReasonText.worded(SaidOutcome($0)) }
     }
 
     /// What a use case's refusal says, and its exit code.

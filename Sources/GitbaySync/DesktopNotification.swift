@@ -9,9 +9,6 @@ struct DesktopNotification: Sendable, Equatable {
     /// What the run read of an account before its pass.
     struct Before: Sendable, Equatable {
         let condition: AccountCondition
-        let instance: InstanceURL
-        /// The SSH destination it signed in over, if it was given one.
-        var ssh: String? = nil
         /// Why the runs before could not check it, and in how many in a row.
         var unchecked: Unchecked? = nil
     }
@@ -26,23 +23,23 @@ struct DesktopNotification: Sendable, Equatable {
     /// The outcomes whose account this pass left in a condition that needs the user and that
     /// differs from the one it read before the pass: a new failure. One that stays failed is
     /// not new on the next run; one that recovered (or was signed in again) and fails anew is.
-    static func newFailures(before: [String: Before], _ outcomes: [AccountOutcome]) -> [AccountOutcome] {
+    static func newFailures(before: [Int64: Before], _ outcomes: [AccountOutcome]) -> [AccountOutcome] {
         outcomes.filter { outcome in
             guard !outcome.stopped else { return false }
             // Once, when the same cause has kept it unchecked for a second run in a row.
-            if let reason = outcome.unchecked, let earlier = before[outcome.account]?.unchecked {
+            if let reason = outcome.unchecked, let earlier = before[outcome.accountID]?.unchecked {
                 return earlier.reason == reason && earlier.runs == 1
             }
-            return outcome.condition.needsAttention && before[outcome.account]?.condition != outcome.condition
+            return outcome.condition.needsAttention && before[outcome.accountID]?.condition != outcome.condition
         }
     }
 
-    /// The notification for `outcome`'s account; `instance` and `ssh` name it in the sign-in
-    /// command.
-    init(_ outcome: AccountOutcome, instance: InstanceURL?, ssh: String? = nil) {
+    /// The notification for `outcome`'s account, naming its instance and SSH destination in the
+    /// sign-in command.
+    init(_ outcome: AccountOutcome) {
         account = outcome.account
         summary = "gitbay-sync: \(outcome.account) needs you"
-        let signIn = FailureText.signInAgain(instance, account: outcome.account, ssh: ssh)
+        let signIn = FailureText.signInAgain(outcome.instance, account: outcome.account, ssh: outcome.sshDestination)
         let (what, fix): (String, String) =
             if let reason = outcome.unchecked {
                 ("two runs in a row could not check it", AccountRow.said(reason))

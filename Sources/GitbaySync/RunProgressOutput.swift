@@ -23,9 +23,10 @@ package final class RunProgressOutput: Sendable {
     }
 
     private struct State {
-        var inFlight: [String: Date] = [:]
-        /// The accounts done, each with the line printed for it (nil: none).
-        var done: [String: String?] = [:]
+        /// The accounts in flight, by id: each one's name and since when.
+        var inFlight: [Int64: (name: String, since: Date)] = [:]
+        /// The accounts done, by id, each with the line printed for it (nil: none).
+        var done: [Int64: String?] = [:]
         /// The text on the terminal now, if any.
         var drawn: String?
     }
@@ -46,13 +47,13 @@ package final class RunProgressOutput: Sendable {
         (self.shows, self.delay, self.width, self.now, self.out, self.errRaw) = (shows, delay, width, now, out, errRaw)
     }
 
-    func started(_ account: String) {
-        state.withLock { $0.inFlight[account] = now() }
+    func started(_ account: Int64, name: String) {
+        state.withLock { $0.inFlight[account] = (name, now()) }
     }
 
     /// Prints `line` (nil: none) for an account that is done: the status line is cleared
     /// first and drawn again after it, without the account.
-    func finished(_ account: String, line: String?) {
+    func finished(_ account: Int64, line: String?) {
         state.withLock { state in
             state.inFlight[account] = nil
             state.done[account] = line
@@ -64,7 +65,7 @@ package final class RunProgressOutput: Sendable {
     }
 
     /// The accounts told done so far, with the line printed for each (nil: none).
-    var done: [String: String?] { state.withLock { $0.done } }
+    var done: [Int64: String?] { state.withLock { $0.done } }
 
     /// Draws the line again as time has passed.
     func refresh() {
@@ -87,7 +88,7 @@ package final class RunProgressOutput: Sendable {
 
     private func redraw(_ state: inout State) {
         guard shows else { return }
-        guard let text = Self.text(state.inFlight, now: now(), delay: delay, width: width) else { return clear(&state) }
+        guard let text = Self.text(Array(state.inFlight.values), now: now(), delay: delay, width: width) else { return clear(&state) }
         guard text != state.drawn else { return }
         errRaw("\r" + text + "\u{1B}[K")
         state.drawn = text
@@ -96,14 +97,14 @@ package final class RunProgressOutput: Sendable {
     /// The status line for the accounts in flight since when, nil while none has been for
     /// `delay`: how long the oldest has been, then the names, oldest first, with as many as
     /// fit in `width` columns (`and N more` for the rest).
-    static func text(_ inFlight: [String: Date], now: Date, delay: Duration, width: Int) -> String? {
-        let oldest = inFlight.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+    static func text(_ inFlight: [(name: String, since: Date)], now: Date, delay: Duration, width: Int) -> String? {
+        let oldest = inFlight.sorted { ($0.since, $0.name) < ($1.since, $1.name) }
         guard let first = oldest.first,
-            now.timeIntervalSince(first.value) >= Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            now.timeIntervalSince(first.since) >= Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
         else { return nil }
-        let seconds = max(0, Int(now.timeIntervalSince(first.value)))
+        let seconds = max(0, Int(now.timeIntervalSince(first.since)))
         let head = "waiting \(IntervalParser.format(.seconds(max(1, seconds)))) on \(oldest.count) account\(oldest.count == 1 ? "" : "s"): "
-        let names = oldest.map { TerminalText.escaped($0.key) }
+        let names = oldest.map { TerminalText.escaped($0.name) }
         // The last column is left free: a line that fills it makes some terminals wrap.
         let room = max(1, width - 1)
         var shown = 0

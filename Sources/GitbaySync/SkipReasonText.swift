@@ -12,12 +12,11 @@ import Foundation
 /// value (`RunSchedule.SkipReason`), the agent says it with the commands that end it.
 enum SkipReasonText {
     /// `outcome` with its reason (and, for a refused removal, its error) in words; what the
-    /// command line put there itself is kept. `ssh` is the SSH destination the account signed
-    /// in over, for its sign-in command.
-    static func worded(_ outcome: SaidOutcome, ssh: String? = nil) -> SaidOutcome {
+    /// command line put there itself is kept.
+    static func worded(_ outcome: SaidOutcome) -> SaidOutcome {
         var outcome = outcome
         guard let skip = outcome.skipReason, outcome.reason == nil else { return outcome }
-        let instance = outcome.instance.map(\.description) ?? "<instance-url>"
+        let (instance, ssh) = (outcome.instance.description, outcome.sshDestination)
         switch skip {
         case .tokenRefused:
             outcome.reason = "the API token was refused; \(FailureText.signInAgain(outcome.instance, account: outcome.account, ssh: ssh))"

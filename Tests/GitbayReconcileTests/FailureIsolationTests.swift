@@ -93,7 +93,7 @@ struct FailureIsolationTests {
         for honourBackoff in [true, false] {
             let again = try #require(try await world.run(honourBackoff: honourBackoff)[alice.name])
             #expect(again.action == .skipped && again.condition == .authFailed && again.isFailure)
-            #expect(again.skipReason == .tokenRefused && again.instance?.description == server.baseURL)
+            #expect(again.skipReason == .tokenRefused && again.instance.description == server.baseURL)
         }
         #expect(server.requests().isEmpty)
         #expect(try await world.signIn(server, "alice").id == alice.id)
@@ -116,7 +116,7 @@ struct FailureIsolationTests {
         #expect(outcome.action == .failed && outcome.isFailure)
         #expect(outcome.condition == .authFailed)
         #expect(outcome.failure?.server?.kind == .authFailed && outcome.failure?.server?.serverMessage == "no API token is stored for it")
-        #expect(outcome.instance?.description == server.baseURL)
+        #expect(outcome.instance.description == server.baseURL)
         #expect(server.requests().isEmpty)
     }
 

@@ -140,7 +140,7 @@ struct RevocationCheckTests {
         try await world.store.setState(.removing, ofAccount: alice.id)
         let removing = try #require(try await world.store.account(id: alice.id))
         // The deregistration went through (nothing to remove); the token dies before the revocations.
-        let outcome = AccountOutcome(account: alice.name, action: .unchanged, condition: .removing)
+        let outcome = AccountOutcome(alice, action: .unchanged, condition: .removing)
         server.revokeToken(token)
         let result = try await world.removal().complete(removing, after: outcome, force: false)
         guard case .removed(_, _, let revocation) = result else {

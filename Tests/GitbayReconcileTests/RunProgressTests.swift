@@ -39,7 +39,7 @@ struct RunProgressTests {
             if case .finished(let entry) = event, entry.outcome.account == alice.name { stop.request() }
         }
         let events = told.all
-        #expect(events.contains(.started(account: alice.name)) && events.contains(.started(account: bob.name)))
+        #expect(events.contains(.started(alice)) && events.contains(.started(bob)))
         let done = events.compactMap { event -> AccountOutcome? in if case .finished(let entry) = event { entry.outcome } else { nil } }
         #expect(done.map(\.account) == [alice.name, bob.name])
         #expect(done.first?.action == .added)

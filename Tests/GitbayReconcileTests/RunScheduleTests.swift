@@ -176,7 +176,7 @@ struct RunScheduleTests {
         #expect(outcomes.map(\.action) == [.skipped, .skipped])
         // Why, as values: the words are the caller's.
         #expect(outcomes.map(\.skipReason) == [.backingOff, .tokenRefused])
-        #expect(outcomes.map(\.instance?.description) == ["https://a.example", "https://b.example"])
+        #expect(outcomes.map(\.instance.description) == ["https://a.example", "https://b.example"])
         #expect(outcomes[0].nextRetryAt == waiting.nextRetryAt && outcomes[0].nextRetryReason == .backoff && outcomes[0].failure == .recorded("boom"))
         #expect(outcomes[1].nextRetryAt == nil && outcomes[1].condition == .authFailed && outcomes[1].failure == .recorded("401"))
     }

@@ -171,7 +171,7 @@ struct TokenRotationTests {
         let outcome = try #require(try await world.engine(now: later).run().first?.outcome)
         #expect(outcome.condition == .authFailed && outcome.isFailure)
         #expect(outcome.failure?.server?.kind == .authFailed && outcome.failure?.server?.command == ["token", "create"])
-        #expect(outcome.instance?.description == server.baseURL)
+        #expect(outcome.instance.description == server.baseURL)
         #expect(try await world.store.status(ofAccount: alice.id).condition == .authFailed)
     }
 }

@@ -24,7 +24,7 @@ extension SyncEngine {
     /// pass starts and as each account is done (`RunProgress`).
     package func run(progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
-        let removing = Dictionary(try await store.removingAccounts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let removing = Dictionary(try await store.removingAccounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         // A removal or a renewal still to come: the account is told when that is done too.
         let held = progress == nil ? [] : Set(removing.keys).union(try await renewalDue())
         let reconciler = reconciler(telling: progress, holding: held)
@@ -32,7 +32,7 @@ extension SyncEngine {
         let removal = removal
         var entries: [RunEntry] = []
         for var outcome in outcomes {
-            guard let account = removing[outcome.account] else {
+            guard let account = removing[outcome.accountID] else {
                 entries.append(RunEntry(outcome: outcome))
                 continue
             }
@@ -54,7 +54,7 @@ extension SyncEngine {
         let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome), tokens: tokens)
         for index in entries.indices { entries[index].outcome = renewed[index] }
         if let progress {
-            for entry in entries where held.contains(entry.outcome.account) && entry.removing == nil { progress(.finished(entry)) }
+            for entry in entries where held.contains(entry.outcome.accountID) && entry.removing == nil { progress(.finished(entry)) }
         }
         await recordHistory(entries, written: reconciler.history.row)
         return entries

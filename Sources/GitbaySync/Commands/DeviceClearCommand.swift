@@ -30,7 +30,7 @@ extension CommandRunner {
     /// `device clear`: forget the token, then deregister this device everywhere.
     fileprivate func clearDevice() async throws -> ExitCode {
         let store = try await openStore()
-        let outcomes = await worded(try await engine(store).clearDeviceToken(), store)
+        let outcomes = worded(try await engine(store).clearDeviceToken())
         show(ReconciledOutput(fields: [("device", try await store.device().json)], outcomes: outcomes, text: [Self.clearedText(outcomes)]))
         return report(outcomes)
     }

@@ -201,7 +201,7 @@ extension CommandRunner {
                     )
                 })
             if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }
-            let outcomes = await worded(signedIn.outcomes, store)
+            let outcomes = worded(signedIn.outcomes)
             show(Self.signedInOutput(signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice))
             return outcomes.isEmpty ? .success : report(outcomes)
         } catch let failure as SyncEngine.SignInFailure {

@@ -39,7 +39,7 @@ extension CommandRunner {
     fileprivate func prefer(_ name: String) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = await worded(try await engine(store).prefer(account), store)
+        let outcomes = worded(try await engine(store).prefer(account))
         show(ReconciledOutput(fields: [("account", .string(account.name))], outcomes: outcomes, text: [preferredText(account, outcomes)]))
         return report(outcomes)
     }
@@ -48,7 +48,7 @@ extension CommandRunner {
     /// token now depends on its state and its server.
     fileprivate func preferredText(_ account: AccountRecord, _ outcomes: [SaidOutcome]) -> String {
         let name = TerminalText.escaped(account.name)
-        let own = outcomes.first { $0.account == account.name }
+        let own = outcomes.first { $0.accountID == account.id }
         let holder = outcomes.first { $0.account != account.name && $0.condition == .registered }.map { TerminalText.escaped($0.account) }
         let preferred = "\(name) is now the preferred account on \(account.instance)"
         if own?.condition == .registered {

@@ -81,7 +81,7 @@ extension CommandRunner {
         // Another account of the instance may now hold the device token: it is handed over now
         // rather than at the next run.
         let removed = try await engine(store).removeAccount(account, force: force)
-        let (result, outcomes) = (removed.result, await worded(removed.handedOver, store))
+        let (result, outcomes) = (removed.result, worded(removed.handedOver))
         let verdict = RemovalVerdict(result, account: account)
         let (left, failure) = (verdict.left, verdict.failure)
         let shown = TerminalText.escaped(account.name)

@@ -20,7 +20,7 @@ extension CommandRunner {
     func dryRun(concurrency: Int?, now: Bool) async throws -> ExitCode {
         let store = try await openExistingStore()
         let plans = try await reconciler(store, concurrency: concurrency, honourBackoff: !now).plans()
-        show(DryRunOutput(plans: plans, accounts: SignInRoutes(try await store.accounts())))
+        show(DryRunOutput(plans: plans))
         return plans.contains { $0.failure != nil } ? .partialFailure : .success
     }
 }
@@ -28,8 +28,6 @@ extension CommandRunner {
 /// What `run --dry-run` prints.
 struct DryRunOutput: CommandOutput {
     let plans: [AccountPlan]
-    /// Where each account signs in again, for a refused token's words.
-    let accounts: CommandRunner.SignInRoutes
 
     var json: JSONValue {
         .object([
@@ -50,9 +48,11 @@ struct DryRunOutput: CommandOutput {
     private func said(_ plan: AccountPlan) -> String {
         if let failure = plan.failure { return "cannot tell: \(TerminalText.escaped(FailureText.said(failure)))" }
         if let skip = plan.skipReason {
-            var outcome = AccountOutcome(account: plan.account, action: .skipped, condition: .pending, skipReason: skip)
-            outcome.instance = plan.instance
-            return "left alone: " + (SkipReasonText.worded(SaidOutcome(outcome), ssh: accounts.ssh(plan.account)).reason ?? "skipped")
+            var outcome = AccountOutcome(
+                accountID: plan.accountID, account: plan.account, instance: plan.instance, action: .skipped, condition: .pending,
+                skipReason: skip)
+            outcome.sshDestination = plan.sshDestination
+            return "left alone: " + (SkipReasonText.worded(SaidOutcome(outcome)).reason ?? "skipped")
         }
         var steps = plan.actions.map(Self.words)
         if plan.finishesRemoval { steps.append("then finish its removal (the pre-remove hook, then the API token revoked if named, then deleted)") }

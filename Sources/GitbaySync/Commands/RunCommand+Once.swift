@@ -34,16 +34,16 @@ extension CommandRunner {
         shutdown.claim()
         let store = try await openExistingStore()
         let records = try await store.accounts()
-        let (names, accounts) = (records.map(\.name), SignInRoutes(records))
+        let names = records.map(\.name)
         let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
         let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
         let live = RunProgressOutput(
             shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
             now: context.now, out: context.console.out, errRaw: context.console.errRaw)
         let entries = try await liveEntries(
-            store, concurrency: concurrency, now: now, live: live, width: width, accounts: accounts,
+            store, concurrency: concurrency, now: now, live: live, width: width,
             history: historyTrigger(unattended: unattended))
-        let outcomes = (entries ?? []).map { Self.said($0, accounts: accounts) }
+        let outcomes = (entries ?? []).map(Self.said)
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
         let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
@@ -70,15 +70,16 @@ extension CommandRunner {
                 ))
             return .unavailable
         }
-        let finished = Set(entries == nil ? live.done.keys.map { $0 } : done.map(\.account))
-        context.console.err(journalErr.line(.error, Self.interruption(notDone: names.filter { !finished.contains($0) }, of: names.count)))
+        let finished = Set(entries == nil ? Array(live.done.keys) : done.map(\.accountID))
+        let notDone = records.filter { !finished.contains($0.id) }.map(\.name)
+        context.console.err(journalErr.line(.error, Self.interruption(notDone: notDone, of: records.count)))
         throw StoppedBySignal(signal: shutdown.stopSignal ?? SIGINT)
     }
 
     /// The run's entries, each account's line printed as it is done; nil when a second signal
     /// cancelled the run before it returned them.
     private func liveEntries(
-        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int, accounts: SignInRoutes,
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int,
         history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
@@ -94,12 +95,12 @@ extension CommandRunner {
                 progress: { event in
                     switch event {
                     case .started(let account):
-                        live.started(account)
+                        live.started(account.id, name: account.name)
                     case .finished(let entry):
-                        let outcome = Self.said(entry, accounts: accounts)
+                        let outcome = Self.said(entry)
                         let line =
                             json || outcome.stopped ? nil : journal.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
-                        live.finished(outcome.account, line: line)
+                        live.finished(outcome.accountID, line: line)
                     }
                 })
         }
@@ -123,11 +124,11 @@ extension CommandRunner {
     /// Prints the line of each outcome that differs from the one printed for it as it came (a
     /// steady verdict that could not be recorded, an account reconciled again) or that had none.
     /// Counts alone do not make a line differ: an account reconciled again that only listed says nothing new.
-    private func printChanged(_ outcomes: [SaidOutcome], printed: [String: String?], width: Int) {
+    private func printChanged(_ outcomes: [SaidOutcome], printed: [Int64: String?], width: Int) {
         let out = journalOut
         for outcome in outcomes {
             let line = out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
-            if (printed[outcome.account] ?? nil).map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
+            if (printed[outcome.accountID] ?? nil).map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
         }
     }
 

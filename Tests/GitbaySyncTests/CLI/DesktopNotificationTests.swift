@@ -178,16 +178,18 @@ struct DesktopNotificationTests {
         ])
     func newFailure(_ transition: Transition) throws {
         let instance = try InstanceURL(parsing: "https://git.example.com")
-        var outcome = AccountOutcome(account: "alice@git.example.com", action: .failed, condition: transition.after)
+        var outcome = AccountOutcome(
+            accountID: 7, account: "alice@git.example.com", instance: instance, action: .failed, condition: transition.after)
         outcome.stopped = transition.stopped
-        let before = transition.before.map { ["alice@git.example.com": DesktopNotification.Before(condition: $0, instance: instance)] } ?? [:]
+        let before = transition.before.map { [Int64(7): DesktopNotification.Before(condition: $0)] } ?? [:]
         #expect(DesktopNotification.newFailures(before: before, [outcome]).isEmpty == !transition.raised)
     }
 
     @Test("the body escapes notify-send's markup; osascript gets an AppleScript string")
     func bodyQuoting() throws {
-        let outcome = AccountOutcome(account: "a<b>&c@host", action: .failed, condition: .pushDisabled)
-        let notification = DesktopNotification(outcome, instance: nil)
+        let outcome = AccountOutcome(
+            accountID: 1, account: "a<b>&c@host", instance: try InstanceURL(parsing: "https://host"), action: .failed, condition: .pushDisabled)
+        let notification = DesktopNotification(outcome)
         #expect(notification.arguments(.systemd).last?.hasPrefix("a&lt;b&gt;&amp;c@host: its instance does not send") == true)
         #expect(DesktopNotification.appleScriptQuoted(#"say "hi" \ bye"#) == #""say \"hi\" \\ bye""#)
         #expect(notification.arguments(.launchd).first == "-e")
@@ -196,8 +198,9 @@ struct DesktopNotificationTests {
     @Test("a refused token's notification sends the user to the SSH destination the account signed in over")
     func ownDestination() throws {
         let instance = try InstanceURL(parsing: "https://git.example.com")
-        let outcome = AccountOutcome(account: "alice@git.example.com", action: .failed, condition: .authFailed)
-        let notification = DesktopNotification(outcome, instance: instance, ssh: "git@ssh.example.com:2222")
+        var outcome = AccountOutcome(accountID: 1, account: "alice@git.example.com", instance: instance, action: .failed, condition: .authFailed)
+        outcome.sshDestination = "git@ssh.example.com:2222"
+        let notification = DesktopNotification(outcome)
         #expect(notification.body.contains("`gitbay-sync login https://git.example.com --ssh git@ssh.example.com:2222`"), "\(notification.body)")
         #expect(notification.body.contains("`ssh -p 2222 git@ssh.example.com token create --name gitbay-sync --scope full`"))
     }

@@ -218,7 +218,7 @@ struct RunProgressTests {
         ])
     func statusText(_ test: StatusCase) {
         let now = Date(timeIntervalSince1970: 2_100_000_000)
-        let inFlight = Dictionary(uniqueKeysWithValues: test.inFlight.map { ($0.0, now - Double($0.1)) })
+        let inFlight = test.inFlight.map { (name: $0.0, since: now - Double($0.1)) }
         let text = RunProgressOutput.text(inFlight, now: now, delay: .seconds(1), width: test.width)
         #expect(text == test.expected)
         if let text { #expect(text.count < test.width) }
