@@ -17,6 +17,8 @@ extension PassDriver {
         /// The accounts of other names listed around this account's adds, and around the last.
         var witnesses: [SameServerCheck.Witness] = []
         var around: [SameServerCheck.Witness] = []
+        /// An add answered without its id, whose row the check has not settled yet.
+        var addUnsettled = false
         var holdsTurn = false
         /// The first list's exchange, started before the loop began (`startFirstList`).
         var ahead: ListAhead?

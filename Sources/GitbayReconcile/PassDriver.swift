@@ -53,6 +53,7 @@ struct PassDriver: Sendable {
         while !carrier.isFinished {
             await advance(carrier)
         }
+        if carrier.addUnsettled { await sameServer.doubt(carrier.around, after: carrier.pass.account) }
         // A pass may end in its turn (an add that failed, under a lease it did not take).
         if carrier.holdsTurn { await takeOrGiveBackTurn(carrier) }
         let requests = carrier.spent + (await Self.requests(of: carrier.client)) + (await SameServerCheck.requests(of: carrier.witnesses))
@@ -167,6 +168,7 @@ struct PassDriver: Sendable {
         if case .success(let client) = carrier.client {
             await sameServer.check(carrier.pass.account, client: client, added: id, witnesses: carrier.around)
         }
+        carrier.addUnsettled = false
         return .otherNamesChecked
     }
 
@@ -187,13 +189,13 @@ struct PassDriver: Sendable {
             answer = try await client.addDevice(token: token, label: pass.device.serverLabel)
         } catch {
             // The add may have gone through unanswered, and moved a witness's row if its
-            // server is this one: its `registered` no longer holds until its own pass says so.
-            await sameServer.forgetVerdicts(of: around)
+            // server is this one: its row is in doubt until its own pass lists again.
+            await sameServer.doubt(around, after: pass.account)
             return .failed(error)
         }
-        // Any witness may have lost its row to an add answered without the id; with the id,
-        // only one that listed it, which the check settles.
-        if answer.id == nil { await sameServer.forgetVerdicts(of: around) }
+        // Answered without the id (v1.32.0), the row is found in a fresh list and checked as
+        // any; a pass that ends before leaves the witnesses' rows in doubt.
+        carrier.addUnsettled = answer.id == nil && !around.isEmpty
         return .added(id: answer.id)
     }
 

@@ -77,10 +77,10 @@ struct SameServerCheck: Sendable {
 
     /// After `account`'s add answered `id`: the proof, recorded, when the row moved from a
     /// witness (see the type). `listed` is the adder's list after the add. A witness whose
-    /// list cannot be read again may have lost its row to the add: its verdict is forgotten.
+    /// list cannot be read again may have lost its row to the add: its row is left in doubt.
     func prove(_ account: AccountRecord, added id: Int, listed: [ServerDevice], witnesses: [Witness]) async -> SameServerRecord? {
         guard let row = listed.first(where: { $0.id == id }) else {
-            for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+            await doubt(witnesses, after: account)
             return nil
         }
         let listedIt = witnesses.filter { witness in
@@ -91,7 +91,7 @@ struct SameServerCheck: Sendable {
         }
         for (witness, after) in zip(listedIt, await Self.lists(by: listedIt.map(\.client))) {
             guard let after else {
-                try? await store.forgetVerdict(ofAccount: witness.account.id)
+                await doubt([witness], after: account)
                 continue
             }
             guard !after.contains(where: { $0.id == id }) else { continue }
@@ -109,20 +109,21 @@ struct SameServerCheck: Sendable {
 
     /// After `account`'s add answered `id`: when a witness listed that id just before, this
     /// account's list and the witness's are read again, for the proof of one server. A witness
-    /// the check cannot settle may have lost its row to the add: its verdict is forgotten.
+    /// the check cannot settle may have lost its row to the add: its row is left in doubt.
     func check(_ account: AccountRecord, client: GitbayClient, added id: Int, witnesses: [Witness]) async {
         let candidates = witnesses.filter { $0.rows.contains { $0.id == id } }
         guard !candidates.isEmpty else { return }
         guard case .list(let rows, _)? = try? await client.listDevices(ifNoneMatch: nil) else {
-            await forgetVerdicts(of: candidates)
+            await doubt(candidates, after: account)
             return
         }
         _ = await prove(account, added: id, listed: rows, witnesses: candidates)
     }
 
-    /// Forgets the witnesses' verdicts (`StateStore.forgetVerdict`), as far as the store lets.
-    func forgetVerdicts(of witnesses: [Witness]) async {
-        for witness in witnesses { try? await store.forgetVerdict(ofAccount: witness.account.id) }
+    /// Leaves the witnesses' rows in doubt after `account`'s add (`StateStore.doubtRows`): a
+    /// fact each witness's own next pass reads; its status is its own pass's to write.
+    func doubt(_ witnesses: [Witness], after account: AccountRecord) async {
+        try? await store.doubtRows(ofAccounts: witnesses.map(\.account.id), by: account.instance, at: Date())
     }
 
     /// Requests the witnesses' clients made.

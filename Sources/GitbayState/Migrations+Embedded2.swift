@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 14, in order.
+    /// Migrations 9 to 15, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -134,6 +134,19 @@ INSERT INTO unattended_runs_next (trigger, started_at, finished_at, result, acco
     SELECT trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid FROM unattended_runs;
 DROP TABLE unattended_runs;
 ALTER TABLE unattended_runs_next RENAME TO unattended_runs;
+"""#),
+        Migration(version: 15, name: "row_doubts", sql: #"""
+-- What one account's pass learned about another's row, for that account's own next pass:
+-- an add under another name of what may be the same server may have moved the row (the add
+-- failed unanswered, or the lists that would settle it could not be read). Only the account's
+-- own pass writes its status; until it lists again, `status` shows a `registered` account with
+-- a doubt as `pending`, naming the other instance. The pass's verdict clears the doubts older
+-- than its list.
+CREATE TABLE row_doubts (
+    account_id  INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+    since       TEXT NOT NULL,
+    by_instance TEXT NOT NULL
+) STRICT;
 """#),
     ]
 }

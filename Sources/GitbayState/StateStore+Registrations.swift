@@ -49,12 +49,6 @@ extension StateStore {
         }
     }
 
-    /// Forgets the account's remembered list tag, and a `registered` verdict that may no longer
-    /// hold: another account's add of the same token may have moved its row.
-    package func forgetVerdict(ofAccount id: Int64) throws {
-        try write { database in try Self.forgetVerdicts(database, "account_id = ?", .integer(id)) }
-    }
-
     /// Records a row made or adopted for an account (replacing the record of the same id).
     package func recordRegistration(_ registration: RegistrationRecord) throws {
         try write { database in

@@ -48,7 +48,9 @@ package struct RunFacts: Sendable {
 package struct AccountFacts: Sendable {
     package let device: DeviceRecord
     package let accounts: [AccountRecord]
-    /// Each account's last verdict, by account id; an account without one is missing.
+    /// Each account's last verdict as it stands, by account id; an account without one is
+    /// missing. A `registered` verdict in doubt (`RowDoubt`) stands as `pending` until the
+    /// account's own pass lists again.
     package let statuses: [Int64: AccountStatusRecord]
     /// Each account's records, by account id.
     package let registrations: [Int64: [RegistrationRecord]]
@@ -90,8 +92,8 @@ extension StateStore {
                 (
                     device: try Self.readDevice(database),
                     accounts: try Self.allAccounts(database),
-                    statuses: try Self.allStatuses(database), registrations: try Self.allRegistrations(database),
-                    names: try Self.serverNames(database),
+                    statuses: try Self.allStatuses(database), doubts: try Self.rowDoubts(database),
+                    registrations: try Self.allRegistrations(database), names: try Self.serverNames(database),
                     tokenDetails: try database.rows("SELECT account_id, name, expires_at, lifetime_seconds FROM api_tokens") {
                         row throws(SQLiteError) in
                         (try row.int64("account_id"), try APITokenDetails(row: row))
@@ -100,8 +102,8 @@ extension StateStore {
             }
         }
         return AccountFacts(
-            device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
-            names: read.names, tokenDetails: Dictionary(read.tokenDetails, uniquingKeysWith: { first, _ in first }))
+            device: try read.device ?? device(), accounts: read.accounts, statuses: Self.standing(read.statuses, read.doubts),
+            registrations: read.registrations, names: read.names, tokenDetails: Dictionary(read.tokenDetails, uniquingKeysWith: { first, _ in first }))
     }
 
     /// Everything a run plans from, consistent as of one moment.
@@ -161,9 +163,14 @@ extension StateStore {
             let unchanged = try read.map { try database.version(insideWrite: true) == $0.version } ?? false
             guard let facts = unchanged ? read?.instanceFacts : try Self.allFacts(database) else { return [] }
             let wanted = stillWanted(facts)
+            let doubted = try Self.rowDoubts(database)
             var written: Set<Int64> = []
             for verdict in verdicts where wanted.contains(verdict.accountID) {
-                if try Self.save(verdict, database) { written.insert(verdict.accountID) }
+                guard try Self.save(verdict, database) else { continue }
+                written.insert(verdict.accountID)
+                if doubted[verdict.accountID] != nil {
+                    try Self.settleDoubt(ofAccount: verdict.accountID, listedSince: verdict.status.lastAttemptAt, database)
+                }
             }
             return written
         }

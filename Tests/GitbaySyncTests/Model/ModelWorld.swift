@@ -353,7 +353,7 @@ final class ModelWorld {
         if faultFreeRun {
             worldMoved = false
             try await checkDesiredRows(number)
-            try await checkRegisteredIsTrue(number)
+            try await checkRegisteredIsTrue(number, holdersToo: !alongside)
             try await checkNextRunWritesNothing(number)
             try await tokens.checkHealed(servers, try await cli.store(), tokens: try await storedTokens(), step: number)
         } else if case .setToken = step, !worldMoved, !alongside {
@@ -503,10 +503,19 @@ final class ModelWorld {
         }
     }
 
-    /// (4) `accounts` says registered only when the account's row holds the current token.
-    private func checkRegisteredIsTrue(_ number: Int) async throws {
+    /// (4) `accounts` says registered only when the account's row holds the current token; and,
+    /// right after a fault-free run on its own (`holdersToo`), it says registered for every
+    /// holder: no other account's pass took that verdict away.
+    private func checkRegisteredIsTrue(_ number: Int, holdersToo: Bool = false) async throws {
         let result = await command(["accounts", "--json"])
         let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
+        if holdersToo, currentToken != nil {
+            let said = Dictionary(rows.map { ($0["account"] as? String ?? "", $0["condition"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
+            for holder in holders(try await signedIn()) where said[name(holder)] != "registered" {
+                throw ModelViolation(
+                    step: number, message: "\(name(holder)), the holder, is said \(said[name(holder)] ?? "nothing") right after a fault-free run")
+            }
+        }
         for row in rows where row["condition"] as? String == "registered" {
             let account = row["account"] as? String ?? ""
             guard let index = Self.users.indices.first(where: { name($0) == account }), let currentToken,
