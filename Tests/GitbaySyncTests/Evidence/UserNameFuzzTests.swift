@@ -76,9 +76,9 @@ struct UserNameFuzzTests {
 
     @Test("login accepts a name exactly when it passes, and stores nothing otherwise")
     func loginRefuses() async throws {
-        let (_, _, seed) = FuzzInput.start("login user names", default: 0)
+        let (_, count, seed) = FuzzInput.start("login user names", default: 24)
         let folder = try TemporaryDirectory()
-        let names = Self.names(count: 24, seed: seed, canary: folder.file("PWNED")) + ["alice", "a.b-c_d", "-uX"]
+        let names = Self.names(count: count, seed: seed, canary: folder.file("PWNED")) + ["alice", "a.b-c_d", "-uX"]
         let server = try FakeGitbayServer()
         defer { server.stop() }
         for name in names {
@@ -97,10 +97,10 @@ struct UserNameFuzzTests {
 
     @Test("the bash completion offers every stored name, hostile or not, and runs none")
     func bashCompletionRunsNothing() async throws {
-        let (_, _, seed) = FuzzInput.start("completed user names", default: 0)
+        let (_, count, seed) = FuzzInput.start("completed user names", default: 80)
         let folder = try TemporaryDirectory()
         let canary = folder.file("PWNED")
-        let names = Self.names(count: 80, seed: seed, canary: canary).filter { !$0.contains("\n") }
+        let names = Self.names(count: count, seed: seed, canary: canary).filter { !$0.contains("\n") }
         let accounts = names.map { ["account": "\($0)@127.0.0.1:8080", "instance": "http://127.0.0.1:8080"] }
         let json = try JSONSerialization.data(withJSONObject: ["accounts": accounts])
         try json.write(to: URL(fileURLWithPath: folder.file("accounts.json")))
