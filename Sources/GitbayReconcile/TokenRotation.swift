@@ -40,6 +40,17 @@ package enum TokenRotation {
             rotate: ours && (rotationTime(details).map { now >= $0 } ?? false))
     }
 
+    /// From when `status`, `doctor` and runs warn that the token lapses with nothing renewing
+    /// it: a token this install minted (its lifetime is known) under a name the user pinned with
+    /// `--token-name`, which no run rotates (a successor under another name would not be the
+    /// one asked for), from a fifth of its lifetime before it expires. Nil for any other token.
+    package static func pinnedLapseWarning(_ details: APITokenDetails, installMarker: String) -> Date? {
+        guard let name = details.name, !isThisInstalls(name, installMarker: installMarker), let expiresAt = details.expiresAt,
+            let lifetime = details.lifetime, lifetime > .zero
+        else { return nil }
+        return expiresAt.addingTimeInterval(-Double(lifetime.components.seconds) / 5)
+    }
+
     /// Whether `name` is one this install generates: its name for the install, with or without
     /// a rotation suffix.
     package static func isThisInstalls(_ name: String, installMarker: String) -> Bool {

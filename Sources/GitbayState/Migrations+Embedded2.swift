@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 15, in order.
+    /// Migrations 9 to 16, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -146,6 +146,20 @@ CREATE TABLE row_doubts (
     account_id  INTEGER PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
     since       TEXT NOT NULL,
     by_instance TEXT NOT NULL
+) STRICT;
+"""#),
+        Migration(version: 16, name: "pending_mints", sql: #"""
+-- A token `login --ssh` is about to mint on a server no account here is signed in to: its
+-- name, recorded before the mint, for the account it will belong to is not known until the
+-- token answers `whoami`. A login stopped between the mint and the sign-in (a kill, a crash)
+-- leaves the name here; the next sign-in to that server takes it as a stale name of its
+-- account (`stale_api_tokens`), which runs and `remove-account` revoke.
+CREATE TABLE pending_mints (
+    instance        TEXT NOT NULL,
+    ssh_destination TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    recorded_at     TEXT NOT NULL,
+    PRIMARY KEY (instance, ssh_destination, name)
 ) STRICT;
 """#),
     ]

@@ -103,7 +103,8 @@ extension StateStore {
         }
         return AccountFacts(
             device: try read.device ?? device(), accounts: read.accounts, statuses: Self.standing(read.statuses, read.doubts),
-            registrations: read.registrations, names: read.names, tokenDetails: Dictionary(read.tokenDetails, uniquingKeysWith: { first, _ in first }))
+            registrations: read.registrations, names: read.names, tokenDetails: Dictionary(read.tokenDetails, uniquingKeysWith: { first, _ in first })
+        )
     }
 
     /// Everything a run plans from, consistent as of one moment.

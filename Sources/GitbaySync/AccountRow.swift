@@ -17,6 +17,8 @@ struct AccountRow {
     var sameServerAs: [InstanceURL] = []
     /// What is known of its API token: its name and expiry (never the token).
     var token: APITokenDetails = .unknown
+    /// This install's marker: a token named otherwise was named by the user.
+    var installMarker = ""
 
     var json: JSONValue {
         .object([
@@ -95,6 +97,9 @@ struct AccountRow {
         } else if let expiry {
             lines.append("    API token: \(expiry)")
         }
+        if let warning = PinnedTokenText.warning(account, token: token, installMarker: installMarker, now: now) {
+            lines.append("    warning: \(escaped: warning)")
+        }
         if let at = status.nextRetryAt, FailurePolicy.isBeyondAnyWait(at, from: now) {
             lines.append("    next attempt: at the next run: \(Self.beyondAnyWait(at, now: now))")
         } else if let at = status.nextRetryAt {
@@ -144,7 +149,7 @@ extension AccountRow {
                 AccountRow(
                     account: account, status: status, deviceID: status.condition == .registered ? held?.deviceID : nil,
                     sameServerAs: facts.names.names(of: account.instance).filter { $0 != account.instance },
-                    token: facts.tokenDetails[account.id] ?? .unknown))
+                    token: facts.tokenDetails[account.id] ?? .unknown, installMarker: facts.device.installMarker))
         }
         return rows
     }

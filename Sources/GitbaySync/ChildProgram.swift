@@ -21,6 +21,9 @@ struct ChildProgram: Sendable {
     let timeout: Duration
     var outputLimit = 64 * 1024
     var errorLimit = 16 * 1024
+    /// Whether a request to stop (SIGINT or SIGTERM, while the caller handles requests) stops
+    /// the program too, and makes its run `interrupted`.
+    var stopsOnRequest = false
 
     /// How the program ended and what it wrote.
     struct Ending: Sendable, Equatable {
@@ -37,6 +40,8 @@ struct ChildProgram: Sendable {
         case timedOut(errorOutput: [UInt8])
         /// More than `outputLimit` bytes on standard output: stopped.
         case outputTooLong
+        /// Stopped, or ended by the same Ctrl-C, on a request to stop (`stopsOnRequest`).
+        case interrupted
     }
 
     /// Runs the program to its end; a signal ending gitbay-sync meanwhile stops it first.
@@ -45,12 +50,12 @@ struct ChildProgram: Sendable {
         let stop: @Sendable () -> Void = { child.stop() }
         return await shutdown.withCleanup(onSignal: stop) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Ending, Failure>, Never>) in
-                DispatchQueue.global().async { continuation.resume(returning: runBlocking(child)) }
+                DispatchQueue.global().async { continuation.resume(returning: runBlocking(child, shutdown: shutdown)) }
             }
         }
     }
 
-    private func runBlocking(_ child: RunningChild) -> Result<Ending, Failure> {
+    private func runBlocking(_ child: RunningChild, shutdown: ShutdownSignal) -> Result<Ending, Failure> {
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
         guard Self.openPipe(&output), Self.openPipe(&errors) else {
@@ -71,11 +76,16 @@ struct ChildProgram: Sendable {
             if let status = child.exitStatus() {
                 reader.drain()
                 if reader.outputOverflowed { return .failure(.outputTooLong) }
+                if status != 0 && interrupted(shutdown, settling: true) { return .failure(.interrupted) }
                 return .success(Ending(status: status, output: reader.outputBytes, errorOutput: reader.errorBytes))
             }
             if reader.outputOverflowed {
                 child.stop()
                 return .failure(.outputTooLong)
+            }
+            if interrupted(shutdown, settling: false) {
+                child.stop()
+                return .failure(.interrupted)
             }
             if ContinuousClock.now >= deadline {
                 child.stop()
@@ -84,6 +94,16 @@ struct ChildProgram: Sendable {
             }
             reader.wait(milliseconds: 20)
         }
+    }
+
+    /// Whether a request to stop came, when the program stops on one. A program that ended
+    /// with a failure is given a moment (`settling`) for the request: a Ctrl-C reaches the
+    /// program and this process at once, and the program may end first.
+    private func interrupted(_ shutdown: ShutdownSignal, settling: Bool) -> Bool {
+        guard stopsOnRequest else { return false }
+        let settled = ContinuousClock.now + (settling ? .milliseconds(200) : .zero)
+        while shutdown.phase == .running && ContinuousClock.now < settled { usleep(10_000) }
+        return shutdown.phase != .running
     }
 
     /// A pipe whose ends this process closes on exec; false (errno set) when none was made.

@@ -1,3 +1,5 @@
+internal import CProcess
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -68,6 +70,27 @@ enum ChildSpawn {
     }
 
     #if os(Linux)
+    /// Starts `path` as `spawn` does, in a process group of its own, below a keeper: a forked
+    /// process that is the child subreaper of everything `path` starts, so that a process that
+    /// leaves the group, starts a session of its own and clears its environment is still below
+    /// it; once `path` exits, the keeper kills what it left and ends as `path` did. Returns the
+    /// keeper's pid (to reap) and the program's (its group's id).
+    static func spawnKept(
+        _ path: String, argv: [String], environment: [String: String], output: Int32, errors: Int32
+    ) -> Result<(waited: pid_t, leader: pid_t), Failure> {
+        // Everything the forked keeper uses is made before the fork: it may not allocate.
+        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            arguments.forEach { free($0) }
+            variables.forEach { free($0) }
+        }
+        var hook: pid_t = -1
+        var code: Int32 = 0
+        let keeper = cprocess_spawn_kept(path, &arguments, &variables, output, errors, &hook, &code)
+        return keeper > 0 ? .success((keeper, hook)) : .failure(Failure(code: code))
+    }
+
     /// Closes every descriptor above stderr in the child (glibc 2.34 and later); no spawn flag.
     private static func closingOthers(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) -> Int32 {
         if let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {

@@ -40,6 +40,8 @@ extension CommandRunner {
                     step: step.arguments, status: nil, detail: "still running after \(IntervalParser.format(Self.serviceManagerTimeout)); stopped")
             case .failure(.outputTooLong):
                 return .failed(step: step.arguments, status: nil, detail: "wrote more than gitbay-sync reads; stopped")
+            case .failure(.interrupted):
+                return .failed(step: step.arguments, status: nil, detail: "interrupted; stopped")
             }
         }
         return .active

@@ -55,6 +55,7 @@ extension CommandRunner {
             let device = await deviceCheck(store, into: &checks)
             // Without libcurl every account would fail the same way: one check says it instead.
             if let missing = Self.libcurlCheck() { checks.append(missing) } else { checks += await accountChecks(store, device: device) }
+            checks += await tokenChecks(store)
         }
         checks += await serviceChecks(store)
         show(DoctorOutput(checks: checks, style: textStyle))

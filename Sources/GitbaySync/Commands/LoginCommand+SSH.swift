@@ -9,6 +9,12 @@ import FoundationEssentials
 import Foundation
 #endif
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension CommandRunner {
     /// `login <instance-url> --ssh [<ssh-destination>]`: mints a full-scope token over SSH,
     /// then signs in with it as with a pasted one. Everything that can be checked is checked
@@ -24,49 +30,107 @@ extension CommandRunner {
             throw CommandFailure("\(error); nothing was stored.", exitCode: .dataError)
         }
         let program = try SSHProgram.resolve(environment: context.environment).mapError(Self.programFailure).get()
-        let existing = location.databaseExists ? try await openStore() : nil
-        let device = try await existing?.device()
-        let installMarker = device?.installMarker ?? DeviceDefaults.newInstallMarker()
-        let forInstall = TokenName.forInstall(label: device?.label ?? DeviceDefaults.hostLabel(), installMarker: installMarker)
-        // Signed in to that server already: the install's name is taken there, so this one is told apart by the time.
-        let signedInThere = try await existing?.accounts(onServerOf: instance) ?? []
-        let name = tokenName ?? (signedInThere.isEmpty ? forInstall : TokenRotation.successorName(of: forInstall, at: context.now()))
+        let made = location.databaseExists ? nil : location
+        // The name is recorded before the mint, so the database is made now if need be; a
+        // login that fails with nothing to record removes it again.
+        let existing = try await openStore()
+        let device = try await existing.device()
+        let (name, signedInThere) = try await mintName(tokenName, device: device, instance: instance, store: existing)
         let minting = SSHTokenMint(program: program, destination: destination, name: name, lifetime: mint.lifetime)
-        let startedAt = context.now()
-        // Recorded before the mint, under each account of that server (the key's user is not
-        // known until the token answers `whoami`): a login killed between the mint and the
-        // sign-in leaves a name that account's next run revokes. The sign-in forgets it.
-        let recorded = try await recordMint(name, signedInThere, existing, at: startedAt)
+        let record = try await recordMint(minting, signedInThere, existing, instance: instance, made: made)
         logger.info("login.ssh.mint", ["ssh.destination": destination.description, "token.name": name, "token.ttl": mint.lifetime.text])
         progress("minting the API token \(name) over ssh \(destination) (token create) …")
-        let minted: MintedToken
-        switch await minting.run(environment: context.environment, timeout: context.sshTimeout, shutdown: context.shutdown) {
-        case .success(let token): minted = token
-        case .failure(let failure):
-            if !failure.mayHaveMinted { await forgetMint(name, recorded, existing) }
-            throw Self.mintFailure(failure, minting, instance: instance)
-        }
+        let minted = try await mintToken(minting, record, instance: instance)
         // Its expiry is the server's, asked for once the token is checked.
         let details = APITokenDetails(name: name, lifetime: mint.lifetime.duration)
         do {
             try Self.checkAPIToken(minted.token.exposedValue)
             let code = try await signIn(
-                instance, apiToken: minted.token, details: details, choice: choice, existing: existing, installMarker: installMarker,
+                instance, apiToken: minted.token, details: details, choice: choice, existing: existing, installMarker: device.installMarker,
                 sshDestination: destination)
-            await forgetMint(name, recorded, existing)
+            // The sign-in took a pending name as its own, or as its account's to revoke.
+            await forgetMint(name, record.accounts, existing)
             return code
         } catch {
             let undone = await revoke(minted.token, minting, instance: instance)
-            if undone.revoked { await forgetMint(name, recorded, existing) }
+            if undone.revoked { await forget(record) }
             let (code, message, _) = GitbaySyncCLI.classify(error)
             throw CommandFailure("\(message) \(undone.said)", exitCode: code)
         }
     }
 
+    /// The name to mint under: `tokenName`, else the install's, told apart by the time when
+    /// that is taken on the server (an account signed in there already, or a login there
+    /// stopped after its mint). Also the accounts signed in on that server.
+    private func mintName(
+        _ tokenName: String?, device: DeviceRecord, instance: InstanceURL, store: StateStore
+    ) async throws -> (String, [AccountRecord]) {
+        let forInstall = TokenName.forInstall(label: device.label, installMarker: device.installMarker)
+        let signedInThere = try await store.accounts(onServerOf: instance)
+        let earlier = try await store.pendingMints(instance: instance)
+        if let tokenName { return (tokenName, signedInThere) }
+        let taken = !signedInThere.isEmpty || !earlier.isEmpty
+        return (taken ? TokenRotation.successorName(of: forInstall, at: context.now()) : forInstall, signedInThere)
+    }
+
+    /// Runs ssh to mint the token. A Ctrl-C meanwhile (at its passphrase prompt, most often)
+    /// is a request to stop the mint, not the end of the process: the login says what it was
+    /// and ends by the signal. A failure forgets the name unless the server may have minted
+    /// all the same.
+    private func mintToken(_ minting: SSHTokenMint, _ record: MintRecord, instance: InstanceURL) async throws -> MintedToken {
+        let shutdown = context.shutdown
+        let environment = context.environment, timeout = context.sshTimeout
+        switch await shutdown.handlingRequests({ await minting.run(environment: environment, timeout: timeout, shutdown: shutdown) }) {
+        case .success(let token):
+            return token
+        case .failure(let failure):
+            let said = Self.mintFailure(failure, minting, instance: instance)
+            guard !failure.mayHaveMinted else {
+                throw CommandFailure(record.pending.map { "\(said.message) \($0.kept)" } ?? said.message, exitCode: said.exitCode)
+            }
+            await forget(record)
+            guard failure == .interrupted else { throw said }
+            context.console.err(journalErr.line(.error, "Error: \(said.message)"))
+            throw StoppedBySignal(signal: shutdown.stopSignal ?? SIGINT)
+        }
+    }
+
+    /// Where a mint's name was recorded before the mint: under the accounts of its server, or
+    /// as pending for the server when none is signed in there.
+    private struct MintRecord {
+        let name: String
+        let accounts: [AccountRecord]
+        let store: StateStore
+        let pending: PendingMint?
+        /// The database, when this login made it.
+        let made: StateLocation?
+    }
+
+    /// Records the name about to be minted, under each account of that server, or as pending
+    /// for the server when none is signed in there (the key's user is not known until the
+    /// token answers `whoami`): a login killed between the mint and the sign-in leaves a name
+    /// that a run (or the next sign-in there) revokes. The sign-in forgets it.
+    private func recordMint(
+        _ minting: SSHTokenMint, _ accounts: [AccountRecord], _ store: StateStore, instance: InstanceURL, made: StateLocation?
+    ) async throws -> MintRecord {
+        let now = context.now()
+        let recorded = try await recordMint(minting.name, accounts, store, at: now)
+        let pending =
+            accounts.isEmpty ? PendingMint(store: store, instance: instance, destination: minting.destination, name: minting.name) : nil
+        try await pending?.record(at: now)
+        return MintRecord(name: minting.name, accounts: recorded, store: store, pending: pending, made: made)
+    }
+
+    /// Forgets a recorded name: nothing was minted under it, or it was revoked again.
+    private func forget(_ record: MintRecord) async {
+        await forgetMint(record.name, record.accounts, record.store)
+        await record.pending?.forget(removingDatabase: record.made)
+    }
+
     /// Records `name`, about to be minted, as a stale token name of each of `accounts` but one
     /// whose current token has that name; returns those it was recorded for.
-    private func recordMint(_ name: String, _ accounts: [AccountRecord], _ store: StateStore?, at now: Date) async throws -> [AccountRecord] {
-        guard let store, !accounts.isEmpty else { return [] }
+    private func recordMint(_ name: String, _ accounts: [AccountRecord], _ store: StateStore, at now: Date) async throws -> [AccountRecord] {
+        guard !accounts.isEmpty else { return [] }
         let records = try await store.apiTokenRecords()
         // Never the name of an account's current token (a --token-name given again, which the server refuses).
         let recorded = accounts.filter { records[$0.id]?.details.name != name }
@@ -76,8 +140,8 @@ extension CommandRunner {
 
     /// Forgets `name` as a stale name of `accounts`, except where a keyring item of it is left
     /// to delete; the account whose current token it became forgot it when signing in.
-    private func forgetMint(_ name: String, _ accounts: [AccountRecord], _ store: StateStore?) async {
-        guard let store, !accounts.isEmpty else { return }
+    private func forgetMint(_ name: String, _ accounts: [AccountRecord], _ store: StateStore) async {
+        guard !accounts.isEmpty else { return }
         let records = (try? await store.apiTokenRecords()) ?? [:]
         for account in accounts where records[account.id]?.details.name != name {
             try? await store.forgetStaleTokenNames([name], ofAccount: account.id, keepingItems: true)

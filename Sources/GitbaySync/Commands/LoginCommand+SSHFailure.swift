@@ -64,6 +64,8 @@ extension CommandRunner {
             return CommandFailure(
                 "\(destination) speaks protocol version \(version), this gitbay-sync speaks 1; nothing was stored. Update gitbay-sync.",
                 exitCode: .unavailable)
+        case .interrupted:
+            return CommandFailure("the login was interrupted by the user while ssh ran; nothing was stored or changed.", exitCode: .unavailable)
         case .outputTooLong:
             return CommandFailure(
                 "\(destination) answered `token create` with more than any answer holds, so it was stopped; nothing was stored. Is it the instance's SSH access?",

@@ -201,6 +201,8 @@ extension CommandRunner {
                     )
                 })
             if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }
+            // Names a login minted under before it knew the account (one stopped after the mint) become this account's to revoke.
+            try await store.adoptPendingMints(instance: instance, ofAccount: signedIn.account.id, current: details.name, now: context.now())
             let outcomes = worded(signedIn.outcomes)
             show(Self.signedInOutput(signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice))
             return outcomes.isEmpty ? .success : report(outcomes)

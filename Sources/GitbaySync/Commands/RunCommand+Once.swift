@@ -56,6 +56,7 @@ extension CommandRunner {
             ))
         if !global.json { printChanged(done, printed: live.done, width: width) }
         let code = report(done, lines: false, isRun: true)
+        if !interrupted { await warnOfPinnedTokens(store) }
         if unattended {
             try? await store.recordUnattendedRun(unattendedRun(.service, startedAt: startedAt, outcomes, interrupted: interrupted, period: nil))
             await raiseNotifications(before: baseline, done)

@@ -4,10 +4,12 @@ import Glibc
 import Darwin
 #endif
 
-/// What one run of the pre-remove hook started, wherever it went: a process that leaves the
-/// hook's process group (`setsid`) is still found below the hook, and one orphaned by its
-/// parent is reparented to this process (the child subreaper while hooks run, on Linux) and
-/// known by the marker variable every process of the run inherits. Only these processes are
+/// What one run of the pre-remove hook started, wherever it went: on Linux everything is below
+/// the keeper the hook runs under (`ChildSpawn.spawnKept`), the child subreaper of the hook's
+/// orphans, so a process that leaves the group (`setsid`), clears its environment or is
+/// orphaned is found by descent. Should the keeper be gone, an orphan is reparented to this
+/// process (the child subreaper while hooks run) and known by the marker variable every
+/// process of the run inherits, unless it cleared it. Only these processes are
 /// ever signalled or reaped: this process has other children (a test runner's servers and
 /// binaries, another removal's hook) that are none of the hook's business.
 ///

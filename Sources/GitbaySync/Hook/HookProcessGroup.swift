@@ -14,6 +14,9 @@ final class HookProcessGroup: Sendable {
     private struct State {
         /// The hook's pid, which is also its process group's id.
         var leader: pid_t?
+        /// The process to reap: on Linux the keeper the hook runs below (`ChildSpawn.spawnKept`),
+        /// which ends as the hook did once nothing the hook started is left; else the hook.
+        var waited: pid_t?
         /// The leader's wait status once it has been reaped.
         var status: Int32?
         var stopRequested = false
@@ -41,14 +44,14 @@ final class HookProcessGroup: Sendable {
     /// Starts the leader with `spawn` unless a stop came first (then returns false). The lock
     /// is held meanwhile, so a stop from another thread never misses a leader being started.
     /// This process is the child subreaper from before the spawn, so that no orphan of the hook
-    /// slips out to init.
-    func start(_ spawn: () throws -> pid_t) throws -> Bool {
+    /// slips out to init should the keeper be gone.
+    func start(_ spawn: () throws -> (waited: pid_t, leader: pid_t)) throws -> Bool {
         try state.withLock { state in
             guard !state.stopRequested else { return false }
             ChildSubreaper.acquire()
             state.holdsSubreaper = true
             do {
-                state.leader = try spawn()
+                (state.waited, state.leader) = try spawn()
             } catch {
                 ChildSubreaper.release()
                 state.holdsSubreaper = false
@@ -61,14 +64,15 @@ final class HookProcessGroup: Sendable {
     /// True once anyone asked the group to stop.
     var stopRequested: Bool { state.withLock { $0.stopRequested } }
 
-    /// The leader's wait status once it has exited (it is reaped then); nil while it runs.
+    /// The leader's wait status once it has exited (it is reaped then, or its keeper is); nil
+    /// while it runs.
     func exitStatus() -> Int32? {
         state.withLock { state in
             if let status = state.status { return status }
-            guard let leader = state.leader else { return nil }
+            guard let waited = state.waited else { return nil }
             var status: Int32 = 0
-            let result = waitpid(leader, &status, WNOHANG)
-            if result == leader {
+            let result = waitpid(waited, &status, WNOHANG)
+            if result == waited {
                 state.status = status
             } else if result < 0 && errno == ECHILD {
                 // Reaped by someone else: all that is known is that it is gone, so it counts
@@ -83,7 +87,7 @@ final class HookProcessGroup: Sendable {
     /// tree later (without the marker) is still known.
     func track() {
         state.withLock { state in
-            _ = state.descendants.sweep(leader: state.status == nil ? state.leader : nil, signal: nil)
+            _ = state.descendants.sweep(leader: state.status == nil ? state.waited : nil, signal: nil)
         }
     }
 
@@ -132,10 +136,19 @@ final class HookProcessGroup: Sendable {
             usleep(5_000)
         }
         let status: Int32
+        var keeperKilled = false
         while true {
             if let exited = exitStatus() {
                 status = exited
                 break
+            }
+            // A keeper held up by a process that does not die (uninterruptible sleep) goes too:
+            // what it held is reparented here, and swept below.
+            if !keeperKilled && ContinuousClock.now >= killDeadline {
+                keeperKilled = true
+                state.withLock { state in
+                    if let keeper = state.waited, keeper != state.leader, state.status == nil { kill(keeper, SIGKILL) }
+                }
             }
             usleep(5_000)
         }
@@ -151,7 +164,7 @@ final class HookProcessGroup: Sendable {
         // The tree is walked before anything is signalled, while its processes still run: one
         // that dies reparented here is a zombie whose environment can no longer be read.
         let cleared = state.withLock { state in
-            state.descendants.sweep(leader: state.status == nil ? leader : nil, signal: nil)
+            state.descendants.sweep(leader: state.status == nil ? state.waited : nil, signal: nil)
         }
         // The group first, all of it at once, as a terminal would: a hook waiting for its
         // child gets the signal together with it, not after the child ended its wait. The

@@ -174,11 +174,18 @@ package struct PreRemovalHook: PreRemovalStep {
         return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingWhitespace()
     }
 
-    /// Starts the hook in its own process group, stdin from /dev/null, output to `output`.
-    private func spawn(environment: [String: String], output: Int32) throws -> pid_t {
-        switch ChildSpawn.spawn(path, argv: [path], environment: environment, output: output, errors: output, ownGroup: true) {
-        case .success(let pid):
-            return pid
+    /// Starts the hook in its own process group, stdin from /dev/null, output to `output`; on
+    /// Linux below a keeper that holds everything the hook starts (`ChildSpawn.spawnKept`).
+    private func spawn(environment: [String: String], output: Int32) throws -> (waited: pid_t, leader: pid_t) {
+        #if os(Linux)
+        let started = ChildSpawn.spawnKept(path, argv: [path], environment: environment, output: output, errors: output)
+        #else
+        let started = ChildSpawn.spawn(path, argv: [path], environment: environment, output: output, errors: output, ownGroup: true)
+            .map { (waited: $0, leader: $0) }
+        #endif
+        switch started {
+        case .success(let pids):
+            return pids
         case .failure(let failure):
             throw Failure(path: path, status: nil, timedOut: false, output: "could not start: \(String(cString: strerror(failure.code)))")
         }

@@ -31,12 +31,17 @@ struct SSHTokenMint: Sendable {
         case protocolVersion(Int)
         /// More on standard output than any answer holds: stopped.
         case outputTooLong
+        /// The user stopped it (Ctrl-C, SIGTERM) before an answer came: ssh was stopped.
+        case interrupted
 
         /// Whether the server may have minted the token all the same: it ran the command, or
         /// the connection ended before its answer could say.
         var mayHaveMinted: Bool {
             switch self {
-            case .cannotStart, .keyRefused, .hostKeyRefused, .refused: false
+            // An interruption comes at ssh's prompt, in practice: a Ctrl-C in the moment the
+            // server runs the command is a hair's breadth, and saying "nothing was changed"
+            // with a record kept for it would not be true either.
+            case .cannotStart, .keyRefused, .hostKeyRefused, .refused, .interrupted: false
             case .timedOut, .unreachable, .notGitbay, .protocolVersion, .outputTooLong: true
             }
         }
@@ -56,7 +61,8 @@ struct SSHTokenMint: Sendable {
     /// Runs ssh to its end, killed after `timeout`, with `environment` (ssh finds its agent,
     /// its configuration and the terminal there).
     func run(environment: [String: String], timeout: Duration, shutdown: ShutdownSignal) async -> Result<MintedToken, Failure> {
-        let child = ChildProgram(path: program.path, argv: argv, environment: environment, timeout: timeout)
+        var child = ChildProgram(path: program.path, argv: argv, environment: environment, timeout: timeout)
+        child.stopsOnRequest = true
         switch await child.run(shutdown: shutdown) {
         case .success(let ending):
             return Self.outcome(of: ending)
@@ -66,6 +72,8 @@ struct SSHTokenMint: Sendable {
             return .failure(.timedOut(timeout, said: Self.said(errors)))
         case .failure(.outputTooLong):
             return .failure(.outputTooLong)
+        case .failure(.interrupted):
+            return .failure(.interrupted)
         }
     }
 

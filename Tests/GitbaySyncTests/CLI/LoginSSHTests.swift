@@ -251,6 +251,8 @@ struct LoginSSHTests {
         #expect(off.err.contains("could not be revoked: revoke it with `ssh "), "\(off.err)")
         #expect(off.err.contains("token revoke second`"))
         #expect(!off.err.contains(left.value))
-        #expect(!scene.databaseExists)
+        // The name stays recorded for the server, for the next sign-in there to revoke; no account.
+        #expect(try await scene.cli.store().pendingMints(instance: try InstanceURL(parsing: scene.server.baseURL)) == [name])
+        #expect(try await scene.cli.store().accounts().isEmpty)
     }
 }

@@ -174,7 +174,7 @@ struct LegacyRecordTests {
                 ALTER TABLE accounts DROP COLUMN removal_step_passed_for; ALTER TABLE accounts DROP COLUMN ssh_destination;
                 DROP TABLE run_history; DROP TABLE distinct_servers;
                 ALTER TABLE account_status DROP COLUMN unchecked_reason; ALTER TABLE account_status DROP COLUMN unchecked_since;
-                ALTER TABLE account_status DROP COLUMN unchecked_runs; DROP TABLE row_doubts;
+                ALTER TABLE account_status DROP COLUMN unchecked_runs; DROP TABLE row_doubts; DROP TABLE pending_mints;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql

@@ -35,6 +35,16 @@ struct HookDescendantsTests {
         Case(name: "a double-forked setsid child, orphaned at once, at the timeout", start: "(setsid CHILD &)", ending: .timeout),
         Case(name: "a setsid child of a hook that hangs, at a stop request", start: "setsid CHILD &", ending: .stopRequest),
         Case(name: "a setsid child left behind by a hook that exits 0", start: "setsid CHILD &", ending: .exit),
+        // Neither the process group nor the environment finds these: only descent does.
+        Case(
+            name: "a double-forked child that clears its environment and starts a session, at the timeout",
+            start: "(env -i setsid CHILD &)", ending: .timeout),
+        Case(
+            name: "a double-forked child that clears its environment and starts a session, left by a hook that exits 0",
+            start: "(env -i setsid CHILD &)", ending: .exit),
+        Case(
+            name: "a child that clears its environment and starts a session, at a stop request", start: "env -i setsid CHILD &",
+            ending: .stopRequest),
     ]
 
     /// The hook: starts the child, waits until it has noted its pid, notes its own, then hangs

@@ -1,0 +1,42 @@
+import GitbayReconcile
+import GitbayState
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The warning `status`, `doctor` and runs give for a token that lapses with nothing renewing
+/// it: one `login --ssh --token-name` minted, whose pinned name no run rotates
+/// (`TokenRotation.pinnedLapseWarning`).
+enum PinnedTokenText {
+    /// The warning for `account`'s token, when it is due at `now`; nil otherwise.
+    static func warning(_ account: AccountRecord, token: APITokenDetails, installMarker: String, now: Date) -> String? {
+        guard account.state == .active, let from = TokenRotation.pinnedLapseWarning(token, installMarker: installMarker), now >= from,
+            let name = token.name, let expiresAt = token.expiresAt
+        else { return nil }
+        let when = expiresAt > now ? "expires \(RelativeTime.said(expiresAt, now: now))" : "expired \(RelativeTime.said(expiresAt, now: now))"
+        let given = account.sshDestination.flatMap { try? SSHDestination(parsing: $0) }
+        let login = ShellWords.gitbaySync("login", account.instance, "--ssh") + (given.map { " " + ShellWords.quoted($0.description) } ?? "")
+        return
+            "the API token of \(account.name), \(name), \(when), and no run renews it: its name was given with --token-name, and a run rotates only the names it chose. Sign in again before then with `\(login)` (a token named for this install, which runs rotate)."
+    }
+}
+
+extension CommandRunner {
+    /// A run's warning on standard error for each account whose pinned token lapses soon.
+    func warnOfPinnedTokens(_ store: StateStore) async {
+        guard let accounts = try? await store.accounts(), let device = try? await store.device(),
+            let records = try? await store.apiTokenRecords()
+        else { return }
+        let now = context.now()
+        for account in accounts {
+            guard let token = records[account.id]?.details,
+                let warning = PinnedTokenText.warning(account, token: token, installMarker: device.installMarker, now: now)
+            else { continue }
+            context.console.err(journalErr.line(.warning, "warning: \(escaped: warning)"))
+        }
+    }
+}
