@@ -1,19 +1,10 @@
-import GitbayAPI
-import GitbayURLSession
-
-/// How an app's requests reach gitbay servers: URLSession (`URLSessionTransport`) or its own,
-/// one request at a time, a redirect never followed, cancellation honoured.
-public typealias HTTPTransport = GitbayAPI.HTTPTransport
-/// A request a transport sends, and what it answers.
-public typealias HTTPRequest = GitbayAPI.HTTPRequest
-public typealias HTTPResponse = GitbayAPI.HTTPResponse
-/// The limits a transport enforces per request, and how it fails.
-public typealias TransportConfiguration = GitbayAPI.TransportConfiguration
-public typealias TransportError = GitbayAPI.TransportError
-/// An exchange a transport started, to cancel it.
-public typealias TransportTransfer = GitbayAPI.TransportTransfer
-/// The URLSession transport (Foundation on Apple platforms, FoundationNetworking on Linux).
-public typealias URLSessionTransport = GitbayURLSession.URLSessionTransport
+// The transport seam an app uses, re-exported whole: its types and their members are
+// reachable from `import GitbaySyncKit` alone, under MemberImportVisibility too. HTTPTransport,
+// HTTPRequest, HTTPResponse, TransportConfiguration, TransportError and TransportTransfer come
+// from GitbayAPI; URLSessionTransport (Foundation on Apple platforms, FoundationNetworking on
+// Linux) from GitbayURLSession.
+@_exported import GitbayAPI
+@_exported import GitbayURLSession
 
 /// The registrar's earlier name.
 @available(*, deprecated, renamed: "GitbayPushSync")

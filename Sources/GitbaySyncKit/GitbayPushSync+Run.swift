@@ -70,6 +70,7 @@ extension GitbayPushSync {
     /// goes to the background. Every call but `resume()` then throws `GitbaySuspended`.
     public func suspend() async {
         guard let engine = await lifecycle.suspend() else { return }
+        appTokens?.use(nil)
         _ = try? await engine.store.checkpoint()
     }
 
@@ -78,6 +79,7 @@ extension GitbayPushSync {
         guard lifecycle.isSuspended else { return }
         let store: StateStore
         do { store = try await StateStore.open(location) } catch let error as StoreError { throw GitbayDatabaseFailure(error) }
+        appTokens?.use(store)
         lifecycle.resume(SyncEngine(store: store, options: options, logger: logger, removalStep: removalStep))
     }
 

@@ -1,4 +1,5 @@
 import GitbayAPI
+import GitbayKeyring
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
@@ -29,27 +30,35 @@ public final class GitbayPushSync: Sendable {
     let options: Reconciler.Options
     let logger: Logger
     let removalStep: AppRemovalStep
+    /// The app's own tokens, when it keeps them (`tokenSource`).
+    let appTokens: AppOwnedTokens?
     let lifecycle: EngineLifecycle
     let broadcast = SnapshotBroadcast()
 
     /// Opens (creating and migrating when needed) the state database at `databasePath`; its
     /// folder is made private to the user. `removalStep` runs when an account is signed out,
     /// after this device is deregistered and before its API token is deleted (`setRemovalStep`
-    /// changes it later). `tokenStore` keeps the API tokens (the database keeps only a
-    /// reference); nil keeps them in the database. `log` receives the engine's log records.
+    /// changes it later). Where the API tokens are kept: `tokenSource`, the app's own store,
+    /// which the engine only reads (the only copy); else `tokenStore`, where the engine keeps
+    /// them (the database keeps only a reference); else the database. `log` receives the
+    /// engine's log records.
     public init(
         databasePath: String, transport: any HTTPTransport, configuration: GitbayConfiguration = GitbayConfiguration(),
-        removalStep: (any GitbayRemovalStep)? = nil, tokenStore: (any APITokenStore)? = nil, log: GitbayLogHandler? = nil
+        removalStep: (any GitbayRemovalStep)? = nil, tokenSource: (any GitbayTokenSource)? = nil, tokenStore: (any APITokenStore)? = nil,
+        log: GitbayLogHandler? = nil
     ) async throws {
+        precondition(tokenSource == nil || tokenStore == nil, "tokens are kept in one place: the app's source or the engine's store")
         location = StateLocation(databasePath: databasePath)
-        var options = Reconciler.Options(
-            concurrency: configuration.concurrency, client: configuration.client(over: transport), keyring: tokenStore.map(AppTokenKeyring.init))
+        appTokens = tokenSource.map(AppOwnedTokens.init)
+        let keyring: (any TokenKeyring)? = appTokens ?? tokenStore.map(AppTokenKeyring.init)
+        var options = Reconciler.Options(concurrency: configuration.concurrency, client: configuration.client(over: transport), keyring: keyring)
         options.perTLSInstance = min(options.perTLSInstance, configuration.concurrency)
         self.options = options
         logger = log?.logger ?? .disabled
         self.removalStep = AppRemovalStep(removalStep)
         let store: StateStore
         do { store = try await StateStore.open(location) } catch let error as StoreError { throw GitbayDatabaseFailure(error) }
+        appTokens?.use(store)
         lifecycle = EngineLifecycle(SyncEngine(store: store, options: options, logger: logger, removalStep: self.removalStep))
     }
 
@@ -80,11 +89,14 @@ public final class GitbayPushSync: Sendable {
 
     /// Signs in with a full-scope API token: checked with the server first (`whoami`, then a
     /// write it refuses before running), stored, and registered at once when a device token
-    /// is set. A failed sign-in stores nothing and throws a `GitbaySignInError`.
+    /// is set. A failed sign-in stores nothing and throws a `GitbaySignInError`. `verifiedAs`:
+    /// the user the app has already verified the token signs in as; the engine then sends no
+    /// check of its own (a token that cannot write shows at the first registration).
     @discardableResult
-    public func signIn(instance: String, apiToken: String) async throws -> GitbaySignIn {
+    public func signIn(instance: String, apiToken: String, verifiedAs username: String? = nil) async throws -> GitbaySignIn {
         let url: InstanceURL
         do { url = try InstanceURL(parsing: instance) } catch { throw GitbaySignInError.badInstance(String(describing: error)) }
+        if let username, !UserName.isValid(username) { throw GitbaySignInError.unusableUsername(username) }
         let secret = Secret(apiToken)
         return try await withEngine { engine in
             do {
@@ -95,7 +107,9 @@ public final class GitbayPushSync: Sendable {
                 }
                 let client = GitbayClient(
                     instance: url, apiToken: secret, accountName: url.authority, configuration: engine.options.client, logger: engine.logger)
-                let username = try await SyncEngine.verifiedUsername(client)
+                var verified = username
+                if verified == nil { verified = try await SyncEngine.verifiedUsername(client) }
+                guard let username = verified else { preconditionFailure("a sign-in has its user") }
                 let signedIn = try await engine.signIn(instance: url, username: username, apiToken: secret)
                 return GitbaySignIn(
                     account: GitbayAccount(signedIn.account), results: signedIn.outcomes.map { GitbayAccountResult($0) },
