@@ -3,6 +3,7 @@
 // token is read on standard input, so that it never shows in the process list.
 //
 //   printf %s "$TOKEN" | swift run embed http://127.0.0.1:3000
+import EmbedApp
 import Foundation
 import GitbaySyncKit
 
@@ -19,18 +20,31 @@ let folder = FileManager.default.temporaryDirectory.appendingPathComponent("embe
 defer { try? FileManager.default.removeItem(at: folder) }
 
 do {
-    let registrar = try await PushRegistrar(databasePath: folder.appendingPathComponent("state.db").path, transport: URLSessionTransport())
+    let tokens = AppTokens()
+    let step = AppSignOutStep()
+    let sync = try await GitbayPushSync(
+        databasePath: folder.appendingPathComponent("state.db").path, transport: URLSessionTransport(), removalStep: step, tokenStore: tokens,
+        log: GitbayLogHandler(minimumLevel: .info) { record in
+            FileHandle.standardError.write(Data("log: \(record.message) \(record.fields.sorted { $0.key < $1.key })\n".utf8))
+        })
+    let model = PushModel(sync: sync)
+    let following = Task { try await model.follow() }
     // The token the system hands to `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.
-    try await registrar.setDeviceToken("example0device0token0" + String(repeating: "ab", count: 22), label: "embed example")
-    let account = try await registrar.signIn(instance: instance, apiToken: apiToken)
+    try await sync.setDeviceToken("example0device0token0" + String(repeating: "ab", count: 22), label: "embed example")
+    let account = try await sync.signIn(instance: instance, apiToken: apiToken).account
     print("signed in as \(account.name)")
-    for report in try await registrar.reconcile() {
-        print("\(report.account): \(report.action), \(report.condition), row \(report.deviceID.map(String.init) ?? "none")")
+    let run = try await model.refresh(within: .seconds(25))
+    for result in run.finished {
+        print("\(result.name): \(result.action.rawValue), \(result.condition.rawValue), row \(result.deviceID.map(String.init) ?? "none")")
     }
-    let result = try await registrar.signOut(account)
-    print("signed out: \(result)")
-    exit(result == .removed ? 0 : 1)
-} catch let error as SignInError {
+    await sync.suspend()
+    try await sync.resume()
+    let signOut = try await sync.signOut(account)
+    print("signed out: \(signOut.removal.isRemoved ? "removed" : "\(signOut.removal)")")
+    print("app token store: \(tokens.count) tokens; sign-out step ran for \(step.clearedAccounts)")
+    following.cancel()
+    exit(signOut.removal.isRemoved ? 0 : 1)
+} catch let error as GitbaySignInError {
     FileHandle.standardError.write(Data("sign-in failed: \(error)\n".utf8))
     exit(77)
 } catch {
