@@ -20,6 +20,13 @@ public struct GitbayAccount: Sendable, Hashable, Identifiable {
     public let username: String
     public let state: GitbayAccountState
 
+    /// The name the account signed in on `instance` as `username` has (`user@host[:port]`,
+    /// the host lower-cased, the default port left out): a key an app can file its own token
+    /// under before signing in. Nil when `instance` is not a server URL the engine accepts.
+    public static func name(instance: String, username: String) -> String? {
+        (try? InstanceURL(parsing: instance)).map { AccountRecord.name(username: username, instance: $0) }
+    }
+
     init(_ record: AccountRecord) {
         id = record.id
         name = record.name
@@ -82,6 +89,12 @@ public enum GitbaySignInError: Error, Sendable, Equatable {
         case .failed(let error): self = .failed(GitbayFailure(AccountFailure(error)))
         }
     }
+}
+
+/// The account is being signed out: it no longer counts as signed in, and cannot be paused,
+/// resumed or preferred.
+public struct GitbayAccountBeingSignedOut: Error, Sendable, Equatable {
+    public let account: GitbayAccount
 }
 
 /// The account named is not signed in (signed out meanwhile, say).

@@ -77,6 +77,8 @@ public final class GitbayPushSync: Sendable {
             result = try await body(engine)
         } catch let error as StoreError {
             throw GitbayDatabaseFailure(error)
+        } catch SyncEngine.Refusal.beingSignedOut(let account) {
+            throw GitbayAccountBeingSignedOut(account: GitbayAccount(account))
         }
         if changing { await publish(engine) }
         return result

@@ -87,6 +87,8 @@ struct GitbayPushSyncTests {
         #expect(!signOut.result.succeeded && signOut.result.failed)
         #expect(server.devices().isEmpty)
         #expect(try await sync.accounts().map(\.state) == [.removing])
+        let refusal = await #expect(throws: GitbayAccountBeingSignedOut.self) { try await sync.pause(ann) }
+        #expect(refusal?.account.id == ann.id && refusal?.account.state == .removing)
         // Held by the step again: a failure, as `run` says it, not a success.
         let held = try #require(try await sync.reconcile().first)
         #expect(held.id == ann.id && held.action == .failed && held.condition == .removing)

@@ -9,13 +9,13 @@ import Testing
 final class AppKeychain: GitbayTokenSource {
     struct Locked: Error {}
 
-    /// Tokens by "<instance> <username>", the app's own key.
+    /// Tokens by the account's name, the app's own key.
     let tokens = Mutex<[String: String]>([:])
     let locked = Mutex(false)
 
     func apiToken(for account: GitbayAccount) async throws -> String? {
         if locked.withLock({ $0 }) { throw Locked() }
-        return tokens.withLock { $0["\(account.instance) \(account.username)"] }
+        return tokens.withLock { $0[account.name] }
     }
 }
 
@@ -24,7 +24,7 @@ struct DeleteAppItem: GitbayRemovalStep {
     let keychain: AppKeychain
 
     func run(for account: GitbayAccount) async throws {
-        _ = keychain.tokens.withLock { $0.removeValue(forKey: "\(account.instance) \(account.username)") }
+        _ = keychain.tokens.withLock { $0.removeValue(forKey: account.name) }
     }
 }
 
@@ -42,12 +42,13 @@ struct TokenSourceTests {
             tokenSource: keychain)
         try await sync.setDeviceToken(Self.deviceToken)
         let token = server.mintToken(for: "ann")
-        keychain.tokens.withLock { $0["\(server.baseURL) ann"] = token }
+        let name = try #require(GitbayAccount.name(instance: server.baseURL + "/", username: "ann"))
+        keychain.tokens.withLock { $0[name] = token }
         server.resetRequests()
         let signIn = try await sync.signIn(instance: server.baseURL, apiToken: token, verifiedAs: "ann")
         #expect(signIn.results.map(\.action) == [.added])
         #expect(!server.requests().contains { $0.argv.first == "whoami" })
-        #expect(keychain.tokens.withLock { $0 } == ["\(server.baseURL) ann": token])
+        #expect(signIn.account.name == name && keychain.tokens.withLock { $0 } == [name: token])
         let files = [folder.databasePath, folder.databasePath + "-wal"].compactMap(fileBytes).map { String(decoding: $0, as: UTF8.self) }
         #expect(!files.joined().contains(token))
 
