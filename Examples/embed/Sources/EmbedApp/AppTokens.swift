@@ -1,25 +1,38 @@
-// The app's own token store and sign-out step: in an app, its Keychain items and its session.
+// The app's own tokens and sign-out step: in an app, its Keychain items and its session.
 import GitbaySyncKit
 import Synchronization
 
-/// The app's tokens, by the names the engine gives them (in memory here; the Keychain in an app).
-public final class AppTokens: APITokenStore {
+/// The app's API tokens under its own keys (in memory here; Keychain items in an app): the
+/// only copy. The engine reads them off the main actor, so the methods it calls are nonisolated.
+public final class AppKeychain: GitbayTokenSource {
     private let tokens = Mutex<[String: String]>([:])
 
     public init() {}
 
-    public nonisolated func store(_ token: String, for account: String) async throws { tokens.withLock { $0[account] = token } }
-    public nonisolated func readAll() async throws -> [String: String] { tokens.withLock { $0 } }
-    public nonisolated func delete(account: String) async throws { tokens.withLock { $0[account] = nil } }
+    /// Files the token of the user on the server before signing in; false for a URL the engine refuses.
+    public func save(_ token: String, instance: String, username: String) -> Bool {
+        guard let name = GitbayAccount.name(instance: instance, username: username) else { return false }
+        tokens.withLock { $0[name] = token }
+        return true
+    }
+
+    public nonisolated func apiToken(for account: GitbayAccount) async throws -> String? { tokens.withLock { $0[account.name] } }
+    nonisolated func delete(_ account: GitbayAccount) { _ = tokens.withLock { $0.removeValue(forKey: account.name) } }
     public nonisolated var count: Int { tokens.withLock { $0.count } }
 }
 
-/// What the app clears when an account is signed out, once this device is deregistered.
+/// What the app clears when an account is signed out, once this device is deregistered: its
+/// own token item.
 public final class AppSignOutStep: GitbayRemovalStep {
+    private let keychain: AppKeychain
     private let cleared = Mutex<[String]>([])
 
-    public init() {}
+    public init(keychain: AppKeychain) { self.keychain = keychain }
 
-    public nonisolated func run(for account: GitbayAccount) async throws { cleared.withLock { $0.append(account.name) } }
+    public nonisolated func run(for account: GitbayAccount) async throws {
+        keychain.delete(account)
+        cleared.withLock { $0.append(account.name) }
+    }
+
     public nonisolated var clearedAccounts: [String] { cleared.withLock { $0 } }
 }
