@@ -35,25 +35,43 @@ extension GitbayPushSync {
     /// Says what finished and what did not. A cancelled task throws `CancellationError`.
     public func reconcile(budget: Duration?) async throws -> GitbayRun {
         try await withEngine { engine in
-            let accounts = try await engine.store.accounts()
-            let entries = try await bounded(engine, by: budget).run()
+            let clock = ContinuousClock()
+            let end = budget.map { clock.now.advanced(by: $0) }
+            let mayGoOn = { @Sendable [lifecycle] in !lifecycle.isStopping && !Task.isCancelled && end.map { clock.now < $0 } ?? true }
+            let entries: [SyncEngine.RunEntry]
+            do {
+                entries = try await bounded(engine, until: end, clock: clock, mayGoOn: mayGoOn).run()
+            } catch  where Task.isCancelled {
+                throw CancellationError()
+            }
             try Task.checkCancellation()
             let results = entries.map(GitbayAccountResult.init)
             let finished = results.filter { !$0.stopped }
-            let done = Set(finished.map(\.id))
-            return GitbayRun(finished: finished, unfinished: accounts.filter { !done.contains($0.id) }.map(GitbayAccount.init))
+            var unfinished = try await accounts(ids: results.filter(\.stopped).map(\.id), engine)
+            if !mayGoOn() {
+                // Stopped early: the accounts still signed in that never started did not finish either.
+                let seen = Set(results.map(\.id))
+                unfinished += try await engine.store.accounts().filter { !seen.contains($0.id) }.map(GitbayAccount.init)
+            }
+            return GitbayRun(finished: finished, unfinished: unfinished)
         }
     }
 
-    /// `engine` that starts no account once `budget` is spent, a suspension asks it to stop
-    /// or its task is cancelled, and then stops the accounts in flight.
-    private func bounded(_ engine: SyncEngine, by budget: Duration?) -> SyncEngine {
-        let clock = ContinuousClock()
-        let end = budget.map { clock.now.advanced(by: $0) }
+    /// The accounts of `ids` still signed in.
+    private func accounts(ids: [Int64], _ engine: SyncEngine) async throws -> [GitbayAccount] {
+        var accounts: [GitbayAccount] = []
+        for id in ids { if let record = try await engine.store.account(id: id) { accounts.append(GitbayAccount(record)) } }
+        return accounts
+    }
+
+    /// `engine` that starts no account once `mayGoOn` says no (the budget ending at `end` is
+    /// spent, a suspension asks it to stop, its task is cancelled), and then stops the
+    /// accounts in flight.
+    private func bounded(
+        _ engine: SyncEngine, until end: ContinuousClock.Instant?, clock: ContinuousClock, mayGoOn: @escaping @Sendable () -> Bool
+    ) -> SyncEngine {
         var options = engine.options
-        options.mayStartMore = { [lifecycle] in
-            !lifecycle.isStopping && !Task.isCancelled && end.map { clock.now < $0 } ?? true
-        }
+        options.mayStartMore = mayGoOn
         options.stopNow = { [lifecycle] in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await lifecycle.stopRequested() }

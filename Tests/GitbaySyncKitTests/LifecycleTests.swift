@@ -38,6 +38,17 @@ struct LifecycleTests {
         #expect(run.isComplete && run.finished.map(\.action) == [.reAdded])
     }
 
+    @Test("a budget spent while one server hangs keeps the other server's accounts finished, each keyed by its id")
+    func budgetAcrossServers() async throws {
+        let (sync, ann) = try await signedIn()
+        let other = try FakeGitbayServer()
+        let bob = try await sync.signIn(instance: other.baseURL, apiToken: other.mintToken(for: "bob")).account
+        server.latency = .seconds(20)
+        let run = try await sync.reconcile(budget: .seconds(2))
+        #expect(run.unfinished.map(\.id) == [ann.id])
+        #expect(run.finished.map(\.id) == [bob.id] && run.finished.allSatisfy(\.succeeded))
+    }
+
     @Test("a cancelled reconcile throws CancellationError, never an empty success")
     func cancelled() async throws {
         let (sync, _) = try await signedIn()
