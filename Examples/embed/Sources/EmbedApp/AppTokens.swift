@@ -1,4 +1,5 @@
 // The app's own tokens and sign-out step: in an app, its Keychain items and its session.
+import Dispatch
 import GitbaySyncKit
 import Synchronization
 
@@ -16,7 +17,11 @@ public final class AppKeychain: GitbayTokenSource {
         return true
     }
 
-    public nonisolated func apiToken(for account: GitbayAccount) async throws -> String? { tokens.withLock { $0[account.name] } }
+    public nonisolated func apiToken(for account: GitbayAccount) async throws -> String? {
+        // A Keychain read blocks: it must never hold up the main thread.
+        dispatchPrecondition(condition: .notOnQueue(.main))
+        return tokens.withLock { $0[account.name] }
+    }
     nonisolated func delete(_ account: GitbayAccount) { _ = tokens.withLock { $0.removeValue(forKey: account.name) } }
     public nonisolated var count: Int { tokens.withLock { $0.count } }
 }
