@@ -99,7 +99,12 @@ extension GitbayPushSync {
     /// snapshot waits for a slow reader.
     public func changes() async throws -> AsyncStream<GitbaySnapshot> {
         let (stream, continuation) = broadcast.subscribe()
-        continuation.yield(try await snapshot())
+        do {
+            continuation.yield(try await snapshot())
+        } catch {
+            continuation.finish()
+            throw error
+        }
         return stream
     }
 
