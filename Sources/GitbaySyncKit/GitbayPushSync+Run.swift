@@ -40,7 +40,7 @@ extension GitbayPushSync {
             let mayGoOn = { @Sendable [lifecycle] in !lifecycle.isStopping && !Task.isCancelled && end.map { clock.now < $0 } ?? true }
             let entries: [SyncEngine.RunEntry]
             do {
-                entries = try await bounded(engine, until: end, clock: clock, mayGoOn: mayGoOn).run()
+                entries = try await runTelling(bounded(engine, until: end, clock: clock, mayGoOn: mayGoOn))
             } catch  where Task.isCancelled {
                 throw CancellationError()
             }
@@ -55,6 +55,21 @@ extension GitbayPushSync {
             }
             return GitbayRun(finished: finished, unfinished: unfinished)
         }
+    }
+
+    /// `engine`'s run, the change streams told as each account is done (when any listens):
+    /// a long run shows as it goes.
+    private func runTelling(_ engine: SyncEngine) async throws -> [SyncEngine.RunEntry] {
+        guard !broadcast.isEmpty else { return try await engine.run() }
+        let (done, tell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        async let told: Void = { for await _ in done { await publish(engine) } }()
+        defer { tell.finish() }
+        let entries = try await engine.run { progress in
+            if case .finished = progress { tell.yield() }
+        }
+        tell.finish()
+        await told
+        return entries
     }
 
     /// The accounts of `ids` still signed in.

@@ -95,7 +95,9 @@ extension GitbayPushSync {
     }
 
     /// The snapshot now, then again after every change this registrar makes (a sign-in, a
-    /// run, a sign-out...): an `@Observable` model mirrors it with `for await`. Only the latest
+    /// sign-out...) and, during a run, as each account is done (the verdicts of accounts found
+    /// in order are recorded together as the run ends): an `@Observable` model mirrors it
+    /// with `for await`. Only the latest
     /// snapshot waits for a slow reader.
     public func changes() async throws -> AsyncStream<GitbaySnapshot> {
         let (stream, continuation) = broadcast.subscribe()

@@ -44,4 +44,25 @@ struct SnapshotTests {
         _ = try await sync.pause(ann)
         #expect(await changes.next()?.accounts.map(\.account.state) == [.paused])
     }
+
+    @Test("during a run, the change stream shows each account as it is done, before a hung server's account ends")
+    func changesDuringRun() async throws {
+        let folder = try TemporaryDirectory()
+        let (hung, other) = (try FakeGitbayServer(), try FakeGitbayServer())
+        let sync = try await GitbayPushSync(databasePath: folder.databasePath, transport: URLSessionTransport())
+        try await sync.setDeviceToken(Self.deviceToken)
+        _ = try await sync.signIn(instance: hung.baseURL, apiToken: hung.mintToken(for: "ann"))
+        let bob = try await sync.signIn(instance: other.baseURL, apiToken: other.mintToken(for: "bob")).account
+        hung.latency = .seconds(20)
+        other.inject(.rateLimited(retryAfter: 600), times: 10)
+        var changes = try await sync.changes().makeAsyncIterator()
+        _ = await changes.next()
+        let run = Task { try await sync.reconcile(budget: .seconds(3)) }
+        defer { run.cancel() }
+        while let snapshot = await changes.next() {
+            if snapshot.accounts.first(where: { $0.id == bob.id })?.retryReason == .retryAfter { break }
+        }
+        let clock = ContinuousClock()
+        #expect(await clock.measure { _ = try? await run.value } > .seconds(1), "the run still waits for the hung server")
+    }
 }
