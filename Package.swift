@@ -52,7 +52,9 @@ let package = Package(
         .target(name: "GitbayURLSession", dependencies: ["GitbaySupport", "GitbayAPI"]),
         .target(
             name: "GitbaySyncKit",
-            dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayURLSession", "GitbayKeyring", "GitbayReconcile"]),
+            dependencies: [
+                "GitbaySupport", "GitbayState", "GitbayAPI", "GitbayURLSession", "GitbayKeyring", "GitbayReconcile", "PushResolve",
+            ]),
         .target(name: "GitbayKeyring", dependencies: ["GitbaySupport", "CSecret"]),
         .target(name: "PushResolve", dependencies: ["GitbaySupport"]),
         .target(name: "GitbayReconcile", dependencies: ["GitbaySupport", "GitbayState", "GitbayAPI", "GitbayKeyring"]),

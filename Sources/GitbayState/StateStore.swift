@@ -136,7 +136,7 @@ package actor StateStore {
     /// waits for it as long as the busy timeout, and false means the checkpoint could not
     /// complete then (what it could not move leaves at a later checkpoint).
     @discardableResult
-    func checkpoint() throws -> Bool {
+    package func checkpoint() throws -> Bool {
         // The pragma's row is (busy, frames in the WAL, frames moved); busy is 1 when a reader
         // or a writer held it back.
         try access { database in try database.row("PRAGMA wal_checkpoint(TRUNCATE)") { row throws(SQLiteError) in try row.int64("busy") } == 0 }
