@@ -145,7 +145,7 @@ package struct GitbayError: Error, Sendable, Equatable, CustomStringConvertible 
             return
                 "\(head): \(TransportError.tlsFailed(detail: detail))\(said). Check the instance's certificate; for an authority of your own, name it with SSL_CERT_FILE or SSL_CERT_DIR."
         case .transport(.libcurlUnavailable(let path, let detail)):
-            return "\(head): \(TransportError.libcurlUnavailable(path: path, detail: detail))."
+            return "\(head): \(TransportError.libcurlUnavailable(path: path, detail: detail)); \(TransportError.libcurlFix)."
         case .transport(let error):
             return "\(head): \(error)\(said). Check the network and the instance address."
         }

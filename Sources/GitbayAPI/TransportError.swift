@@ -48,8 +48,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// `URLError` code, whose message says so).
     case other(code: Int, message: String)
 
-    /// What to do when libcurl cannot be opened (`libcurlUnavailable`).
-    public static let libcurlFix = "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
+    /// What to do when libcurl cannot be opened (`libcurlUnavailable`), as the agent says it
+    /// (an app over URLSession never meets it).
+    package static let libcurlFix = "install it (Debian and Ubuntu: `apt-get install libcurl4`), or name its file in GITBAY_SYNC_LIBCURL"
 
     /// True when the same request may succeed if sent again: connection failures, timeouts and
     /// broken connections.
@@ -90,7 +91,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidRequest(let reason):
             "the request could not be sent: \(reason)"
         case .libcurlUnavailable(let path, let detail):
-            "libcurl could not be opened from \(path) (\(detail)); \(Self.libcurlFix)"
+            "libcurl could not be opened from \(path) (\(detail))"
         case .other(let code, let message):
             "the transfer failed (error \(code)): \(message)"
         }
