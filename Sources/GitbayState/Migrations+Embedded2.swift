@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 14, in order.
+    /// Migrations 9 to 15, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -134,6 +134,12 @@ INSERT INTO unattended_runs_next (trigger, started_at, finished_at, result, acco
     SELECT trigger, started_at, finished_at, result, accounts, failed_accounts, waiting, period_seconds, pid FROM unattended_runs;
 DROP TABLE unattended_runs;
 ALTER TABLE unattended_runs_next RENAME TO unattended_runs;
+"""#),
+        Migration(version: 15, name: "push_choice", sql: #"""
+-- The push switch as the user last set it here with `push off` (1) or `push on` (0): a
+-- deliberate choice that `status` shows, not a failure. The server holds the setting itself;
+-- this is only what was asked for from this device.
+ALTER TABLE accounts ADD COLUMN push_off INTEGER NOT NULL DEFAULT 0 CHECK (push_off IN (0, 1));
 """#),
     ]
 }

@@ -174,7 +174,7 @@ struct LegacyRecordTests {
                 ALTER TABLE accounts DROP COLUMN removal_step_passed_for; ALTER TABLE accounts DROP COLUMN ssh_destination;
                 DROP TABLE run_history; DROP TABLE distinct_servers;
                 ALTER TABLE account_status DROP COLUMN unchecked_reason; ALTER TABLE account_status DROP COLUMN unchecked_since;
-                ALTER TABLE account_status DROP COLUMN unchecked_runs;
+                ALTER TABLE account_status DROP COLUMN unchecked_runs; ALTER TABLE accounts DROP COLUMN push_off;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql
