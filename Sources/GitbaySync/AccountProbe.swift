@@ -60,7 +60,7 @@ struct AccountProbe: Sendable {
         guard place != .keyring, place != nil else { return .pass("account.token_store", name, detail) }
         if place == .awaitingKeyring {
             return .warn(
-                "account.token_store", name, detail, fix: "run `gitbay-sync run` once where the keyring answers (a desktop session, unlocked)")
+                "account.token_store", name, detail, fix: "a `gitbay-sync run` where the keyring answers (in a desktop session, unlocked) moves it")
         }
         // The sign-in it was made with, over the same SSH destination if it was minted over one.
         let login =

@@ -204,9 +204,10 @@ extension CommandRunner {
             if let sshDestination { try await store.setSSHDestination(sshDestination.description, ofAccount: signedIn.account.id) }
             let outcomes = worded(signedIn.outcomes)
             let warnings = LoginWarnings(account: signedIn.account, before: before, outcomes: outcomes, tokenName: details.name)
-            show(
-                Self.signedInOutput(
-                    signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice, warnings: warnings, now: context.now()))
+            var output = Self.signedInOutput(
+                signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice, warnings: warnings, now: context.now())
+            output.text = TextLayout.fitted(output.text, width: textWidth)
+            show(output)
             return outcomes.isEmpty ? .success : report(outcomes)
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
