@@ -32,7 +32,8 @@ extension APITokens {
     /// Where a verified sign-in's token goes, storing it in the keyring when it goes there:
     /// the keyring when `choice` asks for it (a keyring that does not answer is the sign-in's
     /// failure, and nothing is stored) or asks for nothing and one answers; else the
-    /// database, with the keyring's reason when none was asked for.
+    /// database: for good when asked for, else until a run finds a keyring that answers
+    /// (`moveIntoKeyring`), with the keyring's reason.
     func keep(_ token: Secret, for name: String, choice: TokenStoreChoice?) async throws(SyncEngine.SignInFailure) -> KeptToken {
         guard choice != .database else { return KeptToken(place: .database) }
         do throws(KeyringUnavailable) {
@@ -41,7 +42,7 @@ extension APITokens {
             return KeptToken(place: .keyring)
         } catch {
             if choice == .keyring { throw .keyringUnavailable(error) }
-            return KeptToken(place: .database, keyringUnavailable: error)
+            return KeptToken(place: .awaitingKeyring, keyringUnavailable: error)
         }
     }
 

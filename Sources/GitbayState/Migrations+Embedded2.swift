@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 16, in order.
+    /// Migrations 9 to 17, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -161,6 +161,12 @@ CREATE TABLE pending_mints (
     recorded_at     TEXT NOT NULL,
     PRIMARY KEY (instance, ssh_destination, name)
 ) STRICT;
+"""#),
+        Migration(version: 17, name: "push_choice", sql: #"""
+-- The push switch as the user last set it here with `push off` (1) or `push on` (0): a
+-- deliberate choice that `status` shows, not a failure. The server holds the setting itself;
+-- this is only what was asked for from this device.
+ALTER TABLE accounts ADD COLUMN push_off INTEGER NOT NULL DEFAULT 0 CHECK (push_off IN (0, 1));
 """#),
     ]
 }

@@ -32,7 +32,8 @@ extension AccountRecord {
         self.init(
             id: try row.int64("id"), instance: instance, username: try row.text("username"), name: try row.text("name"),
             state: AccountState(rawValue: try row.text("state")) ?? .active, signedInAt: try row.date("signed_in_at"),
-            removalStartedAt: try row.optionalDate("removal_started_at"), sshDestination: try row.optionalText("ssh_destination"))
+            removalStartedAt: try row.optionalDate("removal_started_at"), sshDestination: try row.optionalText("ssh_destination"),
+            pushOff: try row.int64("push_off") != 0)
     }
 }
 

@@ -31,6 +31,8 @@ package struct AccountRecord: Sendable, Equatable, Identifiable {
     /// Where its server serves SSH, as `login --ssh` was given it (`user@host[:port]`); nil
     /// when never given.
     package var sshDestination: String? = nil
+    /// Whether its push switch was last set off from here (`push off`): a choice, not a failure.
+    package var pushOff = false
 
     /// The CLI's name for an account.
     package static func name(username: String, instance: InstanceURL) -> String {

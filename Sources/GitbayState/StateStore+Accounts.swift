@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 extension StateStore {
-    static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at, ssh_destination"
+    static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at, ssh_destination, push_off"
 
     /// The accounts a query selects (`accountColumns`), each distinct instance URL parsed once:
     /// many accounts share a few instances.
@@ -97,6 +97,11 @@ extension StateStore {
     /// Records where the account's server serves SSH (`AccountRecord.sshDestination`).
     package func setSSHDestination(_ destination: String, ofAccount id: Int64) throws {
         try write { database in try database.run("UPDATE accounts SET ssh_destination = ? WHERE id = ?", .text(destination), .integer(id)) }
+    }
+
+    /// Records the push switch as `push on|off` last set it from here (`AccountRecord.pushOff`).
+    package func setPushOff(_ off: Bool, ofAccount id: Int64) throws {
+        try write { database in try database.run("UPDATE accounts SET push_off = ? WHERE id = ?", .integer(off ? 1 : 0), .integer(id)) }
     }
 
     package func setState(_ state: AccountState, ofAccount id: Int64, now: Date = Date()) throws {

@@ -20,7 +20,6 @@ extension StateStore {
         _ database: Database, accountID id: Int64, token: Secret, place: TokenPlace, keyringItem: String? = nil, details: APITokenDetails,
         now: Date
     ) throws(SQLiteError) {
-        precondition(place != .awaitingKeyring, "a sign-in says where its token lives")
         try database.run(
             """
             INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at, keyring_item)
@@ -38,7 +37,7 @@ extension StateStore {
             """,
             .integer(id), place == .keyring ? .null : .text(token.exposedValue), .optionalText(details.name),
             .optionalText(details.expiresAt.map(Timestamp.format)), .optionalInteger(details.lifetime?.components.seconds),
-            .text(place.rawValue), item
+            place == .awaitingKeyring ? .null : .text(place.rawValue), item
         )
         if place == .keyring {
             try database.run(
@@ -102,16 +101,6 @@ extension StateStore {
                 "UPDATE api_tokens SET keyring_item = ? WHERE account_id = ? AND store = 'keyring' AND keyring_item IS NULL", .text(item),
                 .integer(id))
             return database.changes > 0
-        }
-    }
-
-    /// Keeps the tokens of these accounts that still await the keyring in the database for
-    /// good: there is no keyring here to move them into.
-    package func keepInDatabase(accounts ids: [Int64]) throws {
-        try write { database in
-            for id in ids {
-                try database.run("UPDATE api_tokens SET store = 'database' WHERE account_id = ? AND store IS NULL", .integer(id))
-            }
         }
     }
 }

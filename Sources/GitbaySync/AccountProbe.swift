@@ -58,11 +58,16 @@ struct AccountProbe: Sendable {
     private var placeCheck: DoctorCheck {
         let detail = KeyringText.place(place)
         guard place != .keyring, place != nil else { return .pass("account.token_store", name, detail) }
+        if place == .awaitingKeyring {
+            return .warn(
+                "account.token_store", name, detail, fix: "a `gitbay-sync run` where the keyring answers (in a desktop session, unlocked) moves it")
+        }
+        // The sign-in it was made with, over the same SSH destination if it was minted over one.
+        let login =
+            (["gitbay-sync", "login", account.instance.description] + (account.sshDestination.map { ["--ssh", $0] } ?? [])
+            + ["--token-store", "keyring"]).map(ShellWords.quoted).joined(separator: " ")
         return .warn(
-            "account.token_store", name, detail,
-            fix:
-                "to keep it in the OS keyring, sign in again where a keyring is unlocked: `\(ShellWords.gitbaySync("login", account.instance, "--token-store", "keyring"))`"
-        )
+            "account.token_store", name, detail, fix: "to keep it in the OS keyring, sign in again where a keyring is unlocked: `\(login)`")
     }
 
     private func serverChecks(device: DeviceRecord?) async -> [DoctorCheck] {

@@ -41,6 +41,7 @@ struct AccountRow {
             ("token_expires_at", .optional(token.expiresAt)),
             ("unchecked", .optional(status.unchecked?.reason.rawValue)),
             ("unchecked_since", .optional(status.unchecked?.since)),
+            ("push_off", .bool(account.pushOff)),
         ])
     }
 
@@ -64,6 +65,10 @@ struct AccountRow {
         if let deviceID { line += ", device \(deviceID)" }
         if let detail = status.detail { line += "; \(escaped: detail)" }
         if status.condition == .shadowed, account.state == .active { line += ", " + OutcomeText.shadowed(account.name) }
+        if account.pushOff {
+            // Chosen with `push off`: the rows stay, the server sends nothing. Not a failure.
+            line += "; push off, by choice (`\(ShellWords.gitbaySync("push", "on", TerminalText.escaped(account.name)))` turns it on)"
+        }
         if !sameServerAs.isEmpty { line += " (the same server as \(sameServerAs.map(\.description).joined(separator: ", ")))" }
         return line
     }

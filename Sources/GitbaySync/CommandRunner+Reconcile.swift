@@ -52,7 +52,7 @@ extension CommandRunner {
             store, concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow,
             history: history.map(historyStart))
         let entries = try await engine.run()
-        return entries.map(Self.said)
+        return entries.map { Self.said($0, now: context.now()) }
     }
 
     /// A one-shot run's pass: `reconcileOnce` that stops at once when `stopNow` returns and
@@ -70,13 +70,13 @@ extension CommandRunner {
 
     /// A run's entry as the command line reports it: a removal's end said in its outcome, and
     /// a refused token's sign-in command for the instance and SSH destination `accounts` know.
-    static func said(_ entry: SyncEngine.RunEntry) -> SaidOutcome {
+    static func said(_ entry: SyncEngine.RunEntry, now: Date) -> SaidOutcome {
         // A removal refused by this run: no later run sends the token again, so it says what ends it.
         var outcome = SaidOutcome(entry.outcome)
         if let failure = outcome.failure?.server {
             outcome.error = FailureText.said(failure, instance: outcome.instance, ssh: outcome.sshDestination)
         }
-        outcome = SkipReasonText.worded(outcome)
+        outcome = SkipReasonText.worded(outcome, now: now)
         let name = outcome.account
         switch entry.removal {
         case nil:
@@ -89,7 +89,7 @@ extension CommandRunner {
             if !said.isEmpty { done.reason = said.joined(separator: "; ") }
             return done
         case .signedInAgain(let current):
-            return SkipReasonText.worded(SaidOutcome(current))
+            return SkipReasonText.worded(SaidOutcome(current), now: now)
         case .busy(let busy, _):
             var kept = SaidOutcome(busy)
             kept.reason = "another gitbay-sync is reconciling it and finishes its removal (or, if it stops first, the next `gitbay-sync run` does)"

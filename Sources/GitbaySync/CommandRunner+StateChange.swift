@@ -34,7 +34,7 @@ extension CommandRunner {
 
     /// `outcomes` with their skip reasons in words (`SkipReasonText`).
     func worded(_ outcomes: [AccountOutcome]) -> [SaidOutcome] {
-        outcomes.map { SkipReasonText.worded(SaidOutcome($0)) }
+        outcomes.map { SkipReasonText.worded(SaidOutcome($0), now: context.now()) }
     }
 
     /// What a use case's refusal says, and its exit code.

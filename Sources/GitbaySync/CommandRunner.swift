@@ -187,11 +187,8 @@ struct CommandRunner {
     /// naming the accounts that failed on stderr. Under systemd each line has its priority.
     func report(_ outcomes: [SaidOutcome], lines: Bool = true, isRun: Bool = false) -> ExitCode {
         if !global.json && lines {
-            let out = journalOut
             let width = outcomes.map { TerminalText.escaped($0.account).count }.max() ?? 0
-            for outcome in outcomes {
-                context.console.out(out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width)))
-            }
+            for outcome in outcomes { context.console.out(outcomeLine(outcome, width: width)) }
         }
         let err = journalErr
         let failed = outcomes.filter(\.isFailure)

@@ -34,26 +34,23 @@ struct DesktopNotification: Sendable, Equatable {
         }
     }
 
-    /// The notification for `outcome`'s account, naming its instance and SSH destination in the
-    /// sign-in command.
+    /// The notification for `outcome`'s account: one short sentence and one command, the
+    /// `status` that says the rest (the sign-in command, over the account's SSH destination).
     init(_ outcome: AccountOutcome) {
         account = outcome.account
         summary = "gitbay-sync: \(outcome.account) needs you"
-        let signIn = FailureText.signInAgain(outcome.instance, account: outcome.account, ssh: outcome.sshDestination)
-        let (what, fix): (String, String) =
-            if let reason = outcome.unchecked {
-                ("two runs in a row could not check it", AccountRow.said(reason))
+        let (what, then): (String, String) =
+            if outcome.unchecked != nil {
+                ("two runs in a row could not check it", "says why")
             } else {
                 switch outcome.condition {
-                case .authFailed:
-                    ("its API token was refused (invalid, expired or revoked), so this device's registration there is no longer kept", signIn)
-                case .denied: ("its API token may not register devices (read-only, or the account is disabled)", signIn)
-                case .pushDisabled:
-                    ("its instance does not send push notifications, so this device gets none from it", "ask the instance's admin to turn push on")
-                default: (outcome.condition.rawValue, "see `gitbay-sync status`")
+                case .authFailed: ("its API token was refused", "says how to sign in again")
+                case .denied: ("its API token may not register devices", "says how to sign in again")
+                case .pushDisabled: ("its instance sends no pushes", "says more")
+                default: (outcome.condition.rawValue, "says more")
                 }
             }
-        body = "\(outcome.account): \(what). \(fix.prefix(1).uppercased() + fix.dropFirst())."
+        body = "\(outcome.account): \(what); `gitbay-sync status` \(then)."
     }
 
     /// Whether `environment` belongs to a desktop session that can show a notification: on

@@ -44,7 +44,7 @@ struct DoctorCheck: Sendable, Equatable {
         ])
     }
 
-    /// `OK   name  subject: detail` (`WARN`, `FAIL`), and an indented `fix:` line for a
+    /// `OK   name  subject: detail` (`WARN`, `FAIL`; `name: detail` with no subject), and an indented `fix:` line for a
     /// warning or a failure. Subject, detail and fix carry outside text (an account's name, a
     /// server's answer, a path) and are printed escaped.
     /// The label is coloured in `style` (OK green, WARN yellow, FAIL red), after its padding.
@@ -56,15 +56,24 @@ struct DoctorCheck: Sendable, Equatable {
             case .fail: ("FAIL", .red)
             }
         let padding = String(repeating: " ", count: 4 - label.count)
-        let head = "\(style.paint(label, colour))\(padding)  \(name)  \(escaped: subject): \(escaped: detail)"
+        let about = subject.isEmpty ? "" : "  \(escaped: subject)"
+        let head = "\(style.paint(label, colour))\(padding)  \(name)\(about): \(escaped: detail)"
         return fix.map { [head, "      fix: \(escaped: $0)"] } ?? [head]
     }
 }
 
-/// What `doctor` prints: every check, then how many failed.
+/// What `doctor` prints: the database it looked at, once; the failures, then the warnings,
+/// each with its fix; the checks that passed folded into one line (listed with `-v`); then
+/// how many failed. Wrapped at the terminal's width with a hanging indent.
 struct DoctorOutput: CommandOutput {
     let checks: [DoctorCheck]
     var style: TextStyle = .plain
+    /// The database path, said once at the top; a check about it is shown without it.
+    var databasePath: String? = nil
+    /// Whether the checks that passed are listed one by one (`-v`).
+    var verbose = false
+    /// The terminal's width, to wrap to (nil: whole lines).
+    var width: Int? = nil
 
     var json: JSONValue { .object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(checks.map(\.json)))]) }
 
@@ -72,8 +81,20 @@ struct DoctorOutput: CommandOutput {
         let failed = checks.filter { !$0.ok }.count
         let warnings = checks.filter { $0.level == .warning }.count
         let noted = warnings == 0 ? "" : ", \(warnings) with a warning"
-        return checks.flatMap { $0.lines(style: style) } + [
-            failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted)."
-        ]
+        let shown = checks.map { check in
+            guard let databasePath, check.subject == databasePath else { return check }
+            return DoctorCheck(name: check.name, subject: "", level: check.level, detail: check.detail, fix: check.fix)
+        }
+        let passed = shown.filter { $0.level == .ok }
+        var lines = databasePath.map { ["database: \(escaped: $0)"] } ?? []
+        lines += shown.filter { $0.level == .fail }.flatMap { $0.lines(style: style) }
+        lines += shown.filter { $0.level == .warning }.flatMap { $0.lines(style: style) }
+        if verbose || passed.count == 1 {
+            lines += passed.flatMap { $0.lines(style: style) }
+        } else if !passed.isEmpty {
+            lines.append("\(style.paint("OK", .green))    \(passed.count) checks passed (`gitbay-sync doctor -v` lists them)")
+        }
+        lines.append(failed == 0 ? "All \(checks.count) checks passed\(noted)." : "\(failed) of \(checks.count) checks failed\(noted).")
+        return TextLayout.fitted(lines, width: width)
     }
 }

@@ -60,15 +60,18 @@ struct JournalText: Sendable {
     }
 
     /// The line for one account's outcome in a cycle: one for a change or a failure; for an
-    /// account unchanged, shadowed or waiting out a backoff, one only when `verbose`.
-    func outcomeLine(_ outcome: SaidOutcome, nextRetry: Date?, verbose: Bool) -> String? {
-        let cost = "[\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]"
-        let retry = nextRetry.map { " (next try after \(Timestamp.format($0)))" } ?? ""
+    /// account unchanged, shadowed or waiting out a backoff, one only when `verbose`, which
+    /// also adds the requests and writes it took. The next try is said against `now`.
+    func outcomeLine(_ outcome: SaidOutcome, nextRetry: Date?, now: Date, verbose: Bool) -> String? {
+        let cost =
+            verbose
+            ? " [\(outcome.requests) request\(outcome.requests == 1 ? "" : "s"), \(outcome.writes) write\(outcome.writes == 1 ? "" : "s")]" : ""
+        let retry = nextRetry.map { " (next try \(RelativeTime.said($0, now: now)))" } ?? ""
         if outcome.stopped {
             // Cut short by a stop request: not the account's failure, and nothing was recorded.
             return line(
                 .info,
-                "\(escaped: outcome.account): stopped: the stop cut its requests short; nothing of it was recorded, and the next run reconciles it \(cost)"
+                "\(escaped: outcome.account): stopped: the stop cut its requests short; nothing of it was recorded, and the next run reconciles it\(cost)"
             )
         }
         // A failure in this cycle, or a token still refused, is worth a line every cycle; an
@@ -79,19 +82,19 @@ struct JournalText: Sendable {
             if reason.hasPrefix(outcome.account + ": ") { reason.removeFirst(outcome.account.count + 2) }
             return line(
                 .warning,
-                "\(escaped: outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(escaped: reason)\(retry) \(cost)")
+                "\(escaped: outcome.account): \(outcome.action.rawValue) (\(outcome.condition.rawValue)): \(escaped: reason)\(retry)\(cost)")
         }
         switch outcome.action {
         case .unchanged, .shadowed:
             guard verbose else { return nil }
             let holder = outcome.shadowedBy.map { " by \(escaped: $0)" } ?? ""
-            return line(.info, "\(escaped: outcome.account): \(outcome.action.rawValue)\(holder) (\(outcome.condition.rawValue)) \(cost)")
+            return line(.info, "\(escaped: outcome.account): \(outcome.action.rawValue)\(holder) (\(outcome.condition.rawValue))\(cost)")
         case .skipped:
             guard verbose else { return nil }
             return line(.info, "\(escaped: outcome.account): skipped, waiting out a backoff (\(outcome.condition.rawValue))\(retry)")
         case .added, .reAdded, .rotated, .adopted, .removed, .failed:
             let device = outcome.deviceID.map { ", device \($0)" } ?? ""
-            return line(.notice, "\(escaped: outcome.account): \(outcome.action.rawValue)\(device) (\(outcome.condition.rawValue)) \(cost)")
+            return line(.notice, "\(escaped: outcome.account): \(outcome.action.rawValue)\(device) (\(outcome.condition.rawValue))\(cost)")
         }
     }
 

@@ -38,19 +38,17 @@ enum KeyringText {
                 return "Its API token is kept in the state database (a file only you can read), as --token-store database asks."
             }
             return
-                "Its API token is kept in the state database (a file only you can read), not in a keyring: \(escaped: reason.description). To keep it in the keyring instead, \(fix(reason)) and sign in again."
+                "Its API token is kept in the state database (a file only you can read) for now, not in a keyring: \(escaped: reason.description). The first run that finds a keyring answering moves it there: \(fix(reason))."
         }
     }
 
-    /// What a run says of the token an earlier version kept in the database, once it tried
+    /// What a run says of a token kept in the database until a keyring answers, once it tried
     /// to move it into the keyring.
     static func moved(_ move: TokenMove) -> String {
         switch move {
         case .moved(let wiped):
             "API token moved into the OS keyring"
                 + (wiped ? ", and wiped from the state database's files" : "; its bytes leave the state database's files at the next checkpoint")
-        case .keptInDatabase(let reason):
-            "API token kept in the state database (a file only you can read): no keyring here (\(reason)); to keep it in one, \(fix(reason)) and sign in again"
         case .waiting(let reason):
             "API token not moved into the OS keyring yet: \(reason); the next run tries again"
         }
@@ -61,7 +59,8 @@ enum KeyringText {
         switch place {
         case .keyring?: "in the OS keyring; the database keeps only a reference"
         case .database?: "in the state database (a file only you can read), not in a keyring"
-        case .awaitingKeyring?: "in the state database, stored by an earlier version; the next run moves it into the keyring once one answers"
+        case .awaitingKeyring?:
+            "in the state database (a file only you can read) until a keyring answers: the first run that finds one moves it there"
         case nil: "nowhere: no API token is stored"
         }
     }

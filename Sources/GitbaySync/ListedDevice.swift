@@ -2,6 +2,12 @@ import GitbayAPI
 import GitbayReconcile
 import GitbaySupport
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// One row of an account's `device list`, as `devices` shows it: with what it is to this device.
 struct ListedDevice {
     let row: ServerDevice
@@ -33,15 +39,17 @@ struct ListedDevice {
     /// The token for text output, escaped as the server's text.
     var shownToken: String { TerminalText.escaped(token) }
 
-    /// `  12  laptop [gbs-abc123]  c0ffee00…  added 2026-09-20T14:03:07.123Z  (this device)`,
-    /// the label padded to `labelWidth` and the id to `idWidth`.
-    func text(idWidth: Int, labelWidth: Int) -> String {
+    /// `  12  laptop [gbs-abc123]  c0ffee00…  added 3 days ago  (this device)`, the label
+    /// padded to `labelWidth` and the id to `idWidth`, the time said against `now` (as the
+    /// server wrote it, should it not read as RFC 3339).
+    func text(idWidth: Int, labelWidth: Int, now: Date) -> String {
+        let added = Timestamp.parse(row.added).map { RelativeTime.said($0, now: now) } ?? TerminalText.escaped(row.added)
         let id = String(row.id)
         let label = shownLabel
         var line =
             "  " + String(repeating: " ", count: max(0, idWidth - id.count)) + id
             + "  " + label + String(repeating: " ", count: max(0, labelWidth - label.count))
-            + "  " + shownToken + "  added " + TerminalText.escaped(row.added)
+            + "  " + shownToken + "  added " + added
         switch kind {
         case .current: line += "  (this device)"
         case .oldToken: line += "  (this device, old token)"

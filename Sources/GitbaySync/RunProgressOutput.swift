@@ -11,6 +11,11 @@ import Foundation
 /// watches standard error on a terminal, one status line there naming the accounts in flight
 /// for a while and for how long, rewritten in place. The status line is cleared before each
 /// account's line and drawn again after it, and cleared for good when the run ends.
+///
+/// On a terminal the lines keep the accounts' sign-in order (`order`), so that one run reads
+/// like the last: a line waits for the accounts before it, but never for one that has been in
+/// flight for `delay` (a slow or hung server), which the status line names instead. Off a
+/// terminal each line is printed as its account is done.
 package final class RunProgressOutput: Sendable {
     /// When the status line shows and how often it is drawn again.
     package struct Timing: Sendable {
@@ -29,6 +34,8 @@ package final class RunProgressOutput: Sendable {
         var done: [Int64: String?] = [:]
         /// The text on the terminal now, if any.
         var drawn: String?
+        /// Lines of accounts done, waiting for an account before them in `order`.
+        var held: [Int64: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -39,12 +46,15 @@ package final class RunProgressOutput: Sendable {
     private let now: @Sendable () -> Date
     private let out: @Sendable (String) -> Void
     private let errRaw: @Sendable (String) -> Void
+    /// The accounts' ids in sign-in order, the order their lines keep on a terminal.
+    private let order: [Int64]
 
     init(
         shows: Bool, delay: Duration, width: Int, now: @escaping @Sendable () -> Date, out: @escaping @Sendable (String) -> Void,
-        errRaw: @escaping @Sendable (String) -> Void
+        errRaw: @escaping @Sendable (String) -> Void, order: [Int64] = []
     ) {
         (self.shows, self.delay, self.width, self.now, self.out, self.errRaw) = (shows, delay, width, now, out, errRaw)
+        self.order = order
     }
 
     func started(_ account: Int64, name: String) {
@@ -57,11 +67,37 @@ package final class RunProgressOutput: Sendable {
         state.withLock { state in
             state.inFlight[account] = nil
             state.done[account] = line
-            guard let line else { return redraw(&state) }
-            clear(&state)
-            out(line)
+            if let line { state.held[account] = line }
+            release(&state, all: !shows)
             redraw(&state)
         }
+    }
+
+    /// Prints the held lines whose turn has come: in `order`, up to the first account not done
+    /// that is in flight for less than `delay`; with `all`, every one (and any not in `order`).
+    private func release(_ state: inout State, all: Bool) {
+        guard !state.held.isEmpty else { return }
+        var ready: [String] = []
+        let now = now()
+        for id in order {
+            if let line = state.held.removeValue(forKey: id) {
+                ready.append(line)
+            } else if !all, state.done[id] == nil, let flight = state.inFlight[id], !isLong(flight.since, now: now) {
+                break
+            }
+        }
+        if all || order.isEmpty {
+            ready += state.held.values
+            state.held = [:]
+        }
+        guard !ready.isEmpty else { return }
+        clear(&state)
+        ready.forEach(out)
+    }
+
+    /// Whether an account in flight `since` has been for `delay`.
+    private func isLong(_ since: Date, now: Date) -> Bool {
+        now.timeIntervalSince(since) >= Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
     }
 
     /// The accounts told done so far, with the line printed for each (nil: none).
@@ -69,13 +105,17 @@ package final class RunProgressOutput: Sendable {
 
     /// Draws the line again as time has passed.
     func refresh() {
-        state.withLock { redraw(&$0) }
+        state.withLock { state in
+            release(&state, all: false)
+            redraw(&state)
+        }
     }
 
     /// Clears the line for good: the run is over.
     func end() {
         state.withLock { state in
             state.inFlight = [:]
+            release(&state, all: true)
             clear(&state)
         }
     }

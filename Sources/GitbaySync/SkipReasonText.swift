@@ -12,8 +12,8 @@ import Foundation
 /// value (`RunSchedule.SkipReason`), the agent says it with the commands that end it.
 enum SkipReasonText {
     /// `outcome` with its reason (and, for a refused removal, its error) in words; what the
-    /// command line put there itself is kept.
-    static func worded(_ outcome: SaidOutcome) -> SaidOutcome {
+    /// command line put there itself is kept; times are said against `now`.
+    static func worded(_ outcome: SaidOutcome, now: Date) -> SaidOutcome {
         var outcome = outcome
         guard let skip = outcome.skipReason, outcome.reason == nil else { return outcome }
         let (instance, ssh) = (outcome.instance.description, outcome.sshDestination)
@@ -25,9 +25,9 @@ enum SkipReasonText {
             if outcome.action == .skipped { outcome.reason = reason }
             if outcome.error == nil || outcome.action != .skipped { outcome.error = "\(outcome.account): \(reason)" }
         case .backingOff:
-            outcome.reason = waiting(until: outcome.nextRetryAt, because: outcome.nextRetryReason)
+            outcome.reason = waiting(until: outcome.nextRetryAt, because: outcome.nextRetryReason, now: now)
         case .heldElsewhere(let pid, let since):
-            outcome.reason = "another gitbay-sync (pid \(pid)) is reconciling it since \(Timestamp.format(since)); it picks up any change"
+            outcome.reason = "another gitbay-sync (pid \(pid)) is reconciling it, since \(RelativeTime.said(since, now: now)); it picks up any change"
         case .signedOutDuringRun:
             outcome.reason = "signed out, or its token refused, during the run"
         case .keptChanging:
@@ -51,8 +51,8 @@ enum SkipReasonText {
     }
 
     /// Why an account is left alone this run: until when, why, and how to try it anyway.
-    static func waiting(until: Date?, because reason: RetryReason?) -> String {
-        let until = until.map { " until \(Timestamp.format($0))" } ?? ""
+    static func waiting(until: Date?, because reason: RetryReason?, now: Date) -> String {
+        let until = until.map { " (next attempt \(RelativeTime.said($0, now: now)))" } ?? ""
         let why = reason.map { ": \($0.explanation)" } ?? ""
         return "waiting out a backoff\(until)\(why); `gitbay-sync run --now` tries it now"
     }

@@ -19,11 +19,11 @@ struct RecordRowTests {
     func account() throws {
         let store = try RecordDatabase()
         let read = try store.database.row(
-            "SELECT name, ssh_destination, instance, id, removal_started_at, username, signed_in_at, state FROM accounts"
+            "SELECT push_off, name, ssh_destination, instance, id, removal_started_at, username, signed_in_at, state FROM accounts"
         ) { row throws(SQLiteError) in try AccountRecord(row: row) }
         let expected = AccountRecord(
             id: 7, instance: Self.instance, username: "alice", name: "alice@gitbay.test", state: .removing,
-            signedInAt: Self.date(Self.early), removalStartedAt: Self.date(Self.late), sshDestination: "git@ssh.gitbay.test:2222")
+            signedInAt: Self.date(Self.early), removalStartedAt: Self.date(Self.late), sshDestination: "git@ssh.gitbay.test:2222", pushOff: true)
         #expect(read == expected)
     }
 
@@ -149,8 +149,8 @@ final class RecordDatabase {
         let (early, late) = (RecordRowTests.early, RecordRowTests.late)
         try database.execute(
             """
-            INSERT INTO accounts (id, instance, username, name, state, signed_in_at, removal_started_at, ssh_destination)
-                VALUES (7, 'https://gitbay.test', 'alice', 'alice@gitbay.test', 'removing', '\(early)', '\(late)', 'git@ssh.gitbay.test:2222');
+            INSERT INTO accounts (id, instance, username, name, state, signed_in_at, removal_started_at, ssh_destination, push_off)
+                VALUES (7, 'https://gitbay.test', 'alice', 'alice@gitbay.test', 'removing', '\(early)', '\(late)', 'git@ssh.gitbay.test:2222', 1);
             INSERT INTO api_tokens (account_id, token, name, expires_at, lifetime_seconds) VALUES (7, 'gb_x', 'gitbay-sync-laptop-mk7', '\(late)', 7776000);
             INSERT INTO instances (instance, preferred_account_id, preferred_at) VALUES ('https://gitbay.test', 7, '\(early)');
             INSERT INTO device (id, token, token_generation, label, install_marker, token_set_at, machine, moved_at)

@@ -7,9 +7,9 @@ import Foundation
 #endif
 
 extension CommandRunner {
-    /// `push on|off <account>`: sets the account's server-side push switch. It changes a
-    /// server setting, not the state database: it needs an account signed in here, so it
-    /// creates no database either.
+    /// `push on|off <account>`: sets the account's server-side push switch, and records the
+    /// choice with the account so that `status` shows it. It needs an account signed in here,
+    /// so it creates no database.
     func setPush(_ on: Bool, account name: String) async throws -> ExitCode {
         let store = try await openExistingStore()
         let account = try await account(named: name, in: store)
@@ -19,6 +19,7 @@ extension CommandRunner {
                 "\(account.name): the server still reports push \(settings.push ? "on" : "off") after `notifications settings push \(on ? "on" : "off")`",
                 exitCode: .unavailable)
         }
+        try await store.setPushOff(!on, ofAccount: account.id)
         show(
             ReportedOutput(
                 json: .object([("account", .string(account.name)), ("push", .bool(settings.push))]),

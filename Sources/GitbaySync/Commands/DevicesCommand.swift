@@ -55,7 +55,7 @@ extension CommandRunner {
                     return rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
                 }.mapError { DevicesOutput.ListingError(message: "\($0)") })
         }
-        show(DevicesOutput(lists: lists))
+        show(DevicesOutput(lists: lists, now: context.now()))
         let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }
         let summary = PartialFailureSummary(failures: failures, total: accounts.count)
         return finish(summary)
@@ -88,12 +88,13 @@ struct DevicesOutput: CommandOutput {
             account.state == .active ? TerminalText.escaped(account.name) : "\(escaped: account.name) (\(account.state.rawValue))"
         }
 
-        var text: [String] {
+        func text(now: Date) -> [String] {
             guard case .success(let listed) = listed else { return ["\(heading): could not list the devices (see below)"] }
             let count = listed.count == 1 ? "1 device" : "\(listed.count) devices"
             let idWidth = listed.map { String($0.row.id).count }.max() ?? 0
             let labelWidth = listed.map(\.shownLabel.count).max() ?? 0
-            return ["\(heading): \(listed.isEmpty ? "no devices" : count)"] + listed.map { $0.text(idWidth: idWidth, labelWidth: labelWidth) }
+            return ["\(heading): \(listed.isEmpty ? "no devices" : count)"]
+                + listed.map { $0.text(idWidth: idWidth, labelWidth: labelWidth, now: now) }
         }
     }
 
@@ -103,10 +104,12 @@ struct DevicesOutput: CommandOutput {
     }
 
     let lists: [AccountList]
+    /// The time the rows' `added` times are said against.
+    let now: Date
 
     var json: JSONValue { .object([("accounts", .array(lists.map(\.json)))]) }
 
     var text: [String] {
-        lists.isEmpty ? ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] : lists.flatMap(\.text)
+        lists.isEmpty ? ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] : lists.flatMap { $0.text(now: now) }
     }
 }

@@ -27,8 +27,9 @@ struct DoctorCommand: PlainCommand {
             no next attempt is recorded further ahead than any wait a run sets (a wrong clock).
             Only reads from servers, every account at once; each probe is sent once (no retry) and
             given at most \(AccountProbe.requestTimeout.components.seconds) seconds, an account's probes \(AccountProbe.deadline.components.seconds) seconds in all, so an instance that
-            does not answer holds doctor no longer than that. Prints each check with OK or FAIL and
-            the fix; exits 1 when any check fails.
+            does not answer holds doctor no longer than that. Names the database once, then prints
+            the failures and warnings, each with its fix, and the checks that passed as one line
+            (-v lists them); exits 1 when any check fails.
             """,
         examples: [
             .init("Check everything, with the fix for what fails", ["doctor"]),
@@ -58,7 +59,7 @@ extension CommandRunner {
             checks += await tokenChecks(store)
         }
         checks += await serviceChecks(store)
-        show(DoctorOutput(checks: checks, style: textStyle))
+        show(DoctorOutput(checks: checks, style: textStyle, databasePath: path, verbose: global.verbosity > 0, width: textWidth))
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }
 

@@ -192,6 +192,7 @@ extension CommandRunner {
             }
             let store = if let existing { existing } else { try await openStore() }
             let device = try await store.device(installMarker: installMarker)
+            let before = try await store.accounts()
             if device.token != nil { progress("signed in as \(escaped: username); registering this device with \(instance) …") }
             let signedIn = try await engine(store).signIn(
                 instance: instance, username: username, apiToken: apiToken, details: details, choice: choice,
@@ -204,7 +205,11 @@ extension CommandRunner {
             // Names a login minted under before it knew the account (one stopped after the mint) become this account's to revoke.
             try await store.adoptPendingMints(instance: instance, ofAccount: signedIn.account.id, current: details.name, now: context.now())
             let outcomes = worded(signedIn.outcomes)
-            show(Self.signedInOutput(signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice))
+            let warnings = LoginWarnings(account: signedIn.account, before: before, outcomes: outcomes, tokenName: details.name)
+            var output = Self.signedInOutput(
+                signedIn, outcomes: outcomes, instance: instance, details: details, choice: choice, warnings: warnings, now: context.now())
+            output.text = TextLayout.fitted(output.text, width: textWidth)
+            show(output)
             return outcomes.isEmpty ? .success : report(outcomes)
         } catch let failure as SyncEngine.SignInFailure {
             throw Self.loginFailure(failure, instance: instance)
@@ -214,24 +219,26 @@ extension CommandRunner {
     /// What `login` prints.
     private static func signedInOutput(
         _ signedIn: SyncEngine.SignedIn, outcomes: [SaidOutcome], instance: InstanceURL, details: APITokenDetails,
-        choice: TokenStoreChoice?
+        choice: TokenStoreChoice?, warnings: LoginWarnings, now: Date
     ) -> ReconciledOutput {
         let account = signedIn.account
         var text = ["Signed in as \(escaped: account.name)."]
         if let name = details.name, let expiresAt = details.expiresAt {
-            text.append("Its API token, \(escaped: name), works until \(Timestamp.format(expiresAt)); `gitbay-sync status` shows it.")
+            text.append("Its API token, \(escaped: name), expires \(RelativeTime.said(expiresAt, now: now)); `gitbay-sync status` shows it.")
         }
         text.append(KeyringText.kept(signedIn.kept, choice: choice))
         if !signedIn.deviceTokenSet {
             text.append("No device token is set yet: set one with `gitbay-sync device set-token`, then `gitbay-sync run`.")
         }
+        text += warnings.lines
         return ReconciledOutput(
             fields: [("account", .string(account.name)), ("instance", .string(instance.description)), ("username", .string(account.username))],
             outcomes: outcomes, text: text,
             laterFields: [
                 ("token_name", .optional(details.name)), ("token_expires_at", .optional(details.expiresAt)),
-                ("token_store", .string(signedIn.kept.place.rawValue)),
+                ("token_store", .string(signedIn.kept.place == .keyring ? "keyring" : "database")),
                 ("keyring_unavailable", .optional(signedIn.kept.keyringUnavailable.map(\.description))),
+                ("replaced_token", .bool(warnings.replacedToken)), ("shadowed", .bool(warnings.shadowed != nil)),
             ])
     }
 }

@@ -20,7 +20,7 @@ extension CommandRunner {
     func dryRun(concurrency: Int?, now: Bool) async throws -> ExitCode {
         let store = try await openExistingStore()
         let plans = try await reconciler(store, concurrency: concurrency, honourBackoff: !now).plans()
-        show(DryRunOutput(plans: plans))
+        show(DryRunOutput(plans: plans, now: context.now()))
         return plans.contains { $0.failure != nil } ? .partialFailure : .success
     }
 }
@@ -28,6 +28,8 @@ extension CommandRunner {
 /// What `run --dry-run` prints.
 struct DryRunOutput: CommandOutput {
     let plans: [AccountPlan]
+    /// The time waits are said against.
+    let now: Date
 
     var json: JSONValue {
         .object([
@@ -52,7 +54,7 @@ struct DryRunOutput: CommandOutput {
                 accountID: plan.accountID, account: plan.account, instance: plan.instance, action: .skipped, condition: .pending,
                 skipReason: skip)
             outcome.sshDestination = plan.sshDestination
-            return "left alone: " + (SkipReasonText.worded(SaidOutcome(outcome)).reason ?? "skipped")
+            return "left alone: " + (SkipReasonText.worded(SaidOutcome(outcome), now: now).reason ?? "skipped")
         }
         var steps = plan.actions.map(Self.words)
         if plan.finishesRemoval { steps.append("then finish its removal (the pre-remove hook, then the API token revoked if named, then deleted)") }

@@ -89,7 +89,9 @@ extension CommandRunner {
         }
         let err = context.console.err
         for outcome in outcomes {
-            guard let line = journal.outcomeLine(outcome, nextRetry: outcome.nextRetryAt, verbose: global.verbosity > 0) else { continue }
+            guard let line = journal.outcomeLine(outcome, nextRetry: outcome.nextRetryAt, now: context.now(), verbose: global.verbosity > 0) else {
+                continue
+            }
             err(line)
         }
         if global.verbosity > 0 {

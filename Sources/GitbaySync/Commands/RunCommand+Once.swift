@@ -39,11 +39,11 @@ extension CommandRunner {
         let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
         let live = RunProgressOutput(
             shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
-            now: context.now, out: context.console.out, errRaw: context.console.errRaw)
+            now: context.now, out: context.console.out, errRaw: context.console.errRaw, order: records.map(\.id))
         let entries = try await liveEntries(
             store, concurrency: concurrency, now: now, live: live, width: width,
             history: historyTrigger(unattended: unattended))
-        let outcomes = (entries ?? []).map(Self.said)
+        let outcomes = (entries ?? []).map { Self.said($0, now: context.now()) }
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
         let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
@@ -84,7 +84,7 @@ extension CommandRunner {
         history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
-        let (journal, json) = (journalOut, global.json)
+        let (journal, json, counts, fit, clock) = (journalOut, global.json, global.verbosity > 0, textWidth, context.now)
         let ticker = Task { [tick = context.statusLine.tick, shows = context.console.errorIsTerminal && !json] in
             guard shows else { return }
             while !Task.isCancelled, (try? await tick()) != nil { live.refresh() }
@@ -98,9 +98,9 @@ extension CommandRunner {
                     case .started(let account):
                         live.started(account.id, name: account.name)
                     case .finished(let entry):
-                        let outcome = Self.said(entry)
+                        let outcome = Self.said(entry, now: clock())
                         let line =
-                            json || outcome.stopped ? nil : journal.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
+                            json || outcome.stopped ? nil : Self.outcomeLine(outcome, width: width, counts: counts, fit: fit, journal: journal)
                         live.finished(outcome.accountID, line: line)
                     }
                 })
@@ -126,16 +126,17 @@ extension CommandRunner {
     /// steady verdict that could not be recorded, an account reconciled again) or that had none.
     /// Counts alone do not make a line differ: an account reconciled again that only listed says nothing new.
     private func printChanged(_ outcomes: [SaidOutcome], printed: [Int64: String?], width: Int) {
-        let out = journalOut
         for outcome in outcomes {
-            let line = out.line(JournalText.priority(of: outcome), OutcomeText.line(outcome, width: width))
+            let line = outcomeLine(outcome, width: width)
             if (printed[outcome.accountID] ?? nil).map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
         }
     }
 
-    /// A run line without its closing request and write counts.
-    static func withoutCounts(_ line: String) -> Substring {
-        line.ranges(of: " [").last.map { line[..<$0.lowerBound] } ?? line[...]
+    /// A run line without its closing request and write counts (`-v`), and as one line.
+    static func withoutCounts(_ line: String) -> String {
+        let whole = line.replacing(/\n */, with: " ")
+        guard whole.hasSuffix("]"), let open = whole.ranges(of: " [").last else { return whole }
+        return String(whole[..<open.lowerBound])
     }
 
     /// The last line of a run a signal stopped: the accounts it left not done.

@@ -51,7 +51,9 @@ struct RunCommand: CommandDefinition {
             try every account now anyway, run `gitbay-sync run --now`. There must be a state
             database already (exit 66 otherwise): `run` never creates one.
 
-            Each account's line is printed as the account is done, the failures' summary last.
+            Each account's line is printed as the account is done, the failures' summary last;
+            on a terminal the lines keep the accounts' sign-in order, but none waits for an
+            account in flight for a second; `-v` adds each account's requests and writes.
             On a terminal, once accounts have been in flight for a second, a line on stderr says
             which and for how long, cleared when the run ends (not with --json or through a
             pipe). SIGINT (Ctrl-C) or SIGTERM stops the run at once: requests in flight are

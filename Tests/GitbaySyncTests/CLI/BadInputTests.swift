@@ -281,7 +281,7 @@ struct BadInputTests {
         if arguments == ["doctor"] {
             // doctor reports the database as a failed check on stdout, like every other check.
             #expect(result.code == ExitCode.partialFailure.rawValue)
-            #expect(result.out.hasPrefix("FAIL  database"))
+            #expect(result.out.hasPrefix("database: \(path)\nFAIL  database: "), "\(result.out)")
             #expect(result.out.contains("is not a gitbay-sync state database"))
         } else {
             #expect(result.out.isEmpty, "\(result.out)")

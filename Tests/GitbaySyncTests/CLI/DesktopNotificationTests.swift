@@ -70,7 +70,7 @@ struct DesktopNotificationTests {
         #expect(words.dropFirst(2).first == "gitbay-sync: \(alice) needs you")
         let body = words.last ?? ""
         #expect(body.hasPrefix("\(alice): its API token was refused"), "\(body)")
-        #expect(body.contains("`gitbay-sync login \(server.baseURL) --ssh`"), "the one sign-in hint: \(body)")
+        #expect(body == "\(alice): its API token was refused; `gitbay-sync status` says how to sign in again.", "\(body)")
 
         #expect(await cli.run(["run", "--unattended"], extraEnvironment: desktop).code == 1)
         #expect(await cli.run(["run", "--unattended", "--now"], extraEnvironment: desktop).code == 1)
@@ -190,18 +190,23 @@ struct DesktopNotificationTests {
         let outcome = AccountOutcome(
             accountID: 1, account: "a<b>&c@host", instance: try InstanceURL(parsing: "https://host"), action: .failed, condition: .pushDisabled)
         let notification = DesktopNotification(outcome)
-        #expect(notification.arguments(.systemd).last?.hasPrefix("a&lt;b&gt;&amp;c@host: its instance does not send") == true)
+        #expect(notification.arguments(.systemd).last?.hasPrefix("a&lt;b&gt;&amp;c@host: its instance sends no pushes") == true)
         #expect(DesktopNotification.appleScriptQuoted(#"say "hi" \ bye"#) == #""say \"hi\" \\ bye""#)
         #expect(notification.arguments(.launchd).first == "-e")
     }
 
-    @Test("a refused token's notification sends the user to the SSH destination the account signed in over")
-    func ownDestination() throws {
-        let instance = try InstanceURL(parsing: "https://git.example.com")
-        var outcome = AccountOutcome(accountID: 1, account: "alice@git.example.com", instance: instance, action: .failed, condition: .authFailed)
-        outcome.sshDestination = "git@ssh.example.com:2222"
-        let notification = DesktopNotification(outcome)
-        #expect(notification.body.contains("`gitbay-sync login https://git.example.com --ssh git@ssh.example.com:2222`"), "\(notification.body)")
-        #expect(notification.body.contains("`ssh -p 2222 git@ssh.example.com token create --name gitbay-sync --scope full`"))
+    @Test(
+        "a body is one short sentence with at most one command, whatever the condition",
+        arguments: [
+            AccountCondition.authFailed, .denied, .pushDisabled,
+        ])
+    func shortBody(condition: AccountCondition) throws {
+        let instance = try InstanceURL(parsing: "https://gitbay.example.com")
+        var outcome = AccountOutcome(accountID: 1, account: "alice@gitbay.example.com", instance: instance, action: .failed, condition: condition)
+        outcome.sshDestination = "git@ssh.gitbay.example.com:2222"
+        let body = DesktopNotification(outcome).body
+        #expect(body.count <= 120, "\(body.count): \(body)")
+        #expect(body.filter { $0 == "`" }.count == 2, "one command: \(body)")
+        #expect(!body.dropLast().contains(". "), "one sentence: \(body)")
     }
 }

@@ -71,6 +71,9 @@ struct DevicesCommandTests {
         #expect(lines.contains { $0.contains("c0ffee00…") && $0.hasSuffix("(this device)") })
         #expect(lines.contains { $0.contains("0dd70ce0…") && $0.hasSuffix("(this device, old token)") })
         #expect(lines.contains { $0.contains("old phone") && !$0.contains("this device") })
+        // Times as `status` says them, from now; --json keeps RFC 3339.
+        #expect(lines.dropFirst().allSatisfy { $0.contains(" ago") || $0.contains("added just now") }, "\(text.out)")
+        #expect(!text.out.contains("Z "), "\(text.out)")
     }
 
     @Test("shows no token or API token in full")

@@ -69,8 +69,19 @@ struct DoctorTests {
 
         let text = await cli.run(["doctor"])
         #expect(text.code == 0)
-        #expect(text.out.contains("OK    account.token  \(alice): valid (whoami: alice)"))
+        // Problems first, the checks that passed folded into one line, the database said once.
+        let lines = text.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "database: \(cli.databasePath)", "\(text.out)")
+        #expect(lines.dropFirst().first?.hasPrefix("WARN") == true, "\(text.out)")
+        #expect(lines.contains("OK    11 checks passed (`gitbay-sync doctor -v` lists them)"), "\(text.out)")
+        #expect(text.out.components(separatedBy: cli.databasePath).count == 2, "\(text.out)")
+        #expect(!text.out.contains("OK    account.token"), "\(text.out)")
         #expect(text.out.hasSuffix("All 13 checks passed, 2 with a warning."))
+        let verbose = await cli.run(["doctor", "-v"])
+        #expect(verbose.out.contains("OK    account.token  \(alice): valid (whoami: alice)"), "\(verbose.out)")
+        let narrow = await cli.run(["doctor"], extraEnvironment: ["COLUMNS": "80"]) { $0.console.outputIsTerminal = true }
+        let wide = narrow.out.split(separator: "\n").filter { TextLayout.columns(String($0)) > 80 && $0.contains(" ") }
+        #expect(wide.isEmpty || wide.allSatisfy { $0.split(separator: " ").contains { $0.count > 60 } }, "\(narrow.out)")
         #expect(!text.out.contains("c0ffee00aaaa"), "only the token's first 8 bytes are shown")
     }
 

@@ -31,11 +31,18 @@ struct PushCommandTests {
         #expect(entries.count == 1)
         #expect(entries[0]["push"] as? Bool == false)
         #expect(await cli.run(["push", "show"]).out == "\(alice)  push off")
+        // A choice, not a failure: status says it and still exits 0.
+        let status = await cli.run(["status"])
+        #expect(status.code == 0, "\(status.out)")
+        #expect(status.out.contains("push off, by choice (`gitbay-sync push on \(alice)` turns it on)"), "\(status.out)")
+        let statusJSON = try #require(try await cli.run(["status", "--json"]).json()["accounts"] as? [[String: Any]])
+        #expect(statusJSON.first?["push_off"] as? Bool == true)
 
         let on = await cli.run(["push", "on", alice])
         #expect(on.code == 0)
         #expect(on.out == "Push notifications for \(alice) are on.")
         #expect(server.pushSetting(of: "alice"))
+        #expect(!(await cli.run(["status"]).out.contains("push off")))
     }
 
     @Test("push show asks every account; one failing is reported for it and exits 1")

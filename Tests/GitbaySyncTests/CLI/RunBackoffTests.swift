@@ -86,8 +86,8 @@ struct RunBackoffTests {
         #expect(waiting.code == 0)
         #expect(
             waiting.out.contains(
-                "\(alice)  skipped (error): waiting out a backoff until \(Timestamp.format(Self.start.addingTimeInterval(60))): backing off after failures in a row"
-            ))
+                "\(alice)  skipped (error): waiting out a backoff (next attempt in 30 s): backing off after failures in a row"
+            ), "\(waiting.out)")
         let status = await Self.run(cli, ["status"], at: Self.start.addingTimeInterval(90))
         #expect(
             status.out.contains(

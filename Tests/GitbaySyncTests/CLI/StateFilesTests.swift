@@ -150,7 +150,7 @@ struct StateFilesTests {
         if command.arguments == ["doctor"] {
             // doctor reports a missing database as its failed first check, and exits 1 as for any failed check.
             #expect(result.code == ExitCode.partialFailure.rawValue)
-            #expect(result.out.hasPrefix("FAIL  database  \(database): no state database here"))
+            #expect(result.out.hasPrefix("database: \(database)\nFAIL  database: no state database here"), "\(result.out)")
             #expect(result.out.contains("gitbay-sync login <instance-url>"))
         } else {
             let message =

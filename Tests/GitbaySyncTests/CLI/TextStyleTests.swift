@@ -123,15 +123,40 @@ struct TextStyleTests {
         #expect(TextLayout.fitted(["aa  bb cc"], width: 8) == ["aa  bb", "    cc"])
     }
 
-    @Test("a shadowed account's line says this device gets no pushes for it, and how to change that, in run, status and accounts")
+    @Test("a shadowed account is explained in full once, at its login, then in one line in run, status and accounts")
     func shadowedSaid() async throws {
-        let (cli, server) = try await Self.twoAccounts()
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        let al = try await cli.login(server, "al")
         let bobby = "bobby@127.0.0.1:\(server.port)"
-        let said = "so this device gets no pushes for \(bobby); `gitbay-sync prefer \(bobby)` moves the token to it"
+        let login = await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "bobby") + "\n")
+        #expect(login.code == 0, "\(login.err)")
+        #expect(login.out.contains("\(al) already holds this device's token on \(server.baseURL)"), "\(login.out)")
+        #expect(login.out.contains("\(bobby) is shadowed, and this device gets no pushes for it"), "\(login.out)")
+        let short = "`gitbay-sync prefer \(bobby)` moves the token to it"
         for command in [["run"], ["status"], ["accounts"]] {
             let out = await cli.run(command).out
             let line = try #require(out.split(separator: "\n").first { $0.hasPrefix(bobby) }, "\(out)")
-            #expect(line.contains(said), "\(command): \(line)")
+            #expect(line.contains(short), "\(command): \(line)")
+            #expect(!out.contains("gets no pushes"), "\(command): said in full once, at login: \(out)")
         }
+    }
+
+    @Test("login warns when it replaces a signed-in account's token, and when a pasted token has no name; --json says so")
+    func loginWarnings() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let first = await cli.run(["login", server.baseURL], stdin: server.mintToken(for: "al") + "\n")
+        #expect(first.out.contains("has no name here, so signing out cannot revoke it"), "\(first.out)")
+        #expect(first.out.contains("--token-name NAME"), "\(first.out)")
+        #expect(!first.out.contains("replaces"), "\(first.out)")
+        let again = await cli.run(["login", server.baseURL, "--token-name", "second"], stdin: server.mintToken(for: "al") + "\n")
+        #expect(again.code == 0, "\(again.err)")
+        #expect(again.out.contains("It was signed in already: this API token replaces the one it had"), "\(again.out)")
+        #expect(!again.out.contains("has no name here"), "\(again.out)")
+        let json = try await cli.run(["login", server.baseURL, "--json", "--token-name", "third"], stdin: server.mintToken(for: "al") + "\n").json()
+        #expect(json["replaced_token"] as? Bool == true)
+        #expect(json["shadowed"] as? Bool == false)
     }
 }

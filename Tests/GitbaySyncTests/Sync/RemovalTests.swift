@@ -74,7 +74,7 @@ struct RemovalTests {
         // Still down, and the failure's backoff not over: a run leaves it alone and says until when.
         let waiting = await cli.run(["run"])
         #expect(waiting.code == 0, "\(waiting.err)")
-        #expect(waiting.out.contains("\(name)  skipped (error): waiting out a backoff until "))
+        #expect(waiting.out.contains("\(name)  skipped (error): waiting out a backoff (next attempt in "), "\(waiting.out)")
         #expect(server.requests().isEmpty == false)
         // --now retries at once, fails and says so.
         let failing = await cli.run(["run", "--now"])

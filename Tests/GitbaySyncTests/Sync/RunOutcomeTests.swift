@@ -125,7 +125,7 @@ struct RunOutcomeTests {
         let run = await cli.run(["run"])
         #expect(run.code == 0, "\(run.err)")
         #expect(
-            run.out.contains("\(alice)  unchanged (no-device-token): set the device token with `gitbay-sync device set-token` [1 request, 0 writes]"),
+            run.out.contains("\(alice)  unchanged (no-device-token): set the device token with `gitbay-sync device set-token`"),
             "\(run.out)")
     }
 

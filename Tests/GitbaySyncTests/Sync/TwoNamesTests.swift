@@ -52,7 +52,7 @@ struct TwoNamesTests {
         #expect(status.out.contains("http://127.0.0.1:\(server.port) and http://localhost:\(server.port) are one server"), "\(status.out)")
         let accounts = await cli.run(["accounts", "--json"])
         #expect(accounts.out.contains("\"same_server_as\""), "\(accounts.out)")
-        let doctor = await cli.run(["doctor"])
+        let doctor = await cli.run(["doctor", "-v"])
         #expect(doctor.out.contains("are one server"), "\(doctor.out)")
     }
 
