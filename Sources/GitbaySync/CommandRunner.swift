@@ -59,7 +59,7 @@ struct CommandRunner {
         do {
             try ConnectionPool.openLibcurl()
         } catch {
-            throw CommandFailure(FailureText.said(error), exitCode: .unavailable)
+            throw CommandFailure("\(FailureText.said(error)); \(TransportError.libcurlFix)", exitCode: .unavailable)
         }
     }
 

@@ -119,7 +119,7 @@ struct KeyringTokenTests {
     func fallback() async throws {
         let absent = MemoryKeyring(failing: .noSessionBus(detail: "none"))
         let signedIn = try await signIn("alice", engine(absent))
-        #expect(signedIn.kept == KeptToken(place: .database, keyringUnavailable: .noSessionBus(detail: "none")))
+        #expect(signedIn.kept == KeptToken(place: .awaitingKeyring, keyringUnavailable: .noSessionBus(detail: "none")))
         #expect(try await world.store.apiToken(ofAccount: signedIn.account.id) != nil)
 
         let refused = try await #require(throws: SyncEngine.SignInFailure.self) { try await signIn("bob", engine(absent), choice: .keyring) }
@@ -199,7 +199,7 @@ struct KeyringTokenTests {
         try await storedByEarlierVersion(bob)
         let absent = MemoryKeyring(failing: .noService(detail: "none"))
         _ = try await Reconciler(store: world.store, options: .init(client: client, keyring: absent), logger: .disabled).reconcile()
-        #expect(try await world.store.tokenPlaces()[bob.id] == .database, "no keyring here: kept in the database for good")
+        #expect(try await world.store.tokenPlaces()[bob.id] == .awaitingKeyring, "no keyring here: it waits in the database for one")
     }
 
     @Test("a named token the keyring holds is read from it and revoked at sign-out; while the keyring does not answer, the removal is kept")

@@ -28,7 +28,7 @@ struct StaleTokenRecordTests {
             let token = server.mintToken(for: "alice", name: name)
             let signedIn = try await engine.signIn(
                 instance: instance, username: "alice", apiToken: Secret(token), details: APITokenDetails(name: name))
-            #expect(signedIn.kept.place == .database)
+            #expect(signedIn.kept.place == .awaitingKeyring)
         }
         let account = try #require(try await world.store.accounts().first)
         let record = try #require(try await world.store.apiTokenRecords()[account.id])
