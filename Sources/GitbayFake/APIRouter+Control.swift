@@ -4,11 +4,15 @@ import Dispatch
 ///
 /// Always served, never recorded, never delayed, never faulted, no authentication:
 /// - `GET /_fake/stats`:
-///   `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"devices":[{"id","owner","label","token"}]}`,
+///   `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"mostWritesAnswering":N,
+///   "writeSpans":[{"command","start","end"}],"devices":[{"id","owner","label","token"}]}`,
 ///   counting API requests, row moves and accepted TCP connections (control routes' own
 ///   included, down or not) since the start or the last reset, and the most requests being
 ///   answered at once (from reading one to its reply being ready, latency included; this one
-///   included); `token` is the first 8 bytes, a cut character written as `device list` writes it.
+///   included), the most writes (command-route requests that change state) among them, and each
+///   write's span (its command, and when its answering started and ended, in microseconds since
+///   1970 by the system's clock, so that spans of several servers compare);
+///   `token` is the first 8 bytes, a cut character written as `device list` writes it.
 /// - `POST /_fake/reset-stats`: zeroes the counters, the connection count too, and clears the
 ///   request log (not the deletion and move logs).
 /// - `POST /_fake/down?seconds=N`: goes down (every connection closed unanswered) for N
@@ -53,6 +57,15 @@ extension APIRouter {
         return HTTPReply(action: .respond(response))
     }
 
+    /// One write's span in `GET /_fake/stats`.
+    private static func json(_ span: FakeState.WriteSpan) -> JSONValue {
+        .object([
+            ("command", .string(span.command)),
+            ("start", .number(span.startMicroseconds)),
+            ("end", .number(span.endMicroseconds)),
+        ])
+    }
+
     /// The body of `GET /_fake/stats`.
     private static func stats(of state: FakeState) -> JSONValue {
         let devices = state.devices.map { row -> JSONValue in
@@ -70,6 +83,8 @@ extension APIRouter {
             ("moves", .number(state.stats.moves)),
             ("connections", .number(state.stats.connections)),
             ("mostAnswering", .number(state.stats.mostAnswering)),
+            ("mostWritesAnswering", .number(state.stats.mostWritesAnswering)),
+            ("writeSpans", .array(state.stats.writeSpans.map(Self.json))),
             ("devices", .array(devices)),
         ])
     }

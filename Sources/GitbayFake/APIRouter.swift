@@ -62,7 +62,8 @@ struct APIRouter: Sendable {
         }
         let status = if case .respond(let response) = action { response.status } else { 0 }
         state.record(Self.logEntry(request, call: call, user: user, status: status, isWrite: isWrite))
-        return HTTPReply(action: action, delay: modes.latency)
+        let write = route == .command && isWrite ? state.writeStarted(GitbayCommand.parse(argv)?.command.name ?? "") : nil
+        return HTTPReply(action: action, delay: modes.latency, write: write)
     }
 
     /// Gitbay's own answer to an API request.

@@ -21,7 +21,10 @@ extension FakeGitbayServer {
         let request = HTTPRequest(method: method, target: target, version: "HTTP/1.1", headers: headers, body: body, bodyExceededLimit: false)
         state.withLock { $0.answering(true) }
         let reply = APIRouter(state: state).reply(to: request)
-        state.withLock { $0.answering(false) }
+        state.withLock { state in
+            if let write = reply.write { state.writeAnswered(write, after: reply.delay) }
+            state.answering(false)
+        }
         switch reply.action {
         case .respond(let response): return (.response(status: response.status, headers: response.headers, body: response.body), reply.delay)
         case .reset: return (.reset, reply.delay)

@@ -10,7 +10,8 @@ import Foundation
 /// (the benchmark): `GET /_fake/stats` answers
 /// `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"devices":[...]}`
 /// (API requests, row moves, accepted TCP connections and the most requests answered at once
-/// since the start or the last reset; rows with id, owner, label and the token's first 8 bytes) and `POST /_fake/reset-stats` zeroes the counters and clears
+/// since the start or the last reset; rows with id, owner, label and the token's first 8 bytes;
+/// also the most writes answered at once and each write's span, APIRouter+Control) and `POST /_fake/reset-stats` zeroes the counters and clears
 /// `requests()`. They are never recorded, delayed or faulted.
 ///
 /// Like gitbay, it enforces both per-account rate limits unless told not to
@@ -27,6 +28,9 @@ public final class FakeGitbayServer: Sendable {
             port: port,
             accepted: { state.withLock { $0.stats.connections += 1 } },
             answering: { started in state.withLock { $0.answering(started) } },
+            answered: { reply in
+                if let write = reply.write { state.withLock { $0.writeAnswered(write) } }
+            },
             admits: { !state.withLock { $0.modes.isDown } },
             handler: APIRouter(state: state).reply(to:))
     }

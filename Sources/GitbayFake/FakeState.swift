@@ -38,6 +38,48 @@ struct FakeState: Sendable {
         var connections = 0
         /// The most requests answered at once (read, and their replies not yet ready to send).
         var mostAnswering = 0
+        /// The most writes (requests on the command route that change state) answered at once.
+        var mostWritesAnswering = 0
+        /// Every write answered, from the server starting on it to its reply being ready.
+        var writeSpans: [WriteSpan] = []
+    }
+
+    /// A write the server started answering.
+    struct WriteStart: Sendable {
+        let command: String
+        /// Microseconds since 1970 (the system's clock, not the fake's: spans of several
+        /// servers on one machine are compared).
+        let startMicroseconds: Int
+    }
+
+    /// A write answered: its command's name, and when the server started and finished answering it.
+    struct WriteSpan: Sendable {
+        let command: String
+        let startMicroseconds: Int
+        let endMicroseconds: Int
+    }
+
+    /// Writes being answered right now.
+    private(set) var writesAnswering = 0
+
+    /// Counts a write in; its reply carries what `writeAnswered` needs.
+    mutating func writeStarted(_ command: String) -> WriteStart {
+        writesAnswering += 1
+        stats.mostWritesAnswering = max(stats.mostWritesAnswering, writesAnswering)
+        return WriteStart(command: command, startMicroseconds: Self.microseconds())
+    }
+
+    /// Counts a write out, its reply ready `after` from now (the in-memory exchange's latency,
+    /// which its caller waits); keeps its span.
+    mutating func writeAnswered(_ start: WriteStart, after: Duration = .zero) {
+        writesAnswering -= 1
+        let after = Int(after.components.seconds) * 1_000_000 + Int(after.components.attoseconds / 1_000_000_000_000)
+        stats.writeSpans.append(
+            WriteSpan(command: start.command, startMicroseconds: start.startMicroseconds, endMicroseconds: Self.microseconds() + after))
+    }
+
+    private static func microseconds() -> Int {
+        Int(Date().timeIntervalSince1970 * 1_000_000)
     }
 
     /// Requests read whose replies are not yet ready to send, control routes included.

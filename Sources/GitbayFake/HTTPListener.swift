@@ -31,16 +31,19 @@ final class HTTPListener: Sendable {
     private let admits: @Sendable () -> Bool
     private let accepted: @Sendable () -> Void
     private let answering: @Sendable (Bool) -> Void
+    private let answered: @Sendable (HTTPReply) -> Void
 
     /// Binds and starts accepting. `accepted` is called for every TCP connection accepted,
     /// admitted or not; `admits` false closes each new connection (and each new request on an
     /// open one) without a reply. `answering` is called with true when an admitted request has
     /// been read and with false once its reply is ready (after the latency), before it is sent:
-    /// a client that has its answer is no longer counted.
+    /// a client that has its answer is no longer counted. `answered` is called with the reply
+    /// at that same moment.
     init(
         port: UInt16,
         accepted: @escaping @Sendable () -> Void = {},
         answering: @escaping @Sendable (Bool) -> Void = { _ in },
+        answered: @escaping @Sendable (HTTPReply) -> Void = { _ in },
         admits: @escaping @Sendable () -> Bool,
         handler: @escaping Handler
     ) throws(FakeServerError) {
@@ -59,6 +62,7 @@ final class HTTPListener: Sendable {
         self.admits = admits
         self.accepted = accepted
         self.answering = answering
+        self.answered = answered
         threads.enter()
         Thread { [self] in
             acceptLoop()
@@ -136,6 +140,7 @@ final class HTTPListener: Sendable {
                 answering(true)
                 let reply = handler(request)
                 let paused = connection.pause(for: reply.delay)
+                answered(reply)
                 answering(false)
                 guard paused, send(reply, to: request, on: &connection, client: client) else { break exchange }
             }

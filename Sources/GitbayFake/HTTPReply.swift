@@ -13,4 +13,7 @@ struct HTTPReply: Sendable {
     var action: Action
     /// Waited before acting (the server's configured latency).
     var delay: Duration = .zero
+    /// For a request that changes state (on the command route): its command's name and when
+    /// the server started answering it, counted in flight until its reply is ready.
+    var write: FakeState.WriteStart?
 }
