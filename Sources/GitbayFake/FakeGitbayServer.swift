@@ -6,13 +6,12 @@ import Foundation
 /// Starts serving in `init`; `stop()` (or the last reference going away) closes the listener
 /// and every connection. Everything here is thread-safe.
 ///
-/// Besides the two API routes it always serves two unauthenticated control routes for scripts
-/// (the benchmark): `GET /_fake/stats` answers
-/// `{"requests":N,"reads":N,"writes":N,"moves":N,"connections":N,"mostAnswering":N,"devices":[...]}`
-/// (API requests, row moves, accepted TCP connections and the most requests answered at once
-/// since the start or the last reset; rows with id, owner, label and the token's first 8 bytes;
-/// also the most writes answered at once and each write's span, APIRouter+Control) and `POST /_fake/reset-stats` zeroes the counters and clears
-/// `requests()`. They are never recorded, delayed or faulted.
+/// Besides the API it serves two unauthenticated control routes for scripts (the benchmark):
+/// `GET /_fake/stats` answers the counters since the start or the last reset (requests, reads,
+/// writes, row moves, TCP connections, the most requests and writes answered at once, each
+/// write's span) and the rows (id, owner, label, the token's first 8 bytes), as
+/// APIRouter+Control documents; `POST /_fake/reset-stats` zeroes them and clears `requests()`.
+/// They are never recorded, delayed or faulted.
 ///
 /// Like gitbay, it enforces both per-account rate limits unless told not to
 /// (`enforceRateLimits`): a test that makes many calls on one account and is not about limits
