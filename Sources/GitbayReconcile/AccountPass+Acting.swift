@@ -36,8 +36,6 @@ extension AccountPass {
         case .recordAdded(let id, let added, _):
             guard let record = record(id, added: added) else { return nextOperation() }
             return .record(record)
-        case .checkOtherNames(let id):
-            return .checkOtherNames(addedID: id)
         }
     }
 
@@ -49,8 +47,6 @@ extension AccountPass {
         case (.forget(let id, _), .stored), (.remove(let id, _, true, true), .stored):
             records.removeAll { $0.deviceID == id }
             if heldID == id { heldID = nil }
-            return nextOperation()
-        case (.checkOtherNames, .otherNamesChecked):
             return nextOperation()
         case (.adopt(let id), .stored):
             keepRecord(id, added: listedRows[id]?.added)
@@ -85,7 +81,7 @@ extension AccountPass {
             // Of the rows that could not be told apart, the one the add answered holds the
             // current token; the others hold old ones.
             let settled = settling.filter { $0 != id }.map { Operation.remove(id: $0, reason: .unsettled, checked: false, sent: false) }
-            pending.insert(contentsOf: settled + [.checkOtherNames(addedID: id)], at: 0)
+            pending.insert(contentsOf: settled, at: 0)
             phase = .acting(current: nil, pending: pending, then: then)
             return nextOperation()
         default:
@@ -117,34 +113,6 @@ extension AccountPass {
         let removals = candidates.map { Operation.remove(id: $0, reason: .unsettled, checked: false, sent: false) }
         phase = .acting(current: nil, pending: removals + [.add(settling: [], checked: false, again: true)] + pending, then: .verdict)
         return nextOperation()
-    }
-
-    /// Whether the pass is in its add's turn (`AddTurns`): from the lease of a plan with an
-    /// add until what completes the add is done. The turn comes before the lease, so that a
-    /// pass waiting for another account's add, which may hang, holds nothing another process
-    /// needs (a `pause` of this account goes through at once).
-    package var needsAddTurn: Bool {
-        switch phase {
-        case .leasing: actions.contains { if case .add = $0 { true } else { false } }
-        case .acting(let current, let pending, _):
-            isCompletingAnAdd || ([current].compactMap { $0 } + pending).contains { if case .add = $0 { true } else { false } }
-        default: isCompletingAnAdd
-        }
-    }
-
-    /// Whether the pass is between an add and the end of what completes it (its row found,
-    /// recorded, the rows it settled removed, the check for another name of the server made).
-    package var isCompletingAnAdd: Bool {
-        switch phase {
-        case .finding: true
-        case .acting(let current?, _, _):
-            switch current {
-            case .recordAdded, .checkOtherNames: true
-            case .remove(_, .unsettled, _, _): true
-            default: false
-            }
-        default: false
-        }
     }
 
     /// Keeps this pass's view of the records as the store now has them, once `id` is recorded.

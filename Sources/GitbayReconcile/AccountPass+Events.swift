@@ -19,6 +19,11 @@ extension AccountPass {
             return planned(.notModified)
         case (.listing, .noClient(let error)):
             return notStarted(error)
+        case (.proving(let answer, false), .doubt(let doubt)):
+            return proving(answer, doubt: doubt)
+        case (.proving(let answer, true), .proven(let new)):
+            // A new proof changes who holds the token on the server: the pass plans again.
+            return new ? superseded() : plan(answer)
         case (.leasing, .lease(let taking)):
             return leased(taking)
         case (.acting, _):
@@ -49,12 +54,38 @@ extension AccountPass {
         }
     }
 
-    /// The plan for the list's answer: no action needs nothing more than the verdict; any
-    /// action needs the lease first.
+    /// The list's answer: when a row the account recorded (with its `added`) is missing from
+    /// it, the account's doubt is read first, for the proof of one server it may complete.
     private mutating func planned(_ answer: DeviceList) -> Step {
         if case .list(let rows, _) = answer {
             listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            if records.contains(where: { $0.added != nil && listedRows[$0.deviceID] == nil }) {
+                phase = .proving(answer, recording: false)
+                return .readDoubt
+            }
         }
+        return plan(answer)
+    }
+
+    /// The proof of one server, from a doubt naming a row of the same id and `added` that
+    /// another account recorded under `doubt.instance`: this account recorded that row, and
+    /// its own list, read after, no longer has it. The row moved between the two names.
+    ///
+    /// Two servers give the same row id at the same millisecond only by chance, and then both
+    /// rows stay listed; only that chance and this account's row removed between its record
+    /// and this list could give the same sequence. Nothing is proven from ids alone.
+    private mutating func proving(_ answer: DeviceList, doubt: RowDoubt?) -> Step {
+        guard let doubt, let id = doubt.deviceID, let added = doubt.added, listedRows[id] == nil,
+            records.contains(where: { $0.deviceID == id && $0.added == added }),
+            let other = try? InstanceURL(parsing: doubt.instance), other != account.instance
+        else { return plan(answer) }
+        phase = .proving(answer, recording: true)
+        return .recordSameServer(SameServerRecord(instance: account.instance, other: other, deviceID: id, added: added, provenAt: settings.now()))
+    }
+
+    /// The plan for the list's answer: no action needs nothing more than the verdict; any
+    /// action needs the lease first.
+    private mutating func plan(_ answer: DeviceList) -> Step {
         let plan = decision.plan(records: records, answer: answer)
         (actions, heldID, tagRule) = (plan.actions, plan.heldID, plan.tag)
         guard !actions.isEmpty else { return afterActions() }
@@ -114,6 +145,14 @@ extension AccountPass {
         let plan = decision.plan(records: records, answer: .list(rows, etag: etag))
         guard !plan.actions.contains(where: \.isWrite) else {
             remember(nil, basis: nil)
+            if let held = heldID, !rows.contains(where: { $0.id == held }) {
+                // The row just written left the list at once: another account, perhaps under
+                // another name of this server, took it. Said as it stands; checked again.
+                verdict?.condition = .pending
+                verdict?.detail = "its row left the device list right after it was written; checked again"
+                outcome.condition = .pending
+                checkAgain = true
+            }
             return succeeded()
         }
         listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -152,6 +191,8 @@ extension AccountPass {
 
     /// Ends with `result`, giving the lease back first if this pass took it.
     mutating func end(with result: Reconciler.Reconciled) -> Step {
+        var result = result
+        result.checkAgain = checkAgain
         guard leaseTaken else {
             phase = .done
             return .finish(result)

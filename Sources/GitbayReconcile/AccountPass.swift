@@ -35,9 +35,10 @@ package struct AccountPass: Sendable {
         case record(RegistrationRecord)
         /// Forgets a record; no request.
         case forget(deviceID: Int, reason: PlannedAction.ForgetReason)
-        /// After the add that made row `deviceID`: the check for another name of this server
-        /// (`SameServerCheck`), with the accounts the driver listed around the add.
-        case checkOtherNames(addedID: Int)
+        /// The account's doubt (`RowDoubt`), read when a row it recorded is missing from its list.
+        case readDoubt
+        /// Records that this account's instance URL and another name one server.
+        case recordSameServer(SameServerRecord)
         /// Saves the verdict while the account still wants what the pass planned for.
         case save(AccountStatusRecord, ifStill: DesireSnapshot)
         /// Gives the account's lease back.
@@ -57,8 +58,10 @@ package struct AccountPass: Sendable {
         /// The add went through; the id of the row, when the server names it.
         case added(id: Int?)
         case removed
-        /// The check for another name of this server is done, whatever it found.
-        case otherNamesChecked
+        /// The account's doubt, if it has one.
+        case doubt(RowDoubt?)
+        /// The proof of one server was recorded; false when it was known already.
+        case proven(Bool)
         /// A record or forget was written.
         case stored
         /// The verdict was saved, or (false) the account no longer wants what it was planned for.
@@ -95,10 +98,14 @@ package struct AccountPass: Sendable {
         /// The longest wait before retrying a failed account.
         package var backoffCeiling: Duration
         package var now: @Sendable () -> Date
+        /// The doubts raised when the pass's round began (`RunFacts.doubtMark`): its verdict
+        /// settles those, and no later one.
+        package var doubtMark: Int64
 
-        package init(backoffCeiling: Duration, now: @escaping @Sendable () -> Date) {
+        package init(backoffCeiling: Duration, now: @escaping @Sendable () -> Date, doubtMark: Int64 = 0) {
             self.backoffCeiling = backoffCeiling
             self.now = now
+            self.doubtMark = doubtMark
         }
     }
 
@@ -127,6 +134,8 @@ package struct AccountPass: Sendable {
     /// The lease: needed once the pass wrote or was about to, taken when this pass took it.
     var leaseNeeded = false
     var leaseTaken = false
+    /// The row held left the list confirming the writes: the run checks the account again.
+    var checkAgain = false
     /// Passes begun, this one included, and the writes of this one and of superseded ones.
     var passes = 1
     var writes = 0
@@ -159,6 +168,9 @@ package struct AccountPass: Sendable {
     enum Phase: Sendable {
         case listing
         case leasing
+        /// A row the account recorded is missing from its list: reading its doubt, then
+        /// (`recording`) recording the proof of one server it makes, before planning.
+        case proving(DeviceList, recording: Bool)
         /// Carrying actions out; `pending` are what is left, `current` the one in flight, and
         /// `then` what comes once none is left.
         case acting(current: Operation?, pending: [Operation], then: AfterActing)
@@ -195,10 +207,8 @@ package struct AccountPass: Sendable {
         /// made afresh after a v1.32.0 add left several candidate rows.
         case add(settling: [Int], checked: Bool, again: Bool)
         case remove(id: Int, reason: PlannedAction.RemovalReason, checked: Bool, sent: Bool)
-        /// Records the row an add answered; then `settling` rows are removed, and the check for
-        /// another name of this server is made.
+        /// Records the row an add answered; then `settling` rows are removed.
         case recordAdded(id: Int, added: String?, settling: [Int])
-        case checkOtherNames(addedID: Int)
 
         init(_ action: PlannedAction) {
             switch action {

@@ -47,8 +47,11 @@ extension StateStore {
     }
 
     /// Saves a run's verdict only while the account's desire is still `snapshot`; false (and
-    /// nothing written) when it changed meanwhile.
-    func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64, ifStill snapshot: DesireSnapshot) throws -> Bool {
-        try saveStatus(status, ofAccount: id, if: { facts in facts.map { DesireSnapshot(ofAccount: id, $0) } == snapshot })
+    /// nothing written) when it changed meanwhile. Settles the doubts raised through `mark`.
+    func saveStatus(
+        _ status: AccountStatusRecord, ofAccount id: Int64, settlingDoubtsThrough mark: Int64, ifStill snapshot: DesireSnapshot
+    ) throws -> Bool {
+        try saveStatus(
+            status, ofAccount: id, settlingDoubtsThrough: mark, if: { facts in facts.map { DesireSnapshot(ofAccount: id, $0) } == snapshot })
     }
 }

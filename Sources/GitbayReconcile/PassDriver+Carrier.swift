@@ -14,12 +14,8 @@ extension PassDriver {
         let logger: Logger
         /// Requests of the clients of superseded passes.
         var spent = 0
-        /// The accounts of other names listed around this account's adds, and around the last.
-        var witnesses: [SameServerCheck.Witness] = []
-        var around: [SameServerCheck.Witness] = []
-        /// An add answered without its id, whose row the check has not settled yet.
+        /// An add answered without its id, whose row is not recorded yet.
         var addUnsettled = false
-        var holdsTurn = false
         /// The first list's exchange, started before the loop began (`startFirstList`).
         var ahead: ListAhead?
         /// The API token the client sends.

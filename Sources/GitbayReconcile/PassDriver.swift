@@ -21,7 +21,8 @@ struct PassDriver: Sendable {
     let store: StateStore
     let options: Reconciler.Options
     let logger: Logger
-    let sameServer: SameServerCheck
+    /// Where the accounts' API tokens are read.
+    let tokens: APITokens
 
     /// The account's first pass and what carries it, built outside any async frame.
     @inline(never)
@@ -53,24 +54,17 @@ struct PassDriver: Sendable {
         while !carrier.isFinished {
             await advance(carrier)
         }
-        if carrier.addUnsettled { await sameServer.doubt(carrier.around, after: carrier.pass.account) }
-        // A pass may end in its turn (an add that failed, under a lease it did not take).
-        if carrier.holdsTurn { await takeOrGiveBackTurn(carrier) }
-        let requests = carrier.spent + (await Self.requests(of: carrier.client)) + (await SameServerCheck.requests(of: carrier.witnesses))
-        return finished(carrier, requests: requests)
+        if carrier.addUnsettled { await doubtOtherNames(after: carrier.pass) }
+        return finished(carrier, requests: carrier.spent + (await Self.requests(of: carrier.client)))
     }
 
     /// Carries out the step in hand and takes the next from the pass.
     @inline(never)
     private func advance(_ carrier: Carrier) async {
-        if carrier.holdsTurn != carrier.pass.needsAddTurn {
-            await takeOrGiveBackTurn(carrier)
-        }
         let event: AccountPass.Event
         switch carrier.step {
         case .list: event = await list(carrier)
         case .add: event = await add(carrier)
-        case .checkOtherNames: event = await checkOtherNames(carrier)
         case .readAfresh: event = await readAfresh(carrier)
         case .finish: preconditionFailure("a finished pass has no step to carry out")
         default: event = await storeStep(carrier)
@@ -78,19 +72,7 @@ struct PassDriver: Sendable {
         carrier.next(after: event)
     }
 
-    /// Takes the run's add turn for a pass about to need it, or gives it back once the pass
-    /// is done with it.
-    @inline(never)
-    private func takeOrGiveBackTurn(_ carrier: Carrier) async {
-        if carrier.holdsTurn {
-            await sameServer.turns.end()
-        } else {
-            await sameServer.turns.begin { carrier.logger.debug("registration.add-waits-turn") }
-        }
-        carrier.holdsTurn.toggle()
-    }
-
-    /// The account's result, with every request its passes and their checks made.
+    /// The account's result, with every request its passes made.
     private func finished(_ carrier: Carrier, requests: Int) -> Reconciler.Reconciled {
         guard case .finish(var result) = carrier.step else { preconditionFailure("the pass has not finished") }
         result.outcome.requests = requests
@@ -140,7 +122,18 @@ struct PassDriver: Sendable {
                 return .removed
             case .record(let record):
                 try await store.recordRegistration(record)
+                carrier.addUnsettled = false
                 return .stored
+            case .readDoubt:
+                return .doubt(try await store.rowDoubt(ofAccount: account.id))
+            case .recordSameServer(let proof):
+                let new = try await store.recordSameServer(proof)
+                if new {
+                    logger.info(
+                        "instance.same-server",
+                        ["instance": proof.instance.description, "instance.other": proof.other.description, "device.id": String(proof.deviceID)])
+                }
+                return .proven(new)
             case .forget(let id, let reason):
                 logger.info("registration.forget", ["account.name": account.name, "device.id": String(id), "reason": reason.rawValue])
                 try await store.forgetRegistration(accountID: account.id, deviceID: id)
@@ -149,11 +142,13 @@ struct PassDriver: Sendable {
                 // A token refused after another process replaced it (a rotation, a sign-in) says
                 // nothing of the token stored now: the pass is planned again with that one.
                 if status.condition == .authFailed, await storedTokenChanged(carrier) { return .saved(false) }
-                return .saved(try await store.saveStatus(status, ofAccount: account.id, ifStill: snapshot))
+                return .saved(
+                    try await store.saveStatus(
+                        status, ofAccount: account.id, settlingDoubtsThrough: carrier.pass.settings.doubtMark, ifStill: snapshot))
             case .giveBackLease:
                 try? await store.releaseLeases([account.id], holder: options.leaseHolder)
                 return .leaseGivenBack
-            case .list, .add, .checkOtherNames, .readAfresh, .finish:
+            case .list, .add, .readAfresh, .finish:
                 preconditionFailure("\(carrier.step) has a function of its own")
             }
         } catch {
@@ -161,42 +156,30 @@ struct PassDriver: Sendable {
         }
     }
 
-    /// The check for another name of this server, once the row an add made is known.
-    @inline(never)
-    private func checkOtherNames(_ carrier: Carrier) async -> AccountPass.Event {
-        guard case .checkOtherNames(let id) = carrier.step else { preconditionFailure("not a check") }
-        if case .success(let client) = carrier.client {
-            await sameServer.check(carrier.pass.account, client: client, added: id, witnesses: carrier.around)
-        }
-        carrier.addUnsettled = false
-        return .otherNamesChecked
-    }
-
-    /// `device add` in the run's turn, with the accounts of other names listed just before it
-    /// kept for the check once its row is known (`SameServerCheck`).
+    /// `device add`. One that fails unanswered, or answers without the row's id (v1.32.0) and
+    /// is not settled by the pass's end, may have moved a row recorded under another name of
+    /// this server: those rows are left in doubt (`doubtOtherNames`).
     @inline(never)
     private func add(_ carrier: Carrier) async -> AccountPass.Event {
         let pass = carrier.pass
-        guard let token = pass.device.token, let current = pass.device.tokenIdentity, case .success(let client) = carrier.client else {
+        guard let token = pass.device.token, case .success(let client) = carrier.client else {
             preconditionFailure("a pass adds only with a device token and a client")
         }
-        precondition(carrier.holdsTurn, "an add is made in its turn")
-        let around = await sameServer.witnesses(for: pass.account, token: current)
-        carrier.around = around
-        carrier.witnesses += around
-        let answer: DeviceAddResult
         do {
-            answer = try await client.addDevice(token: token, label: pass.device.serverLabel)
+            let answer = try await client.addDevice(token: token, label: pass.device.serverLabel)
+            carrier.addUnsettled = answer.id == nil
+            return .added(id: answer.id)
         } catch {
-            // The add may have gone through unanswered, and moved a witness's row if its
-            // server is this one: its row is in doubt until its own pass lists again.
-            await sameServer.doubt(around, after: pass.account)
+            await doubtOtherNames(after: pass)
             return .failed(error)
         }
-        // Answered without the id (v1.32.0), the row is found in a fresh list and checked as
-        // any; a pass that ends before leaves the witnesses' rows in doubt.
-        carrier.addUnsettled = answer.id == nil && !around.isEmpty
-        return .added(id: answer.id)
+    }
+
+    /// Leaves in doubt the rows of the current token recorded under other names than the
+    /// pass's account's: a fact each of those accounts' own next pass reads.
+    private func doubtOtherNames(after pass: AccountPass) async {
+        guard let fingerprint = pass.device.tokenIdentity?.fingerprint else { return }
+        try? await store.doubtRows(holdingFingerprint: fingerprint, by: pass.account.instance, at: options.now())
     }
 
     /// The account's client for a pass; it fails like a refused token without a stored one.
@@ -218,7 +201,7 @@ struct PassDriver: Sendable {
 
     /// Whether the account's stored API token is no longer the one its client sends.
     private func storedTokenChanged(_ carrier: Carrier) async -> Bool {
-        guard let stored = try? await sameServer.tokens.token(of: carrier.pass.account) else { return false }
+        guard let stored = try? await tokens.token(of: carrier.pass.account) else { return false }
         return stored != carrier.token
     }
 
@@ -232,7 +215,7 @@ struct PassDriver: Sendable {
             let fresh = AccountPass.Fresh(
                 account: account, snapshot: snapshot, device: try await store.device(), status: try await store.status(ofAccount: id),
                 records: try await store.registrations(ofAccount: id))
-            let token = try await sameServer.tokens.token(of: account)
+            let token = try await tokens.token(of: account)
             return (.fresh(fresh), (Result { try makeClient(account, token: token) }, token))
         } catch {
             return (.failed(error), nil)

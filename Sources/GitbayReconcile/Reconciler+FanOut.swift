@@ -20,14 +20,14 @@ extension Reconciler {
 
     /// Reconciles the accounts, every instance at once, at most `options.bound(for:)` of one
     /// instance and `concurrency` in all at a time; the results in the order they ended.
-    func reconcileConcurrently(_ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret]) async -> [Reconciled] {
-        let driver = PassDriver(
-            store: store, options: options, logger: logger,
-            sameServer: SameServerCheck(store: store, tokens: tokens, configuration: options.client, logger: logger, turns: turns))
+    func reconcileConcurrently(
+        _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret], progress: Options.Listener?
+    ) async -> [Reconciled] {
+        let driver = PassDriver(store: store, options: options, logger: logger, tokens: tokens)
         let transfers = FirstLists()
         let arrivals = AsyncStream.makeStream(of: Arrival.self)
         return await withTaskCancellationHandler {
-            await fanOut(accounts, facts: facts, tokens: apiTokens, driver: driver, transfers: transfers, arrivals: arrivals)
+            await fanOut(accounts, facts: facts, tokens: apiTokens, driver: driver, transfers: transfers, arrivals: arrivals, progress: progress)
         } onCancel: {
             transfers.cancelAll()
         }
@@ -39,7 +39,7 @@ extension Reconciler {
     /// end the watcher of `stopNow`.
     private func fanOut(
         _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens apiTokens: [Int64: Secret], driver: PassDriver, transfers: FirstLists,
-        arrivals: (stream: AsyncStream<Arrival>, continuation: AsyncStream<Arrival>.Continuation)
+        arrivals: (stream: AsyncStream<Arrival>, continuation: AsyncStream<Arrival>.Continuation), progress: Options.Listener?
     ) async -> [Reconciled] {
         var queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
         let (stream, sink) = arrivals
@@ -50,7 +50,7 @@ extension Reconciler {
             }
             func startWhatFits() {
                 while !stopped, options.mayStartMore(), let (_, index) = queue.start() {
-                    options.progress?(.started(accounts[index].0))
+                    progress?(.started(accounts[index].0))
                     let carrier = driver.start(pass(accounts[index], facts), token: apiTokens[accounts[index].0.id])
                     guard let transfer = carrier.startFirstList({ sink.yield(.listed(index, $0)) }) else {
                         carryOut(index, carrier)
@@ -79,7 +79,7 @@ extension Reconciler {
                 }
                 guard let result else { continue }
                 results.append(result)
-                options.progress?(.finished(result.outcome))
+                progress?(.finished(result.outcome))
                 queue.finished(accounts[index].0.instance)
                 startWhatFits()
             }
@@ -102,7 +102,7 @@ extension Reconciler {
     /// The account's first pass, planned from what the run read.
     private func pass(_ entry: (AccountRecord, Desire), _ facts: RunFacts) -> () -> AccountPass {
         let (account, desire) = entry
-        let settings = AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now)
+        let settings = AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now, doubtMark: facts.doubtMark)
         return {
             AccountPass(
                 account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),

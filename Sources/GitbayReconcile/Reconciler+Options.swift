@@ -37,7 +37,7 @@ extension Reconciler {
         /// (`mayStartMore` false starts none); the passes that ended before are recorded as usual.
         package var stopNow: (@Sendable () async -> Void)?
         /// Told as each account's pass starts and ends (nil: nobody listens).
-        package var progress: (@Sendable (Progress) -> Void)?
+        package var progress: Listener?
         /// Who takes the accounts' leases: one command of this process.
         package var leaseHolder: LeaseHolder
         /// The OS keyring, for the tokens kept there; nil keeps every new token in the database.
@@ -45,6 +45,8 @@ extension Reconciler {
         /// The run this is, for the run history (`status --history`); nil records none.
         /// `SyncEngine.run` writes the row, in the steady verdicts' transaction when it can.
         package var history: RunHistoryRecord.Start?
+
+        package typealias Listener = @Sendable (Progress) -> Void
 
         /// What `progress` is told.
         package enum Progress: Sendable {

@@ -15,8 +15,6 @@ package struct Reconciler: Sendable {
     let store: StateStore
     let options: Options
     let logger: Logger
-    /// The adds of this reconciler's runs take turns, and what they prove is kept here.
-    let turns = AddTurns()
     /// The run history row this reconciler's rounds wrote, when `options.history` asks for one.
     let history = RunHistoryNote()
 
@@ -33,8 +31,9 @@ package struct Reconciler: Sendable {
     /// only a lease row per account, taken before its first write. The verdicts of accounts
     /// where nothing changed are recorded together at the end, in one transaction.
     ///
-    /// When a pass proves that two URLs name one server, the accounts of that server are
-    /// reconciled again at once, towards the one holder they now share.
+    /// What one round leaves for another account's own pass is taken up in the same run: the
+    /// accounts whose row was put in doubt during the round, and those of servers a proof made
+    /// in the round merged, are reconciled again at once (at most `passes` rounds in all).
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
         try await reconcileReadingTokens(only: only).outcomes
     }
@@ -42,35 +41,72 @@ package struct Reconciler: Sendable {
     /// `reconcile(only:)`, with the API tokens its passes were given, by account id: what a
     /// renewal afterwards uses, so that a run reads the keyring once, not again for it.
     func reconcileReadingTokens(only: Set<Int64>? = nil) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
-        var (outcomes, tokens) = try await reconcileRound(only: only)
-        for _ in 1..<Self.passes {
-            let proven = await turns.takeProven()
-            guard !proven.isEmpty else { break }
-            let names = try await store.serverNames()
-            let merged = Set(proven.flatMap { names.names(of: $0.instance) })
-            let again = try await reconcileRound(only: Set(try await store.accounts().filter { merged.contains($0.instance) }.map(\.id)))
-            outcomes = Self.replacing(outcomes, with: again.outcomes)
-            tokens.merge(again.tokens, uniquingKeysWith: { _, later in later })
+        var round = try await reconcileRound(only: only, progress: options.progress)
+        var (outcomes, tokens) = (round.outcomes, round.tokens)
+        for _ in 1..<Self.rounds {
+            // An account that failed in this run is not tried again in it: a hung server would
+            // cost its deadline twice. Its doubt stays for the next run.
+            let failed = Set(outcomes.filter { $0.action == .failed }.map(\.accountID))
+            let again = try await leftForAnotherRound(round, only: only).subtracting(failed)
+            guard !again.isEmpty, options.mayStartMore() else { break }
+            round = try await reconcileRound(only: again, progress: Self.changes(from: outcomes, to: options.progress))
+            outcomes = Self.replacing(outcomes, with: round.outcomes)
+            tokens.merge(round.tokens, uniquingKeysWith: { _, later in later })
         }
         return (outcomes, tokens)
     }
 
+    /// What a later round tells `progress`: only an account's outcome that says something
+    /// else than the one told already.
+    private static func changes(
+        from told: [AccountOutcome], to progress: Options.Listener?
+    ) -> Options.Listener? {
+        guard let progress else { return nil }
+        let said = Dictionary(told.map { ($0.accountID, $0.condition) }, uniquingKeysWith: { first, _ in first })
+        return { event in
+            if case .finished(let outcome) = event, outcome.action != .skipped, said[outcome.accountID] != outcome.condition { progress(event) }
+        }
+    }
+
+    /// What one round did, and what it leaves for another.
+    private struct Round {
+        var outcomes: [AccountOutcome]
+        var tokens: [Int64: Secret]
+        /// The accounts whose row left the list right after it was written.
+        var checkAgain: Set<Int64>
+        /// The doubts raised, and the server names, as the round began.
+        var doubtMark: Int64
+        var names: ServerNames
+    }
+
+    /// The accounts (of `only`, when given) the round leaves for another: those whose row was
+    /// put in doubt during it, those of the servers a proof made in it merged, and those whose
+    /// row left the list right after it was written.
+    private func leftForAnotherRound(_ round: Round, only: Set<Int64>?) async throws -> Set<Int64> {
+        let doubted = try await store.rowDoubts().filter { $0.value.raised > round.doubtMark }.keys
+        let names = try await store.serverNames()
+        let merged = try await store.accounts().filter { names.names(of: $0.instance) != round.names.names(of: $0.instance) }.map(\.id)
+        return Set(doubted).union(merged).union(round.checkAgain).filter { only?.contains($0) ?? true }
+    }
+
     /// `outcomes` with the accounts of `later` replaced by their later outcome, which counts
-    /// the requests and writes of both; accounts only `later` has come last.
+    /// the requests and writes of both, and keeps the earlier action when the later one
+    /// changed nothing; a later skip replaces nothing. Accounts only `later` has come last.
     static func replacing(_ outcomes: [AccountOutcome], with later: [AccountOutcome]) -> [AccountOutcome] {
-        var byName = Dictionary(later.map { ($0.account, $0) }, uniquingKeysWith: { first, _ in first })
+        var byID = Dictionary(later.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first })
         var result = outcomes.map { earlier -> AccountOutcome in
-            guard var replaced = byName.removeValue(forKey: earlier.account) else { return earlier }
+            guard var replaced = byID.removeValue(forKey: earlier.accountID), replaced.action != .skipped else { return earlier }
             replaced.requests += earlier.requests
             replaced.writes += earlier.writes
+            if replaced.action == .unchanged, earlier.action != .failed { replaced.action = earlier.action }
             return replaced
         }
-        result += later.filter { byName[$0.account] != nil }
+        result += later.filter { byID[$0.accountID] != nil }
         return result
     }
 
     /// One round: every account (or `only` these) reconciled once.
-    private func reconcileRound(only: Set<Int64>?) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
+    private func reconcileRound(only: Set<Int64>?, progress: Options.Listener?) async throws -> Round {
         let facts = try await store.runFacts()
         let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
@@ -78,8 +114,8 @@ package struct Reconciler: Sendable {
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
         let skipped = entries.compactMap(\.skippedOutcome)
-        if let progress = options.progress { skipped.forEach { progress(.finished($0)) } }
-        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens)
+        if let progress { skipped.forEach { progress(.finished($0)) } }
+        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens, progress: progress)
         // The full round's row goes into the run history with the steady verdicts: the run's end
         // writes it again only when it has more to say.
         let run =
@@ -98,7 +134,9 @@ package struct Reconciler: Sendable {
                 facts.accounts.compactMap { account in moves[account.id].map { (account.name, $0) } }, uniquingKeysWith: { first, _ in first })
             for index in outcomes.indices { outcomes[index].tokenMove = byName[outcomes[index].account] }
         }
-        return (outcomes, apiTokens)
+        return Round(
+            outcomes: outcomes, tokens: apiTokens, checkAgain: Set(reconciled.filter(\.checkAgain).map(\.outcome.accountID)),
+            doubtMark: facts.doubtMark, names: facts.names)
     }
 
     /// Notes why each account the round could not check was not, on its own behalf; a store
@@ -148,6 +186,8 @@ package struct Reconciler: Sendable {
     package struct Reconciled: Sendable, Equatable {
         package var outcome: AccountOutcome
         package var steady: Steady?
+        /// The account is reconciled again in the same run (`AccountPass.checkAgain`).
+        package var checkAgain = false
 
         package init(outcome: AccountOutcome, steady: Steady? = nil) {
             self.outcome = outcome
@@ -196,4 +236,8 @@ package struct Reconciler: Sendable {
     /// How many times an account is planned in one run when what it should have keeps
     /// changing under the run.
     static let passes = AccountPass.maximumPasses
+
+    /// How many rounds one run makes at most: the first, and those that take up what a round
+    /// left for another account's pass (a doubt, a proof, a row taken at once).
+    static let rounds = 4
 }

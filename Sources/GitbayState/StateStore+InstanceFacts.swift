@@ -27,15 +27,16 @@ extension StateStore {
     }
 
     /// Saves a run's verdict only while `stillValid` holds for the instance's facts as they are
-    /// now; false (and nothing written) when it does not. The account's doubts older than the
-    /// pass (`status.lastAttemptAt`) are settled with it.
+    /// now; false (and nothing written) when it does not. The account's doubts raised before
+    /// the pass's round began (`RunFacts.doubtMark`) are settled with it.
     package func saveStatus(
-        _ status: AccountStatusRecord, ofAccount id: Int64, if stillValid: @Sendable (InstanceFacts?) -> Bool
+        _ status: AccountStatusRecord, ofAccount id: Int64, settlingDoubtsThrough mark: Int64,
+        if stillValid: @Sendable (InstanceFacts?) -> Bool
     ) throws -> Bool {
         try write { database in
             guard stillValid(try Self.instanceFacts(ofAccount: id, database)) else { return false }
             try Self.insertStatus(status, ofAccount: id, database)
-            try Self.settleDoubt(ofAccount: id, listedSince: status.lastAttemptAt, database)
+            try Self.settleDoubt(ofAccount: id, raisedThrough: mark, database)
             return true
         }
     }

@@ -39,17 +39,9 @@ extension StateStore {
         return Dictionary(grouping: records, by: \.accountID)
     }
 
-    /// Every account's records of rows holding the token with this fingerprint, by account id.
-    package func registrations(holdingFingerprint fingerprint: String) throws -> [Int64: [RegistrationRecord]] {
-        try access { database in
-            let records = try database.rows(
-                "SELECT \(Self.registrationColumns) FROM registrations WHERE token_fingerprint = ? ORDER BY account_id, device_id",
-                .text(fingerprint), map: RegistrationRecord.init(row:))
-            return Dictionary(grouping: records, by: \.accountID)
-        }
-    }
-
-    /// Records a row made or adopted for an account (replacing the record of the same id).
+    /// Records a row made or adopted for an account (replacing the record of the same id), and
+    /// in the same transaction doubts the rows of other names' accounts recorded with the same
+    /// id, `added` and token (`doubtSameRows`): the row may have moved here from them.
     package func recordRegistration(_ registration: RegistrationRecord) throws {
         try write { database in
             try database.run(
@@ -59,6 +51,7 @@ extension StateStore {
                 .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
                 .int(registration.generation), .text(Timestamp.format(registration.madeAt))
             )
+            try Self.doubtSameRows(as: registration, database)
         }
     }
 

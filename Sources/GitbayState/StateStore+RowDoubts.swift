@@ -6,27 +6,84 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A doubt one account's pass leaves about another account's row: an add of the same device
-/// token under `instance`, a name not known to be another server, may have moved it. The
-/// doubted account's status is its own pass's to write; the doubt is a fact that pass reads.
+/// A doubt left about an account's row by what happened under another name that may be the
+/// same server: another account recorded a row of the same id and `added` (`deviceID` and
+/// `added` say which), or an add of the device token failed unanswered or unsettled there (no
+/// row known). The doubted account's status is its own pass's to write; the doubt is a fact
+/// that pass reads, and the proof of one server is made from it and that pass's own list.
 package struct RowDoubt: Sendable, Equatable {
     package let since: Date
-    /// The instance URL the add went to.
+    /// Where it comes in the order doubts were raised (`doubtMark`).
+    package var raised: Int64 = 0
+    /// The instance URL of what raised it.
     package let instance: String
+    package let deviceID: Int?
+    package let added: String?
+
+    package init(since: Date, instance: String, deviceID: Int? = nil, added: String? = nil) {
+        self.since = since
+        self.instance = instance
+        self.deviceID = deviceID
+        self.added = added
+    }
 }
 
 extension StateStore {
-    /// Leaves a doubt on each account's row, naming `instance` (the add's), as of `now`; an
-    /// account already in doubt keeps its earlier one.
-    package func doubtRows(ofAccounts ids: [Int64], by instance: InstanceURL, at now: Date) throws {
-        guard !ids.isEmpty else { return }
+    /// Leaves a doubt on the row of every account of another server (as far as is proven)
+    /// holding a record of the token with `fingerprint`: an add of it under `instance` failed
+    /// unanswered or was left unsettled, and may have moved that row.
+    package func doubtRows(holdingFingerprint fingerprint: String, by instance: InstanceURL, at now: Date) throws {
         try write { database in
-            for id in ids {
-                try database.run(
-                    "INSERT OR IGNORE INTO row_doubts (account_id, since, by_instance) VALUES (?, ?, ?)",
-                    .integer(id), .text(Timestamp.format(now)), .text(instance.description))
+            let names = try Self.serverNames(database)
+            let holders = try database.rows(
+                "SELECT DISTINCT r.account_id, a.instance FROM registrations r JOIN accounts a ON a.id = r.account_id WHERE r.token_fingerprint = ?",
+                .text(fingerprint)
+            ) { row throws(SQLiteError) in (try row.int64("account_id"), try row.text("instance")) }
+            for (id, text) in holders where !names.areSame(instance, text: text) {
+                try Self.doubt(id, RowDoubt(since: now, instance: instance.description), database)
             }
         }
+    }
+
+    /// After `record` was written: a doubt on every other account holding a record of the same
+    /// row (id, `added`, token), naming the recorder's instance. The row may have moved from
+    /// that account to this one (it has, when both name one server).
+    static func doubtSameRows(as record: RegistrationRecord, _ database: Database) throws(SQLiteError) {
+        guard let added = record.added, let fingerprint = record.token.fingerprint,
+            let text = try database.row(
+                "SELECT instance FROM accounts WHERE id = ?", .integer(record.accountID), map: { row throws(SQLiteError) in try row.text("instance") }
+            )
+        else { return }
+        let others = try database.rows(
+            "SELECT account_id FROM registrations WHERE account_id != ? AND device_id = ? AND added = ? AND token_fingerprint = ?",
+            .integer(record.accountID), .int(record.deviceID), .text(added), .text(fingerprint)
+        ) { row throws(SQLiteError) in try row.int64("account_id") }
+        for id in others {
+            try doubt(id, RowDoubt(since: record.madeAt, instance: text, deviceID: record.deviceID, added: added), database)
+        }
+    }
+
+    /// Writes `doubt` for the account, counted as the latest raised. One naming a row replaces
+    /// an earlier doubt; one naming none keeps the earlier one's row.
+    private static func doubt(_ id: Int64, _ doubt: RowDoubt, _ database: Database) throws(SQLiteError) {
+        try database.run("UPDATE doubts_raised SET count = count + 1")
+        let update =
+            doubt.deviceID == nil
+            ? "since = excluded.since, by_instance = excluded.by_instance, raised = excluded.raised"
+            : "since = excluded.since, by_instance = excluded.by_instance, raised = excluded.raised, device_id = excluded.device_id, added = excluded.added"
+        try database.run(
+            """
+            INSERT INTO row_doubts (account_id, since, by_instance, device_id, added, raised)
+            VALUES (?, ?, ?, ?, ?, (SELECT count FROM doubts_raised))
+            ON CONFLICT (account_id) DO UPDATE SET \(update)
+            """, .integer(id), .text(Timestamp.format(doubt.since)), .text(doubt.instance), .optionalInt(doubt.deviceID),
+            .optionalText(doubt.added))
+    }
+
+    /// How many doubts were ever raised: a doubt whose `raised` is above the mark read when a
+    /// round began was raised during it.
+    static func doubtMark(_ database: Database) throws(SQLiteError) -> Int64 {
+        try database.row("SELECT count FROM doubts_raised", map: { row throws(SQLiteError) in try row.int64("count") }) ?? 0
     }
 
     /// Every doubt, by account id.
@@ -34,9 +91,21 @@ extension StateStore {
         try access { database in try Self.rowDoubts(database) }
     }
 
-    static func rowDoubts(_ database: Database) throws(SQLiteError) -> [Int64: RowDoubt] {
-        let rows = try database.rows("SELECT account_id, since, by_instance FROM row_doubts") { row throws(SQLiteError) in
-            (try row.int64("account_id"), RowDoubt(since: try row.date("since"), instance: try row.text("by_instance")))
+    /// The account's doubt, if it has one.
+    package func rowDoubt(ofAccount id: Int64) throws -> RowDoubt? {
+        try access { database in try Self.rowDoubts(database, account: id)[id] }
+    }
+
+    static func rowDoubts(_ database: Database, account: Int64? = nil) throws(SQLiteError) -> [Int64: RowDoubt] {
+        let rows = try database.rows(
+            "SELECT account_id, since, by_instance, device_id, added, raised FROM row_doubts WHERE ? IS NULL OR account_id = ?",
+            .optionalInteger(account), .optionalInteger(account)
+        ) { row throws(SQLiteError) in
+            var doubt = RowDoubt(
+                since: try row.date("since"), instance: try row.text("by_instance"), deviceID: try row.optionalInt("device_id"),
+                added: try row.optionalText("added"))
+            doubt.raised = try row.int64("raised")
+            return (try row.int64("account_id"), doubt)
         }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
@@ -54,11 +123,17 @@ extension StateStore {
         return standing
     }
 
-    /// Clears the account's doubt raised before its pass started at `listedSince`: the pass's
-    /// list, sent after, settles it. A doubt raised during the pass stays for the next one.
-    static func settleDoubt(ofAccount id: Int64, listedSince: Date?, _ database: Database) throws(SQLiteError) {
-        guard let listedSince else { return }
-        try database.run(
-            "DELETE FROM row_doubts WHERE account_id = ? AND since <= ?", .integer(id), .text(Timestamp.format(listedSince)))
+    /// Clears the account's doubt raised before its pass's round began (`mark`, read then):
+    /// the pass's list, sent after, settles it. A doubt raised since stays for another pass.
+    static func settleDoubt(ofAccount id: Int64, raisedThrough mark: Int64, _ database: Database) throws(SQLiteError) {
+        try database.run("DELETE FROM row_doubts WHERE account_id = ? AND raised <= ?", .integer(id), .integer(mark))
+    }
+}
+
+extension ServerNames {
+    /// True when `url` and the URL written as `text` name one server; false when `text` is
+    /// not a URL.
+    func areSame(_ url: InstanceURL, text: String) -> Bool {
+        (try? InstanceURL(parsing: text)).map { areSame(url, $0) } ?? false
     }
 }

@@ -33,6 +33,8 @@ package struct RunFacts: Sendable {
     package let leases: [Int64: LeaseRecord]
     /// The database as these facts were read.
     package let version: DatabaseVersion
+    /// How many doubts had been raised (`RowDoubt.raised`) as these facts were read.
+    package var doubtMark: Int64 = 0
 
     /// Who holds the token on each instance depends on these: what `allFacts` would read now
     /// if the database were still as it was.
@@ -123,11 +125,11 @@ extension StateStore {
                             place: TokenPlace(column: try row.optionalText("store")), item: try row.optionalText("keyring_item")
                         )
                     },
-                    leases: try Self.allLeases(database), version: try database.version()
+                    leases: try Self.allLeases(database), version: try database.version(), doubtMark: try Self.doubtMark(database)
                 )
             }
         }
-        return RunFacts(
+        var facts = RunFacts(
             device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
             preferred: read.preferred, names: read.names,
             apiTokens: Dictionary(read.apiTokens.compactMap { row in row.token.map { (row.id, $0) } }, uniquingKeysWith: { first, _ in first }),
@@ -137,6 +139,8 @@ extension StateStore {
             leases: Dictionary(read.leases.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first }),
             version: read.version
         )
+        facts.doubtMark = read.doubtMark
+        return facts
     }
 
     /// The keyring item of each row: the one it names, else the item named after its account.
@@ -170,7 +174,7 @@ extension StateStore {
                 guard try Self.save(verdict, database) else { continue }
                 written.insert(verdict.accountID)
                 if doubted[verdict.accountID] != nil {
-                    try Self.settleDoubt(ofAccount: verdict.accountID, listedSince: verdict.status.lastAttemptAt, database)
+                    try Self.settleDoubt(ofAccount: verdict.accountID, raisedThrough: read?.doubtMark ?? 0, database)
                 }
             }
             return written

@@ -68,7 +68,8 @@ struct AccountPassCase: Sendable, CustomTestStringConvertible {
         case .remove(let id, let reason): "remove \(id) (\(reason.rawValue))"
         case .record(let record): "record \(record.deviceID)"
         case .forget(let id, let reason): "forget \(id) (\(reason.rawValue))"
-        case .checkOtherNames(let id): "check other names \(id)"
+        case .readDoubt: "read doubt"
+        case .recordSameServer(let proof): "record one server \(proof.instance.host) \(proof.other.host) (\(proof.deviceID))"
         case .save(let status, _):
             "save \(status.condition.rawValue)" + (status.failures > 0 ? " after \(status.failures) failure" : "")
                 + (status.listETag.map { ", tag \($0)" } ?? "")
@@ -89,6 +90,17 @@ private func fresh(_ desire: Desire?) -> AccountPass.Fresh? {
         device: AccountPassCase.device, status: AccountStatusRecord(), records: [])
 }
 
+/// A doubt left by a record of row `row` (same `added`) under another instance URL.
+private func doubt(row: Int) -> RowDoubt {
+    RowDoubt(since: AccountPassCase.now, instance: "https://other.example", deviceID: row, added: AccountPassCase.added)
+}
+
+private func freshRecording(_ id: Int) -> AccountPass.Fresh? {
+    AccountPass.Fresh(
+        account: AccountPassCase.account(), snapshot: DesireSnapshot(desire: .hold, generation: 1, label: "laptop"),
+        device: AccountPassCase.device, status: AccountStatusRecord(), records: [AccountPassCase.record(id)])
+}
+
 private let heldElsewhere = LeaseRecord(accountID: 1, holderPID: 4242, holderID: "other", takenAt: AccountPassCase.now, expiresAt: .distantFuture)
 private let timedOut = GitbayError(
     kind: .transport(.timedOut(.request, limit: .seconds(30))), account: "ann@gitbay.example", command: ["notifications", "device", "list"])
@@ -98,14 +110,13 @@ private let passCases: [AccountPassCase] = [
         name: "the row recorded and listed: nothing written, no lease, a steady verdict", records: [7], first: "list",
         exchanges: [PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "finish unchanged registered, 0 writes, steady")]),
     AccountPassCase(
-        name: "a first add answered with its id: recorded, checked against other names, its tag from a fresh list", first: "list",
+        name: "a first add answered with its id: recorded, its tag from a fresh list", first: "list",
         exchanges: [
             PassExchange(.listed([], etag: "\"e0\""), "take lease"),
             PassExchange(.lease(.taken), "check still wanted"),
             PassExchange(.stillWanted(true), "add"),
             PassExchange(.added(id: 7), "record 7"),
-            PassExchange(.stored, "check other names 7"),
-            PassExchange(.otherNamesChecked, "list"),
+            PassExchange(.stored, "list"),
             // The fresh list completes the record (the row's `added`), then vouches with its tag.
             PassExchange(.listed([AccountPassCase.row(7)], etag: "\"e1\""), "record 7"),
             PassExchange(.stored, "save registered, tag \"e1\""),
@@ -113,17 +124,46 @@ private let passCases: [AccountPassCase] = [
             PassExchange(.leaseGivenBack, "finish added registered, 1 writes"),
         ]),
     AccountPassCase(
-        name: "an add answered without its id (v1.32.0): a list finds the row, then the check", first: "list",
+        name: "an add answered without its id (v1.32.0): a list finds the row", first: "list",
         exchanges: [
             PassExchange(.listed([], etag: nil), "take lease"),
             PassExchange(.lease(.taken), "check still wanted"),
             PassExchange(.stillWanted(true), "add"),
             PassExchange(.added(id: nil), "list"),
             PassExchange(.listed([AccountPassCase.row(9)], etag: nil), "record 9"),
-            PassExchange(.stored, "check other names 9"),
-            PassExchange(.otherNamesChecked, "save registered"),
+            PassExchange(.stored, "save registered"),
             PassExchange(.saved(true), "give back lease"),
             PassExchange(.leaseGivenBack, "finish added registered, 1 writes"),
+        ]),
+    AccountPassCase(
+        name: "a recorded row gone, doubted by a record of it under another name: one server, proven, and planned again", records: [7],
+        first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.doubt(doubt(row: 7)), "record one server gitbay.example other.example (7)"),
+            PassExchange(.proven(true), "read afresh"),
+            PassExchange(.fresh(fresh(.release)), "list"),
+        ]),
+    AccountPassCase(
+        name: "a recorded row gone, the proof known already: planned as any gone row", records: [7], first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.doubt(doubt(row: 7)), "record one server gitbay.example other.example (7)"),
+            PassExchange(.proven(false), "take lease"),
+        ]),
+    AccountPassCase(
+        name: "a recorded row gone, with no doubt, or one about another row or with no row: nothing proven", records: [7], first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.doubt(nil), "take lease"),
+            PassExchange(.lease(.recordsChanged), "read afresh"),
+            PassExchange(.fresh(freshRecording(7)), "list"),
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.doubt(doubt(row: 8)), "take lease"),
+            PassExchange(.lease(.recordsChanged), "read afresh"),
+            PassExchange(.fresh(freshRecording(7)), "list"),
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.doubt(RowDoubt(since: AccountPassCase.now, instance: "https://other.example")), "take lease"),
         ]),
     AccountPassCase(
         name: "a pause: the recorded row is removed, then its record forgotten", desire: .release, state: .paused, records: [7], first: "list",

@@ -80,6 +80,32 @@ struct FailureIsolationTests {
         #expect(status.listETag == nil && status.etagBasis == nil)
     }
 
+    @Test("a hung server delays no add on another: a row reaped there is added again within that account's own deadline")
+    func hungServerDelaysNoAdd() async throws {
+        let (hung, healthy) = (try FakeGitbayServer(), try FakeGitbayServer())
+        let world = try await ReconcileWorld()
+        let ann = try await world.signIn(hung, "ann")
+        let ben = try await world.signIn(healthy, "ben")
+        try await world.setToken()
+        let first = try await world.run()
+        #expect(first.values.allSatisfy { $0.action == .added && !$0.isFailure }, "\(first)")
+        // ann's server now takes connections and never answers; ben's row is reaped.
+        healthy.deleteDevice(id: try #require(healthy.devices(of: "ben").first?.id))
+        hung.inject(.hang, command: "notifications device", times: 10)
+        // A request may wait 10 s, every account's requests 5 s in all: were ben's add to wait
+        // on anything of ann's server, its own deadline would be over before it was sent.
+        var client = Self.fast
+        client.transport.requestTimeout = .seconds(10)
+        client.deadline = .seconds(5)
+
+        let outcomes = try await world.run(client: client)
+        let added = try #require(outcomes[ben.name])
+        #expect(added.action == .reAdded && !added.isFailure, "\(added)")
+        #expect(healthy.devices(of: "ben").count == 1)
+        #expect(outcomes[ann.name]?.isFailure == true, "\(outcomes)")
+        #expect(try await world.store.status(ofAccount: ben.id).condition == .registered)
+    }
+
     @Test("an account whose token failed is not called again until it signs in again")
     func authFailedIsSkipped() async throws {
         let server = try FakeGitbayServer()

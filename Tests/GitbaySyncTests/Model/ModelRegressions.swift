@@ -154,5 +154,12 @@ enum ModelRegressions {
                 .relogin(4, crash: nil),
                 .run(concurrency: 4, crash: nil),
             ]),
+        ModelSchedule(
+            name: "a first run stopped before its first add, then a run of four at once", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00xyPDruoKNrKYRZSkxqmZg3vS", label: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 2, afterServerApplied: false)),
+                .run(concurrency: 4, crash: nil),
+            ]),
     ]
 }

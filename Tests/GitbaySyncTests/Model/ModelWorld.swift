@@ -510,8 +510,10 @@ final class ModelWorld {
         let result = await command(["accounts", "--json"])
         let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
         if holdersToo, currentToken != nil {
-            let said = Dictionary(rows.map { ($0["account"] as? String ?? "", $0["condition"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
-            for holder in holders(try await signedIn()) where said[name(holder)] != "registered" {
+            let said = Dictionary(
+                rows.map { ($0["account"] as? String ?? "", "\($0["condition"] as? String ?? "") (\($0["detail"] as? String ?? ""))") },
+                uniquingKeysWith: { a, _ in a })
+            for holder in holders(try await signedIn()) where said[name(holder)]?.hasPrefix("registered (") != true {
                 throw ModelViolation(
                     step: number, message: "\(name(holder)), the holder, is said \(said[name(holder)] ?? "nothing") right after a fault-free run")
             }

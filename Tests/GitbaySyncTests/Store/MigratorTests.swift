@@ -175,7 +175,7 @@ struct LegacyRecordTests {
                 DROP TABLE run_history; DROP TABLE distinct_servers;
                 ALTER TABLE account_status DROP COLUMN unchecked_reason; ALTER TABLE account_status DROP COLUMN unchecked_since;
                 ALTER TABLE account_status DROP COLUMN unchecked_runs; DROP TABLE row_doubts; DROP TABLE pending_mints;
-                ALTER TABLE accounts DROP COLUMN push_off;
+                ALTER TABLE accounts DROP COLUMN push_off; DROP TABLE doubts_raised;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql
