@@ -54,6 +54,7 @@ extension AccountPass {
             return nextOperation()
         case (.add(let settling, false, let again), .stillWanted(true)):
             phase = continuing(.add(settling: settling, checked: true, again: again))
+            addSentAt = settings.now()
             return .add
         case (.remove(let id, let reason, false, _), .stillWanted(true)):
             phase = continuing(.remove(id: id, reason: reason, checked: true, sent: false))

@@ -136,6 +136,9 @@ package struct AccountPass: Sendable {
     var leaseTaken = false
     /// The row held left the list confirming the writes: the run checks the account again.
     var checkAgain = false
+    /// When this account's latest add in the run was sent: a row recorded by another account
+    /// before it is one that add may have moved (`StateStore.recordRegistration`).
+    var addSentAt: Date?
     /// Passes begun, this one included, and the writes of this one and of superseded ones.
     var passes = 1
     var writes = 0

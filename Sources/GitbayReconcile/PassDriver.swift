@@ -121,7 +121,7 @@ struct PassDriver: Sendable {
                 _ = try await carrier.client.get().removeDevice(id: id)
                 return .removed
             case .record(let record):
-                try await store.recordRegistration(record)
+                try await store.recordRegistration(record, afterAddSentAt: carrier.pass.addSentAt)
                 carrier.addUnsettled = false
                 return .stored
             case .readDoubt:

@@ -39,10 +39,11 @@ extension StateStore {
         return Dictionary(grouping: records, by: \.accountID)
     }
 
-    /// Records a row made or adopted for an account (replacing the record of the same id), and
-    /// in the same transaction doubts the rows of other names' accounts recorded with the same
-    /// id, `added` and token (`doubtSameRows`): the row may have moved here from them.
-    package func recordRegistration(_ registration: RegistrationRecord) throws {
+    /// Records a row made or adopted for an account (replacing the record of the same id). When
+    /// the account's add sent at `addSentAt` made or moved it, the same transaction doubts the
+    /// rows other accounts recorded before then with the same id, `added` and token
+    /// (`doubtSameRows`): the add may have moved the row here from them.
+    package func recordRegistration(_ registration: RegistrationRecord, afterAddSentAt addSentAt: Date? = nil) throws {
         try write { database in
             try database.run(
                 "INSERT OR REPLACE INTO registrations (\(Self.registrationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -51,7 +52,7 @@ extension StateStore {
                 .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
                 .int(registration.generation), .text(Timestamp.format(registration.madeAt))
             )
-            try Self.doubtSameRows(as: registration, database)
+            if let addSentAt { try Self.doubtSameRows(as: registration, recordedBefore: addSentAt, database) }
         }
     }
 

@@ -46,17 +46,22 @@ extension StateStore {
     }
 
     /// After `record` was written: a doubt on every other account holding a record of the same
-    /// row (id, `added`, token), naming the recorder's instance. The row may have moved from
-    /// that account to this one (it has, when both name one server).
-    static func doubtSameRows(as record: RegistrationRecord, _ database: Database) throws(SQLiteError) {
+    /// row (id, `added` or none known, token) made before the add that gave `record` was sent,
+    /// naming the recorder's instance. The row may have moved from that account to this one (it
+    /// has, when both name one server). A record made after the add was sent cannot be of a row
+    /// it moved: two servers' rows of one id and millisecond, added at once, prove nothing. A
+    /// record without `added` is doubted too, but proves nothing (`AccountPass.proving`).
+    static func doubtSameRows(as record: RegistrationRecord, recordedBefore addSentAt: Date, _ database: Database) throws(SQLiteError) {
         guard let added = record.added, let fingerprint = record.token.fingerprint,
             let text = try database.row(
                 "SELECT instance FROM accounts WHERE id = ?", .integer(record.accountID), map: { row throws(SQLiteError) in try row.text("instance") }
             )
         else { return }
         let others = try database.rows(
-            "SELECT account_id FROM registrations WHERE account_id != ? AND device_id = ? AND added = ? AND token_fingerprint = ?",
-            .integer(record.accountID), .int(record.deviceID), .text(added), .text(fingerprint)
+            """
+            SELECT account_id FROM registrations
+            WHERE account_id != ? AND device_id = ? AND (added = ? OR added IS NULL) AND token_fingerprint = ? AND made_at < ?
+            """, .integer(record.accountID), .int(record.deviceID), .text(added), .text(fingerprint), .text(Timestamp.format(addSentAt))
         ) { row throws(SQLiteError) in try row.int64("account_id") }
         for id in others {
             try doubt(id, RowDoubt(since: record.madeAt, instance: text, deviceID: record.deviceID, added: added), database)
@@ -64,12 +69,12 @@ extension StateStore {
     }
 
     /// Writes `doubt` for the account, counted as the latest raised. One naming a row replaces
-    /// an earlier doubt; one naming none keeps the earlier one's row.
+    /// an earlier doubt; one naming none keeps the earlier one's row and the instance it names.
     private static func doubt(_ id: Int64, _ doubt: RowDoubt, _ database: Database) throws(SQLiteError) {
         try database.run("UPDATE doubts_raised SET count = count + 1")
         let update =
             doubt.deviceID == nil
-            ? "since = excluded.since, by_instance = excluded.by_instance, raised = excluded.raised"
+            ? "since = excluded.since, raised = excluded.raised, by_instance = iif(device_id IS NULL, excluded.by_instance, by_instance)"
             : "since = excluded.since, by_instance = excluded.by_instance, raised = excluded.raised, device_id = excluded.device_id, added = excluded.added"
         try database.run(
             """

@@ -161,5 +161,41 @@ enum ModelRegressions {
                 .run(concurrency: 1, crash: ModelCrash(atRequest: 2, afterServerApplied: false)),
                 .run(concurrency: 4, crash: nil),
             ]),
+        // Found by the model: rows of one id and millisecond on the two instances, and a row
+        // then gone from an account under the first instance's other name (moved by a crashed
+        // run's add there), must not prove the other instance the same server.
+        ModelSchedule(
+            name: "a coincidence of id and time, then a crashed add under the other name", returnsDeviceID: [false, true],
+            steps: [
+                .setToken("c0ffee00e7aLUVrShigJQVaN8URyxPNv", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 6, afterServerApplied: true)),
+                .clearDevice(crash: nil),
+            ]),
+        ModelSchedule(
+            name: "a coincidence of id and time, then crashed runs of one account at a time", returnsDeviceID: [false, false],
+            steps: [
+                .setToken("https://push.example.org/up/wt2xpy", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 4, afterServerApplied: true)),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 4, afterServerApplied: false)),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 4, afterServerApplied: false)),
+            ]),
+        ModelSchedule(
+            name: "a coincidence of id and time, a crashed run, then a whole one", returnsDeviceID: [true, false],
+            steps: [
+                .setToken("70e93d3251b75cd78f93c92c8fd7f24d521b4538defaf6feb5cfe0f2f678a008", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 6, afterServerApplied: true)),
+                .run(concurrency: 1, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "a sign-in under the other name after a crashed run, then the same token again", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("DEVTiv", label: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
+                .relogin(4, crash: nil),
+                .setToken("DEVTiv", label: nil),
+            ]),
     ]
 }

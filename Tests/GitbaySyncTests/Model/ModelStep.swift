@@ -41,6 +41,8 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     /// The instance answers the next device list with a 429 carrying this `Retry-After`, in a
     /// run; this device's clock then moves past the longest wait a run sets.
     case hostileWait(instance: Int, retryAfter: String)
+    /// The instance takes connections and never answers, for one run.
+    case hungServer(instance: Int)
     /// This device's clock moves 61 days on: the API tokens signed in so far (90 days) are
     /// within a third of their lifetime of expiry, and the next run rotates them.
     case nearExpiry
@@ -50,7 +52,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
             .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash), .secondMachine(let crash):
             crash
-        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .nearExpiry:
+        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .nearExpiry:
             nil
         }
     }
@@ -75,6 +77,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .alongsideRun(let step): ".alongsideRun(\(step))"
         case .secondMachine(let value): ".secondMachine(crash: \(crash(value)))"
         case .hostileWait(let instance, let value): ".hostileWait(instance: \(instance), retryAfter: \(quoted(value)))"
+        case .hungServer(let instance): ".hungServer(instance: \(instance))"
         case .nearExpiry: ".nearExpiry"
         }
     }

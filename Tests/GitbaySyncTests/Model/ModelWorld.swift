@@ -326,6 +326,9 @@ final class ModelWorld {
         case .hostileWait(let instance, let retryAfter):
             try await hostileWait(instance, retryAfter: retryAfter, number: number)
             worldMoved = true
+        case .hungServer(let instance):
+            try await hungRun(instance, number: number)
+            worldMoved = true
         case .nearExpiry:
             // Two thirds of the tokens' lifetime pass on this device's clock: the next run rotates
             // them. Once only until a fault-free run has: twice would let them expire on their
@@ -398,6 +401,26 @@ final class ModelWorld {
                 throw ModelViolation(step: number, message: "Retry-After \(retryAfter) stored a wait until \(Timestamp.format(next))")
             }
         }
+        clockAhead += Double(FailurePolicy.longestWait.components.seconds) + 3600
+        for server in servers { server.clockAhead = clockAhead }
+    }
+
+    /// A run while `instance` takes connections and never answers: the other instance's
+    /// accounts end it as a fault-free run leaves them, rows and verdicts, within their own
+    /// deadline; the hung one's are left as they were. This device's clock then moves past the
+    /// waits the failures set.
+    private func hungRun(_ instance: Int, number: Int) async throws {
+        servers[instance].inject(.hang, command: "notifications device", times: 1000)
+        var configuration = client
+        configuration.transport.requestTimeout = .seconds(4)
+        configuration.deadline = .seconds(2)
+        let result = await command(["run", "--json"], client: configuration)
+        servers[instance].clearFaults()
+        guard [0, 1].contains(result.code) else {
+            throw ModelViolation(step: number, message: "a run beside a hung instance \(instance) ended \(result.code): \(result.err)")
+        }
+        try await checkDesiredRows(number, of: [1 - instance])
+        try await checkRegisteredIsTrue(number, holdersToo: true, of: [1 - instance])
         clockAhead += Double(FailurePolicy.longestWait.components.seconds) + 3600
         for server in servers { server.clockAhead = clockAhead }
     }
@@ -476,17 +499,17 @@ final class ModelWorld {
     /// (2) After a fault-free run every account holds exactly its desired rows: the holder of
     /// each instance one row of the current token with this device's label, every other
     /// account of ours (shadowed, paused, signed out, or no token) none of this device's.
-    private func checkDesiredRows(_ number: Int) async throws {
+    private func checkDesiredRows(_ number: Int, of instances: Set<Int> = [0, 1]) async throws {
         let store = try await cli.store()
         let names = try await signedIn()
         let serverLabel = "\(label) [\(try await store.device().installMarker)]"
         let holders = holders(names)
         // Both names of instance 0 wanting the token, after a fault-free run: that run's moves
         // must have proven them one server.
-        if currentToken != nil, holders.filter({ Self.users[$0].1 == 0 }).count > 1 {
+        if currentToken != nil, instances.contains(0), holders.filter({ Self.users[$0].1 == 0 }).count > 1 {
             throw ModelViolation(step: number, message: "instance 0's two names each have a holder, and were not found to be one server")
         }
-        for (index, (user, instance, _)) in Self.users.enumerated() {
+        for (index, (user, instance, _)) in Self.users.enumerated() where instances.contains(instance) {
             let account = names[name(index)]
             let holder = holders.first { Self.users[$0].1 == instance }
             let ours = servers[instance].devices(of: user).filter { heldTokens.contains($0.token) }
@@ -506,14 +529,15 @@ final class ModelWorld {
     /// (4) `accounts` says registered only when the account's row holds the current token; and,
     /// right after a fault-free run on its own (`holdersToo`), it says registered for every
     /// holder: no other account's pass took that verdict away.
-    private func checkRegisteredIsTrue(_ number: Int, holdersToo: Bool = false) async throws {
+    private func checkRegisteredIsTrue(_ number: Int, holdersToo: Bool = false, of instances: Set<Int> = [0, 1]) async throws {
         let result = await command(["accounts", "--json"])
         let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
         if holdersToo, currentToken != nil {
             let said = Dictionary(
                 rows.map { ($0["account"] as? String ?? "", "\($0["condition"] as? String ?? "") (\($0["detail"] as? String ?? ""))") },
                 uniquingKeysWith: { a, _ in a })
-            for holder in holders(try await signedIn()) where said[name(holder)]?.hasPrefix("registered (") != true {
+            for holder in holders(try await signedIn())
+            where instances.contains(Self.users[holder].1) && said[name(holder)]?.hasPrefix("registered (") != true {
                 throw ModelViolation(
                     step: number, message: "\(name(holder)), the holder, is said \(said[name(holder)] ?? "nothing") right after a fault-free run")
             }
