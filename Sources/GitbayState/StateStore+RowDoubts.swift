@@ -46,25 +46,28 @@ extension StateStore {
     }
 
     /// After `record` was written: a doubt on every other account holding a record of the same
-    /// row (id, `added` or none known, token) made before the add that gave `record` was sent,
-    /// naming the recorder's instance. The row may have moved from that account to this one (it
-    /// has, when both name one server). A record made after the add was sent cannot be of a row
-    /// it moved: two servers' rows of one id and millisecond, added at once, prove nothing. A
-    /// record without `added` is doubted too, but proves nothing (`AccountPass.proving`).
+    /// row (id and token, `added` the same where both know it), naming the recorder's instance:
+    /// the row may have moved from that account to this one (it has, when both name one
+    /// server). The doubt names the row, for the proof of one server (`AccountPass.proving`),
+    /// only where both records know the same `added` and the other was made before the add that
+    /// gave `record` was sent: two servers' rows of one id and millisecond, added at once, prove
+    /// nothing.
     static func doubtSameRows(as record: RegistrationRecord, recordedBefore addSentAt: Date, _ database: Database) throws(SQLiteError) {
-        guard let added = record.added, let fingerprint = record.token.fingerprint,
+        guard let fingerprint = record.token.fingerprint,
             let text = try database.row(
                 "SELECT instance FROM accounts WHERE id = ?", .integer(record.accountID), map: { row throws(SQLiteError) in try row.text("instance") }
             )
         else { return }
         let others = try database.rows(
             """
-            SELECT account_id FROM registrations
-            WHERE account_id != ? AND device_id = ? AND (added = ? OR added IS NULL) AND token_fingerprint = ? AND made_at < ?
-            """, .integer(record.accountID), .int(record.deviceID), .text(added), .text(fingerprint), .text(Timestamp.format(addSentAt))
-        ) { row throws(SQLiteError) in try row.int64("account_id") }
-        for id in others {
-            try doubt(id, RowDoubt(since: record.madeAt, instance: text, deviceID: record.deviceID, added: added), database)
+            SELECT account_id, added IS NOT NULL AND added IS ?1 AND made_at < ?2 AS before FROM registrations
+            WHERE account_id != ?3 AND device_id = ?4 AND token_fingerprint = ?5 AND (?1 IS NULL OR added IS NULL OR added = ?1)
+            """, .optionalText(record.added), .text(Timestamp.format(addSentAt)), .integer(record.accountID), .int(record.deviceID),
+            .text(fingerprint)
+        ) { row throws(SQLiteError) in (try row.int64("account_id"), try row.int("before") != 0) }
+        for (id, before) in others {
+            let row = before ? (record.deviceID, record.added) : nil
+            try doubt(id, RowDoubt(since: record.madeAt, instance: text, deviceID: row?.0, added: row?.1), database)
         }
     }
 

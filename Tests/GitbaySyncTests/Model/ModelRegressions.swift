@@ -197,5 +197,20 @@ enum ModelRegressions {
                 .relogin(4, crash: nil),
                 .setToken("DEVTiv", label: nil),
             ]),
+        ModelSchedule(
+            name: "a sign-in under the other name cut short, then a run beside a hung instance", returnsDeviceID: [false, false],
+            steps: [
+                .setToken("22f006fc8a3fb3b7436b21225696e1d96a6e6cd468c7d5944d9fb38489435012", label: nil),
+                .relogin(4, crash: ModelCrash(atRequest: 3, afterServerApplied: false)),
+                .hungServer(instance: 1),
+            ]),
+        ModelSchedule(
+            name: "a run cut short, then the same token again: the row taken under the other name", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("e1deecc2817b9b4164d321190763eb3b15e49b1d5f266abd6d61f1866f8fdd9e", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 3, afterServerApplied: false)),
+                .setToken("e1deecc2817b9b4164d321190763eb3b15e49b1d5f266abd6d61f1866f8fdd9e", label: nil),
+            ]),
     ]
 }

@@ -419,6 +419,8 @@ final class ModelWorld {
         guard [0, 1].contains(result.code) else {
             throw ModelViolation(step: number, message: "a run beside a hung instance \(instance) ended \(result.code): \(result.err)")
         }
+        try await syncAccounts(number)
+        try await followServerNames(number)
         try await checkDesiredRows(number, of: [1 - instance])
         try await checkRegisteredIsTrue(number, holdersToo: true, of: [1 - instance])
         clockAhead += Double(FailurePolicy.longestWait.components.seconds) + 3600
