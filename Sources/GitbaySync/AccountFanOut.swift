@@ -39,9 +39,11 @@ struct AccountFanOut: Sendable {
         let outcome: Result<Value, any Error>
     }
 
-    /// Calls `body` for every account, in the accounts' order in the results.
+    /// Calls `body` for every account, in the accounts' order in the results; `started` and
+    /// `answered` are told as each account's call starts and as its answer lands.
     func run<Value: Sendable>(
-        _ accounts: [AccountRecord], _ body: @escaping @Sendable (GitbayClient) async throws -> Value
+        _ accounts: [AccountRecord], started: (@Sendable (AccountRecord) -> Void)? = nil, answered: (@Sendable (Answer<Value>) -> Void)? = nil,
+        _ body: @escaping @Sendable (GitbayClient) async throws -> Value
     ) async -> [Answer<Value>] {
         let bounds = bounds
         let read: Result<[Int64: Result<Secret, KeyringUnavailable>], any Error>
@@ -52,7 +54,12 @@ struct AccountFanOut: Sendable {
         }
         let answers = await RunQueue.perform(
             accounts.enumerated().map { ($1.instance, $0) }, overall: bounds.concurrency, perInstance: bounds.bound(for:)
-        ) { index in (index, await call(accounts[index], read, body)) }
+        ) { index in
+            started?(accounts[index])
+            let answer = await call(accounts[index], read, body)
+            answered?(answer)
+            return (index, answer)
+        }
         let results = Dictionary(answers, uniquingKeysWith: { first, _ in first })
         return accounts.indices.compactMap { results[$0] }
     }

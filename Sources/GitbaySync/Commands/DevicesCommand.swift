@@ -36,7 +36,7 @@ struct DevicesCommand: ListingCommand {
 
 extension CommandRunner {
     /// `devices [<account>]`: every account's server device list (or one's), asked concurrently,
-    /// with this device's rows marked.
+    /// with this device's rows marked, each printed as it lands (`liveFanOut`).
     fileprivate func devices(_ name: String?) async throws -> ExitCode {
         let store = try await openExistingStore()
         let accounts = try await accounts(only: name, in: store)
@@ -45,20 +45,22 @@ extension CommandRunner {
         for account in accounts {
             records[account.id] = try await store.registrations(ofAccount: account.id)
         }
-        let results = await fanOut(store).run(accounts) { client in try await Self.fullList(client) }
-
-        let lists = results.map { result in
+        let (kept, now) = (records, context.now())
+        let list = { @Sendable (result: AccountFanOut.Answer<[ServerDevice]>) in
             DevicesOutput.AccountList(
                 account: result.account,
                 listed: result.outcome.map { rows in
-                    let ownership = RowOwnership(device: device, records: records[result.account.id] ?? [], rows: rows)
+                    let ownership = RowOwnership(device: device, records: kept[result.account.id] ?? [], rows: rows)
                     return rows.map { ListedDevice(row: $0, kind: ownership.kind(of: $0)) }
                 }.mapError { DevicesOutput.ListingError(message: "\($0)") })
         }
-        show(DevicesOutput(lists: lists, now: context.now()))
+        let results = await liveFanOut(accounts, store: store, asking: { try await Self.fullList($0) }, text: { list($0).text(now: now) })
+        let lists = results.answers.map(list)
+        if global.json || accounts.isEmpty { show(DevicesOutput(lists: lists, now: now)) }
         let failures = lists.compactMap { list in list.error.map { (list.account.name, $0) } }
-        let summary = PartialFailureSummary(failures: failures, total: accounts.count)
-        return finish(summary)
+        let code = finish(PartialFailureSummary(failures: failures, total: accounts.count))
+        if results.interrupted { try stoppedAsking(accounts, answered: lists.map(\.account)) }
+        return code
     }
 }
 

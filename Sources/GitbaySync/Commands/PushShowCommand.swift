@@ -1,3 +1,4 @@
+import GitbayAPI
 import GitbaySupport
 
 #if canImport(FoundationEssentials)
@@ -31,18 +32,22 @@ struct PushShowCommand: ListingCommand {
 }
 
 extension CommandRunner {
-    /// `push show [<account>]`: the push switch of each account (or one), asked concurrently.
+    /// `push show [<account>]`: the push switch of each account (or one), asked concurrently,
+    /// each printed as it lands (`liveFanOut`).
     fileprivate func showPush(account name: String?) async throws -> ExitCode {
         let store = try await openExistingStore()
         let accounts = try await accounts(only: name, in: store)
-        let results = await fanOut(store).run(accounts) { client in try await client.settings() }
-        let switches = results.map { result in
+        let width = accounts.map { TerminalText.escaped($0.name).count }.max() ?? 0
+        let entry = { @Sendable (result: AccountFanOut.Answer<NotificationSettings>) in
             PushShowOutput.Switch(account: result.account.name, push: try? result.outcome.get().push, error: result.outcome.failureText)
         }
-        show(PushShowOutput(switches: switches))
+        let results = await liveFanOut(accounts, store: store, asking: { try await $0.settings() }, text: { [entry($0).text(width: width)] })
+        let switches = results.answers.map(entry)
+        if global.json || accounts.isEmpty { show(PushShowOutput(switches: switches)) }
         let failures = switches.compactMap { entry in entry.error.map { (entry.account, $0) } }
-        let summary = PartialFailureSummary(failures: failures, total: accounts.count)
-        return finish(summary)
+        let code = finish(PartialFailureSummary(failures: failures, total: accounts.count))
+        if results.interrupted { try stoppedAsking(accounts, answered: results.answers.map(\.account)) }
+        return code
     }
 }
 
@@ -53,6 +58,13 @@ struct PushShowOutput: CommandOutput {
         /// The switch; nil when it could not be read.
         let push: Bool?
         let error: String?
+
+        /// The account's line, its name padded to `width`.
+        func text(width: Int) -> String {
+            let name = TerminalText.escaped(account)
+            let padded = name + String(repeating: " ", count: max(0, width - name.count))
+            return "\(padded)  push " + (push.map { $0 ? "on" : "off" } ?? "unknown (see below)")
+        }
     }
 
     let switches: [Switch]
@@ -74,10 +86,6 @@ struct PushShowOutput: CommandOutput {
     var text: [String] {
         guard !switches.isEmpty else { return ["No accounts. Sign in with `gitbay-sync login <instance-url>`."] }
         let width = switches.map { TerminalText.escaped($0.account).count }.max() ?? 0
-        return switches.map { entry in
-            let name = TerminalText.escaped(entry.account)
-            let padded = name + String(repeating: " ", count: width - name.count)
-            return "\(padded)  push " + (entry.push.map { $0 ? "on" : "off" } ?? "unknown (see below)")
-        }
+        return switches.map { $0.text(width: width) }
     }
 }
