@@ -212,5 +212,29 @@ enum ModelRegressions {
                 .run(concurrency: 1, crash: ModelCrash(atRequest: 3, afterServerApplied: false)),
                 .setToken("e1deecc2817b9b4164d321190763eb3b15e49b1d5f266abd6d61f1866f8fdd9e", label: nil),
             ]),
+        ModelSchedule(
+            name: "reaps on both instances and a crashed prefer, then a run of one at a time", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("DEVTi7", label: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 7, afterServerApplied: true)),
+                .setToken("c0ffee00o7P9kVa4Gdfi2QV9rpdQ8hcV", label: nil),
+                .run(concurrency: 4, crash: nil),
+                .prefer(3, crash: nil),
+                .reap(instance: 1, pick: 5),
+                .reap(instance: 0, pick: 0),
+                .prefer(1, crash: ModelCrash(atRequest: 8, afterServerApplied: false)),
+                .run(concurrency: 1, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "the token taken on the other instance, a prefer under the other name, a new token", returnsDeviceID: [true, false],
+            steps: [
+                .relogin(4, crash: nil),
+                .setToken("761bf7131971f90e70a5bb6421448e47a6528f8e1d31f93ec6603c074732ac30", label: "work"),
+                .run(concurrency: 4, crash: nil),
+                .takeToken(instance: 1),
+                .prefer(4, crash: nil),
+                .setToken("DEVTOKEN", label: nil),
+                .run(concurrency: 1, crash: nil),
+            ]),
     ]
 }
