@@ -82,11 +82,14 @@ package struct Reconciler: Sendable {
     /// The accounts (of `only`, when given) the round leaves for another: those whose row was
     /// put in doubt during it, those of the servers a proof made in it merged, and those whose
     /// row left the list right after it was written.
+    /// A steady run reads two small tables here, not every account.
     private func leftForAnotherRound(_ round: Round, only: Set<Int64>?) async throws -> Set<Int64> {
-        let doubted = try await store.rowDoubts().filter { $0.value.raised > round.doubtMark }.keys
+        var again = try await store.accountsDoubted(after: round.doubtMark).union(round.checkAgain)
         let names = try await store.serverNames()
-        let merged = try await store.accounts().filter { names.names(of: $0.instance) != round.names.names(of: $0.instance) }.map(\.id)
-        return Set(doubted).union(merged).union(round.checkAgain).filter { only?.contains($0) ?? true }
+        if names != round.names {
+            again.formUnion(try await store.accounts().filter { names.names(of: $0.instance) != round.names.names(of: $0.instance) }.map(\.id))
+        }
+        return again.filter { only?.contains($0) ?? true }
     }
 
     /// `outcomes` with the accounts of `later` replaced by their later outcome, which counts

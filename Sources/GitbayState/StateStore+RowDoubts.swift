@@ -99,6 +99,16 @@ extension StateStore {
         try access { database in try Self.rowDoubts(database) }
     }
 
+    /// The accounts whose doubt was raised after `mark` (`doubtMark`).
+    package func accountsDoubted(after mark: Int64) throws -> Set<Int64> {
+        try access { database in
+            Set(
+                try database.rows("SELECT account_id FROM row_doubts WHERE raised > ?", .integer(mark)) { row throws(SQLiteError) in
+                    try row.int64("account_id")
+                })
+        }
+    }
+
     /// The account's doubt, if it has one.
     package func rowDoubt(ofAccount id: Int64) throws -> RowDoubt? {
         try access { database in try Self.rowDoubts(database, account: id)[id] }
