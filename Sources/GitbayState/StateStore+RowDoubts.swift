@@ -94,11 +94,6 @@ extension StateStore {
         try database.row("SELECT count FROM doubts_raised", map: { row throws(SQLiteError) in try row.int64("count") }) ?? 0
     }
 
-    /// Every doubt, by account id.
-    package func rowDoubts() throws -> [Int64: RowDoubt] {
-        try access { database in try Self.rowDoubts(database) }
-    }
-
     /// The accounts whose doubt was raised after `mark` (`doubtMark`).
     package func accountsDoubted(after mark: Int64) throws -> Set<Int64> {
         try access { database in
