@@ -32,8 +32,9 @@ package struct Reconciler: Sendable {
     /// where nothing changed are recorded together at the end, in one transaction.
     ///
     /// What one round leaves for another account's own pass is taken up in the same run: the
-    /// accounts whose row was put in doubt during the round, and those of servers a proof made
-    /// in the round merged, are reconciled again at once (at most `passes` rounds in all).
+    /// accounts whose row was put in doubt during the round, those of servers a proof made in
+    /// it merged, and those whose row left the list right after it was written are reconciled
+    /// again at once (at most `rounds` rounds in all).
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
         try await reconcileReadingTokens(only: only).outcomes
     }
@@ -81,8 +82,8 @@ package struct Reconciler: Sendable {
 
     /// The accounts (of `only`, when given) the round leaves for another: those whose row was
     /// put in doubt during it, those of the servers a proof made in it merged, and those whose
-    /// row left the list right after it was written.
-    /// A steady run reads two small tables here, not every account.
+    /// row left the list right after it was written. A steady run reads two small tables here,
+    /// not every account.
     private func leftForAnotherRound(_ round: Round, only: Set<Int64>?) async throws -> Set<Int64> {
         var again = try await store.accountsDoubted(after: round.doubtMark).union(round.checkAgain)
         let names = try await store.serverNames()
