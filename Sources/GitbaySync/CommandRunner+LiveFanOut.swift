@@ -31,15 +31,10 @@ extension CommandRunner {
         _ accounts: [AccountRecord], store: StateStore, asking body: @escaping @Sendable (GitbayClient) async throws -> Value,
         text: @escaping @Sendable (AccountFanOut.Answer<Value>) -> [String]
     ) async -> LiveAnswers<Value> {
-        let (shutdown, json, shows) = (context.shutdown, global.json, context.console.errorIsTerminal && !global.json)
+        let (shutdown, json) = (context.shutdown, global.json)
         shutdown.claim()
-        let live = RunProgressOutput(
-            shows: shows, delay: context.statusLine.delay, width: context.width(of: 2), now: context.now, out: context.console.out,
-            errRaw: context.console.errRaw, order: accounts.map(\.id))
-        let ticker = Task { [tick = context.statusLine.tick] in
-            guard shows else { return }
-            while !Task.isCancelled, (try? await tick()) != nil { live.refresh() }
-        }
+        let live = progressOutput(order: accounts.map(\.id))
+        let ticker = live.ticking(context.statusLine.tick)
         let fan = fanOut(store)
         let work = Task {
             await fan.run(
@@ -59,6 +54,14 @@ extension CommandRunner {
         live.end()
         let interrupted = shutdown.phase != .running
         return LiveAnswers(answers: interrupted ? answers.filter { !Self.isStop($0.outcome) } : answers, interrupted: interrupted)
+    }
+
+    /// What prints each account's line as it is done, and the status line on a terminal (not
+    /// under `--json`), the lines kept in `order` there.
+    func progressOutput(order: [Int64]) -> RunProgressOutput {
+        RunProgressOutput(
+            shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
+            now: context.now, out: context.console.out, errRaw: context.console.errRaw, order: order)
     }
 
     /// After a stop: says which accounts' answers never landed, and ends the command by the

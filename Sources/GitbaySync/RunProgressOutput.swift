@@ -103,6 +103,15 @@ package final class RunProgressOutput: Sendable {
     /// The accounts told done so far, with the line printed for each (nil: none).
     var done: [Int64: String?] { state.withLock { $0.done } }
 
+    /// Draws the line again at each `tick` until the task is cancelled; a task that ends at
+    /// once where the line is not shown.
+    func ticking(_ tick: @escaping @Sendable () async throws -> Void) -> Task<Void, Never> {
+        Task { [shows] in
+            guard shows else { return }
+            while !Task.isCancelled, (try? await tick()) != nil { refresh() }
+        }
+    }
+
     /// Draws the line again as time has passed.
     func refresh() {
         state.withLock { state in

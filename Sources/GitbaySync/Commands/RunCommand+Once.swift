@@ -37,9 +37,7 @@ extension CommandRunner {
         let names = records.map(\.name)
         let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
         let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
-        let live = RunProgressOutput(
-            shows: context.console.errorIsTerminal && !global.json, delay: context.statusLine.delay, width: context.width(of: 2),
-            now: context.now, out: context.console.out, errRaw: context.console.errRaw, order: records.map(\.id))
+        let live = progressOutput(order: records.map(\.id))
         let entries = try await liveEntries(
             store, concurrency: concurrency, now: now, live: live, width: width,
             history: historyTrigger(unattended: unattended))
@@ -85,10 +83,7 @@ extension CommandRunner {
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
         let (journal, json, counts, fit, clock) = (journalOut, global.json, global.verbosity > 0, textWidth, context.now)
-        let ticker = Task { [tick = context.statusLine.tick, shows = context.console.errorIsTerminal && !json] in
-            guard shows else { return }
-            while !Task.isCancelled, (try? await tick()) != nil { live.refresh() }
-        }
+        let ticker = live.ticking(context.statusLine.tick)
         let work = Task {
             try await reconcileEntries(
                 store, concurrency: concurrency, honourBackoff: !now, mayStartMore: { shutdown.phase == .running },
