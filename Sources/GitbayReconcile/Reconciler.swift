@@ -50,7 +50,7 @@ package struct Reconciler: Sendable {
             let failed = Set(outcomes.filter { $0.action == .failed }.map(\.accountID))
             let again = try await leftForAnotherRound(round, only: only).subtracting(failed)
             guard !again.isEmpty, options.mayStartMore() else { break }
-            round = try await reconcileRound(only: again, progress: Self.changes(from: outcomes, to: options.progress))
+            round = try await reconcileRound(only: again, progress: Self.changes(from: outcomes, to: options.progress), later: true)
             outcomes = Self.replacing(outcomes, with: round.outcomes)
             tokens.merge(round.tokens, uniquingKeysWith: { _, later in later })
         }
@@ -110,7 +110,9 @@ package struct Reconciler: Sendable {
     }
 
     /// One round: every account (or `only` these) reconciled once.
-    private func reconcileRound(only: Set<Int64>?, progress: Options.Listener?) async throws -> Round {
+    /// A `later` round notes no account as unchecked: a skip there replaces nothing the first
+    /// round found (`replacing`).
+    private func reconcileRound(only: Set<Int64>?, progress: Options.Listener?, later: Bool = false) async throws -> Round {
         let facts = try await store.runFacts()
         let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
@@ -132,7 +134,7 @@ package struct Reconciler: Sendable {
             }
         await recordSteadyVerdicts(&reconciled, read: facts, run: run)
         var outcomes = Self.sorted(skipped + reconciled.map(\.outcome), facts)
-        await noteUnchecked(outcomes, facts)
+        if !later { await noteUnchecked(outcomes, facts) }
         if !moves.isEmpty {
             let byName = Dictionary(
                 facts.accounts.compactMap { account in moves[account.id].map { (account.name, $0) } }, uniquingKeysWith: { first, _ in first })
