@@ -31,7 +31,16 @@ extension GitbayClient {
 
     /// Sends `call` and returns a successful answer; a `304` here is malformed.
     func answer(to call: Call, command: [String]) async throws(GitbayError) -> HTTPResponse {
-        switch try await send(call, command: command, ahead: nil) {
+        try await awaiting { completion in
+            start(call, command: command) { [self] reply in
+                completion(Result { () throws(GitbayError) in try answer(reply.get(), command: command) })
+            }
+        }
+    }
+
+    /// A successful answer; a `304` here is malformed.
+    func answer(_ reply: Reply, command: [String]) throws(GitbayError) -> HTTPResponse {
+        switch reply {
         case .answer(let response):
             return response
         case .notModified(let status):
@@ -39,95 +48,8 @@ extension GitbayClient {
         }
     }
 
-    /// Sends `call`, retrying as the policy allows, and returns the first answer that is not an error.
-    /// What it logs and how it classifies are non-async steps, kept out of the frames an
-    /// account's task holds while its request is in flight. `ahead`: the first attempt's
-    /// exchange, already started (`startListAhead`).
-    func send(_ call: Call, command: [String], ahead: ListAhead?) async throws(GitbayError) -> Reply {
-        let request = makeRequest(call)
-        if let ahead, firstAttemptAt == nil { firstAttemptAt = ahead.sentAt }
-        var attempt = 0
-        while true {
-            attempt += 1
-            let sent = attempt == 1 ? ahead : nil
-            let left = if let sent { sent.left } else { try timeLeft(command: command) }
-            noteAttempt(attempt, of: request, command: command)
-            let failure: GitbayError
-            do throws(GitbayError) {
-                if let sent { return try classify(sent.result, command: command, within: sent.left) }
-                return try await exchange(request, command: command, within: left)
-            } catch {
-                failure = error
-            }
-            guard let delay = delayBeforeRetrying(after: failure, attempt: attempt, command: command) else { throw failure }
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                throw GitbayError(kind: .transport(.cancelled), account: accountName, command: command)
-            }
-        }
-    }
-
-    /// Counts the request and logs it.
-    private func noteAttempt(_ attempt: Int, of request: HTTPRequest, command: [String]) {
-        requestCount += 1
-        logger.debug(
-            "gitbay.request",
-            [
-                "gitbay.command": command.joined(separator: " "), "http.method": request.method, "request.attempt": String(attempt),
-            ])
-    }
-
-    /// What is left of the deadline for the next attempt, counting from the client's first
-    /// request; nil when there is no deadline. Throws a deadline timeout when nothing is left.
-    private func timeLeft(command: [String]) throws(GitbayError) -> Duration? {
-        guard let deadline = configuration.deadline else { return nil }
-        let now = ContinuousClock.now
-        let start = firstAttemptAt ?? now
-        firstAttemptAt = start
-        let left = deadline - start.duration(to: now)
-        guard left > .zero else {
-            throw GitbayError(kind: .transport(.timedOut(.deadline, limit: deadline)), account: accountName, command: command)
-        }
-        return left
-    }
-
-    /// Whether an attempt made after waiting `delay` would start before the deadline.
-    private func startsBeforeDeadline(after delay: Duration) -> Bool {
-        guard let deadline = configuration.deadline, let start = firstAttemptAt else { return true }
-        return start.duration(to: .now) + delay < deadline
-    }
-
-    /// How long to wait before trying again after `failure`; nil when it is not to be retried,
-    /// or when the retry would start past the deadline. Logs either way.
-    private func delayBeforeRetrying(after failure: GitbayError, attempt: Int, command: [String]) -> Duration? {
-        let commandText = command.joined(separator: " ")
-        let delay = configuration.retry.delay(afterAttempt: attempt, failedWith: failure, unitRandom: configuration.random())
-        guard let delay, startsBeforeDeadline(after: delay) else {
-            var failedMetadata = metadata(of: failure, command: commandText, attempt: attempt)
-            if delay != nil { failedMetadata["retry.past_deadline"] = "true" }
-            logger.info("gitbay.request.failed", failedMetadata)
-            return nil
-        }
-        var retryMetadata = metadata(of: failure, command: commandText, attempt: attempt)
-        retryMetadata["retry.delay_ms"] = String(delay.roundedUpMilliseconds)
-        logger.info("gitbay.request.retrying", retryMetadata)
-        return delay
-    }
-
-    /// One HTTP exchange, classified; `left` (what is left of the deadline) bounds its timeouts.
-    private func exchange(_ request: HTTPRequest, command: [String], within left: Duration?) async throws(GitbayError) -> Reply {
-        let result: Result<HTTPResponse, TransportError>
-        do throws(TransportError) {
-            result = .success(try await transport.send(request, limits: limits(within: left)))
-        } catch {
-            result = .failure(error)
-        }
-        return try classify(result, command: command, within: left)
-    }
-
     /// What one exchange, sent with `left` of the deadline, answered.
-    private func classify(_ result: Result<HTTPResponse, TransportError>, command: [String], within left: Duration?) throws(GitbayError) -> Reply {
+    func classify(_ result: Result<HTTPResponse, TransportError>, command: [String], within left: Duration?) throws(GitbayError) -> Reply {
         switch result {
         case .success(let response): return try reply(to: response, command: command)
         case .failure(let error):
@@ -159,7 +81,14 @@ extension GitbayClient {
         }
     }
 
-    nonisolated func makeRequest(_ call: Call) -> HTTPRequest {
+    /// The limits of one attempt, with `left` of the deadline.
+    func limits(within left: Duration?) -> TransportConfiguration {
+        var limits = configuration.transport
+        limits.responseHeaders = Self.responseHeaders
+        return left.map(limits.limited(to:)) ?? limits
+    }
+
+    func makeRequest(_ call: Call) -> HTTPRequest {
         var headers: [(name: String, value: String)] = [
             ("Authorization", "Bearer " + apiToken.exposedValue),
             ("Accept", "application/json"),
@@ -191,7 +120,7 @@ extension GitbayClient {
         }
     }
 
-    private func metadata(of error: GitbayError, command: String, attempt: Int) -> [String: String] {
+    func metadata(of error: GitbayError, command: String, attempt: Int) -> [String: String] {
         var metadata = ["gitbay.command": command, "request.attempt": String(attempt), "error.kind": error.kind.logName]
         if let status = error.httpStatus { metadata["http.status"] = String(status) }
         if let exitCode = error.exitCode { metadata["gitbay.exit_code"] = String(exitCode) }

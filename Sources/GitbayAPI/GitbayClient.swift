@@ -1,4 +1,5 @@
 import GitbaySupport
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -12,21 +13,27 @@ import Foundation
 /// It talks to `instance` only, over connections of `configuration.connections` that it may
 /// share with other accounts' clients of the same instance, and sends the API token only in the
 /// `Authorization` header: never in a URL, a log line or an error.
-package actor GitbayClient {
-    package nonisolated let instance: InstanceURL
+///
+/// Every command can be started with a completion (`start`) or awaited: a run's accounts are
+/// carried out from completions, with no task waiting on their requests.
+package final class GitbayClient: Sendable {
+    package let instance: InstanceURL
     /// The account, as `user@host`; names the account in errors and log lines.
-    package nonisolated let accountName: String
+    package let accountName: String
     let apiToken: Secret
     let configuration: ClientConfiguration
     let logger: Logger
     let transport: any HTTPTransport
+    private let state: Mutex<State>
 
-    /// HTTP requests sent so far, retries included.
-    package internal(set) var requestCount = 0
-    /// When the first request started: the configuration's deadline counts from it.
-    var firstAttemptAt: ContinuousClock.Instant?
-    /// Every secret this client has sent, redacted from any server message it reports.
-    private(set) var sentSecrets: [Secret]
+    /// What the client's requests change.
+    private struct State {
+        var requestCount = 0
+        /// When the first request started: the configuration's deadline counts from it.
+        var firstAttemptAt: ContinuousClock.Instant?
+        /// Every secret this client has sent, redacted from any server message it reports.
+        var sentSecrets: [Secret]
+    }
 
     package init(
         instance: InstanceURL,
@@ -38,16 +45,41 @@ package actor GitbayClient {
         self.instance = instance
         self.accountName = accountName
         self.apiToken = apiToken
-        sentSecrets = [apiToken]
+        state = Mutex(State(sentSecrets: [apiToken]))
         self.configuration = configuration
         self.logger = logger.with(["account.name": accountName])
         transport = configuration.http
     }
 
+    /// HTTP requests sent so far, retries included.
+    package var requestCount: Int { state.withLock { $0.requestCount } }
+
     /// Adds a secret this client learnt (a token a server minted for it) to those redacted from
     /// any server message it reports.
     func noteSecret(_ secret: Secret) {
-        if !sentSecrets.contains(secret) { sentSecrets.append(secret) }
+        state.withLock { state in
+            if !state.sentSecrets.contains(secret) { state.sentSecrets.append(secret) }
+        }
+    }
+
+    /// The secrets to redact from a server's message.
+    var sentSecrets: [Secret] { state.withLock { $0.sentSecrets } }
+
+    /// Counts a request sent.
+    func countRequest() {
+        state.withLock { $0.requestCount += 1 }
+    }
+
+    /// When the first request started, if one did.
+    var firstAttemptAt: ContinuousClock.Instant? { state.withLock { $0.firstAttemptAt } }
+
+    /// When the deadline started: `now` if no request was sent yet.
+    func deadlineStart(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        state.withLock { state in
+            let start = state.firstAttemptAt ?? now
+            state.firstAttemptAt = start
+            return start
+        }
     }
 
     /// The answer's header fields a client reads: a list's `ETag` and a limit's `Retry-After`
@@ -66,17 +98,6 @@ package actor GitbayClient {
         return whoAmI
     }
 
-    /// `notifications device add --label <label>` with the push token on stdin. The label is
-    /// always sent: re-adding without one resets it. Safe to retry: the server upserts on the token.
-    package func addDevice(token: Secret, label: String) async throws(GitbayError) -> DeviceAddResult {
-        let words = ["notifications", "device", "add"]
-        let call = Call.write(argv: words + ["--label", label], stdin: token)
-        if !sentSecrets.contains(token) { sentSecrets.append(token) }
-        let response = try await answer(to: call, command: words)
-        // v1.32.0 answers without an id; a server omitting empty data gives none either.
-        return try decode(DeviceAddResult.self, from: response, command: words) ?? DeviceAddResult(id: nil)
-    }
-
     /// Proves the token may write, changing nothing: `device add` with no token on stdin is
     /// refused as a usage error (exit 2) for a token that may write, and as denied (exit 4)
     /// for a read-only one, which the dispatcher turns away before reading the arguments.
@@ -88,35 +109,6 @@ package actor GitbayClient {
             _ = try await answer(to: .write(argv: words, stdin: nil), command: words)
         } catch  where error.kind == .usage || error.kind == .pushDisabled {
             // Both come from past the scope check.
-        }
-    }
-
-    /// `notifications device list` over `GET /api/v1/read`; `.notModified` when `etag` still
-    /// matches. `ahead`: its first exchange, sent with the same tag (`startListAhead`).
-    package func listDevices(ifNoneMatch etag: String?, ahead: ListAhead? = nil) async throws(GitbayError) -> DeviceList {
-        let words = Self.listWords
-        precondition(ahead == nil || ahead?.etag == etag, "a list sent ahead with another tag")
-        switch try await send(.read(argv: words, ifNoneMatch: etag), command: words, ahead: ahead) {
-        case .notModified(let status):
-            guard etag != nil else {
-                // A 304 to an unconditional request is not an answer this client can use.
-                throw GitbayError(kind: .malformed, account: accountName, command: words, httpStatus: status)
-            }
-            return .notModified
-        case .answer(let response):
-            let devices = try decode([ServerDevice].self, from: response, command: words) ?? []
-            return .list(devices, etag: ServerAnswer.entityTag(response.headers["etag"]))
-        }
-    }
-
-    /// `notifications device remove <id>`; a 404 (missing, or another user's) means already gone.
-    package func removeDevice(id: Int) async throws(GitbayError) -> RemoveOutcome {
-        let words = ["notifications", "device", "remove"]
-        do {
-            _ = try await answer(to: .write(argv: words + [String(id)], stdin: nil), command: words)
-            return .removed
-        } catch  where error.kind == .notFound {
-            return .alreadyGone
         }
     }
 

@@ -14,10 +14,12 @@ extension AccountPass {
 
     /// A failure: recorded with its condition and wait (and the list tag forgotten), except a
     /// stop on purpose, which is not the account's failure. A list confirming writes that
-    /// fails only leaves no tag to remember.
+    /// fails only leaves no tag to remember; stopped, it ends the pass as any stop does (a
+    /// verdict saved then could find the account changed, and plan again after the stop).
     mutating func failed(_ error: any Error) -> Step {
         switch phase {
         case .confirming, .acting(_, _, .confirmed):
+            guard !Self.isCancellation(error) else { break }
             remember(nil, basis: nil)
             return succeeded()
         case .readingAfresh:

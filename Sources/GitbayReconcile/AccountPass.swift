@@ -13,7 +13,7 @@ import Foundation
 /// is here: what to ask the list with, what the answer calls for, the lease before the first
 /// write, the check before each write that what it plans for is still wanted, the row an add
 /// answered without its id, the list that confirms writes, the verdict, how a failure is
-/// recorded, and when to plan again. `PassDriver` carries the steps out, and nothing else.
+/// recorded, and when to plan again. `PassPool` carries the steps out, and nothing else.
 ///
 /// A pass is planned for one desire (`DesireSnapshot`). When it changes under the pass (a new
 /// token, a pause, another holder), the pass stops writing, reads the account afresh and plans
@@ -73,9 +73,8 @@ package struct AccountPass: Sendable {
         case noClient(any Error)
     }
 
-    /// An account as read afresh for another pass; nil when it is signed out. A class, so that
-    /// an event carrying it stays small in the driver's frames.
-    package final class Fresh: Sendable {
+    /// An account as read afresh for another pass; nil when it is signed out.
+    package struct Fresh: Sendable {
         package let account: AccountRecord
         package let snapshot: DesireSnapshot
         package let device: DeviceRecord

@@ -28,7 +28,7 @@ extension AccountRemoval {
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: reconciler.options.client,
             logger: reconciler.logger)
         let result = await revoke(stored, with: client, outcome: &outcome)
-        outcome.requests += await client.requestCount
+        outcome.requests += client.requestCount
         return result
     }
 

@@ -201,14 +201,8 @@ package struct Reconciler: Sendable {
         }
     }
 
-    /// The verdict of a pass where nothing changed, and the desire it was planned for. A
-    /// class, so that a step or result that carries it through the async frames of an account
-    /// in flight holds a reference rather than two verdicts.
-    package final class Steady: Sendable, Equatable {
-        package static func == (lhs: Steady, rhs: Steady) -> Bool {
-            lhs.verdict == rhs.verdict && lhs.snapshot == rhs.snapshot
-        }
-
+    /// The verdict of a pass where nothing changed, and the desire it was planned for.
+    package struct Steady: Sendable, Equatable {
         package let verdict: SteadyVerdict
         package let snapshot: DesireSnapshot
 

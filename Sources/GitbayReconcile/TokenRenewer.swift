@@ -90,7 +90,7 @@ struct TokenRenewer: Sendable {
             logger.info("token.renew-failed", ["error": "\(error)"])
             renewal.failure = String(describing: error)
         }
-        outcome.requests += await client.requestCount
+        outcome.requests += client.requestCount
         outcome.tokenRenewal = renewal
         if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
     }
@@ -160,7 +160,7 @@ struct TokenRenewer: Sendable {
     private func discard(_ token: Secret, named name: String, item: String?, of account: AccountRecord, outcome: inout AccountOutcome) async {
         let own = GitbayClient(instance: account.instance, apiToken: token, accountName: account.name, configuration: options.client, logger: logger)
         let revoked = (try? await own.revokeToken(named: name)) != nil
-        outcome.requests += await own.requestCount
+        outcome.requests += own.requestCount
         guard revoked else { return }
         if let item { guard (try? await deleteItem(item)) != nil else { return } }
         try? await store.forgetStaleTokenNames([name], ofAccount: account.id)

@@ -35,13 +35,13 @@ struct ClientDeadlineTests {
         #expect(error.kind == .transport(.timedOut(.deadline, limit: .milliseconds(400))))
         #expect(error.description.contains("the requests took longer than the account's 400ms deadline"), "\(error)")
         #expect(server.requests().count == 1)
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
 
         // Once the deadline is over, nothing more is sent.
         let next = try #require(await #expect(throws: GitbayError.self) { try await client.settings() })
         #expect(next.kind == .transport(.timedOut(.deadline, limit: .milliseconds(400))))
         #expect(server.requests().count == 1)
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
     }
 
     @Test("a retry that would start past the deadline is not made: the last failure is the answer")

@@ -112,7 +112,7 @@ struct ConnectionSharingTests {
 
         #expect(try await bob.whoami().username == "bob")
         #expect(try await alice.whoami().username == "alice")
-        #expect(await bob.requestCount == 1)
+        #expect(bob.requestCount == 1)
         #expect(first.connectionCount == 2)
     }
 
@@ -127,7 +127,7 @@ struct ConnectionSharingTests {
         #expect(try await accounts[1].client.whoami().username == "user1")
         // libcurl sends a request again, once, when a connection it reused breaks before any
         // answer; the client's own retries (none here) are not needed.
-        #expect(await accounts[1].client.requestCount == 1)
+        #expect(accounts[1].client.requestCount == 1)
         #expect(server.connectionCount == 2)
         #expect(server.requests().map(\.status) == [200, 0, 200])
         #expect(server.requests().map(\.user) == ["user0", "user1", "user1"])

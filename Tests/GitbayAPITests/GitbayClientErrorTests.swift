@@ -1,5 +1,6 @@
 import Foundation
 import GitbayFake
+import Synchronization
 import TestSupport
 import Testing
 
@@ -104,7 +105,7 @@ struct GitbayClientErrorTests {
         #expect(error.httpStatus == row.status)
         #expect(error.exitCode == row.exitCode)
         #expect(error.account == "alice@\(try InstanceURL(parsing: server.baseURL).authority)")
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
     }
 
     @Test("401: a revoked token and an unknown token both fail auth, without a retry", arguments: [true, false])
@@ -117,7 +118,7 @@ struct GitbayClientErrorTests {
         let error = try #require(await #expect(throws: GitbayError.self) { try await client.whoami() })
         #expect(error.kind == .authFailed && error.httpStatus == 401 && error.exitCode == nil)
         #expect(error.serverMessage == "invalid or expired token")
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
     }
 
     @Test("a reset connection is a transport failure")
@@ -153,7 +154,7 @@ struct GitbayClientErrorTests {
             return
         }
         #expect(!error.isRetryable)
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
         #expect(!error.description.contains(token))
     }
 
@@ -195,7 +196,47 @@ struct GitbayClientErrorTests {
         task.cancel()
         let error = try #require(await #expect(throws: GitbayError.self) { try await task.value })
         #expect(error.kind == .transport(.cancelled))
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
+    }
+
+    @Test("cancelling during the wait before a retry ends it at once, with nothing more sent")
+    func cancellationWhileWaiting() async throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let client = try TestClients.make(server, token: server.mintToken(for: "alice"), retry: RetryPolicy(maxRetryAfter: .seconds(60)))
+        server.inject(.rateLimited(retryAfter: 30), command: "whoami")
+        let task = Task { () throws(GitbayError) -> WhoAmI in try await client.whoami() }
+        while server.requests().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let error = try #require(await #expect(throws: GitbayError.self) { try await task.value })
+        #expect(error.kind == .transport(.cancelled))
+        #expect(cancelledAt.duration(to: .now) < .seconds(20), "not after the 30 s wait")
+        #expect(server.requests().count == 1)
+        #expect(client.requestCount == 1)
+    }
+
+    @Test("a command started with a completion and cancelled ends once, cancelled")
+    func startedAndCancelled() async throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let client = try TestClients.make(server, token: server.mintToken(for: "alice"), requestTimeout: .seconds(60))
+        server.inject(.hang, command: "notifications device list")
+        let answers = Mutex<[Result<DeviceList, GitbayError>]>([])
+        let transfer = client.startListingDevices(ifNoneMatch: nil) { result in answers.withLock { $0.append(result) } }
+        while server.requests().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        transfer.cancel()
+        transfer.cancel()
+        while answers.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let ended = answers.withLock { $0 }
+        #expect(ended.count == 1)
+        guard case .failure(let error) = ended.first else {
+            Issue.record("expected a failure, got \(ended)")
+            return
+        }
+        #expect(error.kind == .transport(.cancelled))
     }
 
     @Test("an answer past the size limit aborts the transfer")
@@ -226,7 +267,7 @@ struct GitbayClientErrorTests {
         #expect(error.kind == .transport(.redirect(status: 302, target: target)))
         #expect(error.description.contains(target))
         #expect(elsewhere.requests().isEmpty)
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
     }
 
     // MARK: Retries
@@ -238,7 +279,7 @@ struct GitbayClientErrorTests {
         let client = try TestClients.make(server, token: server.mintToken(for: "alice"))
         server.inject(.status(503, body: #"{"protocol_version":1,"error":"busy"}"#, headers: ["Retry-After": "0"]), command: "whoami")
         #expect(try await client.whoami().username == "alice")
-        #expect(await client.requestCount == 2)
+        #expect(client.requestCount == 2)
         #expect(server.requests().map(\.status) == [503, 200])
     }
 
@@ -259,7 +300,7 @@ struct GitbayClientErrorTests {
             #expect(!succeeds)
             #expect(error.httpStatus == 502)
         }
-        #expect(await client.requestCount == requests)
+        #expect(client.requestCount == requests)
     }
 
     @Test("a reset, then the write limit, then success: device add is retried safely")
@@ -272,7 +313,7 @@ struct GitbayClientErrorTests {
         let result = try await client.addDevice(token: Secret(GitbayClientTests.pushToken), label: "laptop")
         #expect(result.id != nil)
         #expect(server.devices(of: "alice").count == 1)
-        #expect(await client.requestCount == 3)
+        #expect(client.requestCount == 3)
     }
 
     @Test("non-retryable answers are sent once", arguments: [ClientCall.add, .whoami])
@@ -282,6 +323,6 @@ struct GitbayClientErrorTests {
         let client = try TestClients.make(server, token: server.mintToken(for: "alice", scope: .read))
         server.apiEnabled = call == .whoami ? false : true
         _ = await #expect(throws: GitbayError.self) { try await call.run(client) }
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
     }
 }

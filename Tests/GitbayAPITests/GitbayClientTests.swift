@@ -29,7 +29,7 @@ struct GitbayClientTests {
         let client = try TestClients.make(server, token: server.mintToken(for: "alice"))
         let whoAmI = try await client.whoami()
         #expect(whoAmI == WhoAmI(username: "alice"))
-        #expect(await client.requestCount == 1)
+        #expect(client.requestCount == 1)
     }
 
     @Test("device add sends the token on stdin and the label in argv, and returns the id")
@@ -112,9 +112,9 @@ struct GitbayClientTests {
             Issue.record("expected a list with an ETag")
             return
         }
-        let before = await client.requestCount
+        let before = client.requestCount
         #expect(try await client.listDevices(ifNoneMatch: etag) == .notModified)
-        #expect(await client.requestCount == before + 1)
+        #expect(client.requestCount == before + 1)
         #expect(server.requests().last?.status == 304)
         #expect(server.requests().last?.headers["if-none-match"] == etag)
 

@@ -102,6 +102,7 @@ private func freshRecording(_ id: Int) -> AccountPass.Fresh? {
 }
 
 private let heldElsewhere = LeaseRecord(accountID: 1, holderPID: 4242, holderID: "other", takenAt: AccountPassCase.now, expiresAt: .distantFuture)
+private let stopped = GitbayError(kind: .transport(.cancelled), account: "ann@gitbay.example", command: ["notifications", "device", "list"])
 private let timedOut = GitbayError(
     kind: .transport(.timedOut(.request, limit: .seconds(30))), account: "ann@gitbay.example", command: ["notifications", "device", "list"])
 
@@ -122,6 +123,17 @@ private let passCases: [AccountPassCase] = [
             PassExchange(.stored, "save registered, tag \"e1\""),
             PassExchange(.saved(true), "give back lease"),
             PassExchange(.leaseGivenBack, "finish added registered, 1 writes"),
+        ]),
+    AccountPassCase(
+        name: "a stop during the list confirming an add ends the pass as a stop: no verdict saved, no pass planned after it", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: "\"e0\""), "take lease"),
+            PassExchange(.lease(.taken), "check still wanted"),
+            PassExchange(.stillWanted(true), "add"),
+            PassExchange(.added(id: 7), "record 7"),
+            PassExchange(.stored, "list"),
+            PassExchange(.failed(stopped), "give back lease"),
+            PassExchange(.leaseGivenBack, "finish failed pending, 1 writes"),
         ]),
     AccountPassCase(
         name: "an add answered without its id (v1.32.0): a list finds the row", first: "list",

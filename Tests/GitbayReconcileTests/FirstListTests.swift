@@ -9,9 +9,9 @@ import TransportSupport
 @testable import GitbayReconcile
 @testable import GitbaySupport
 
-/// Every pass's first list is started with no task waiting for it (`HTTPTransport.start`); a
-/// `304` that finishes the pass is taken where it arrives, and any other answer is the first
-/// attempt of the pass's own list, never sent again.
+/// Every request of a run's passes is started with no task waiting for it
+/// (`HTTPTransport.start`, `PassPool`): a `304` that finishes the pass ends it where it
+/// arrives, any other answer is the pass's list, and no request is sent twice.
 @Suite("First lists")
 struct FirstListTests {
     /// Counts the requests sent each way, over the tests' transport.
@@ -57,7 +57,7 @@ struct FirstListTests {
         #expect(outcomes.values.allSatisfy { $0.requests == 1 && !$0.isFailure })
     }
 
-    @Test("a first list that finds work is the pass's first attempt: the pass goes on from its answer")
+    @Test("a first list that finds work is the pass's list: the pass goes on from its answer, every request started")
     func changedListIsNotSentAgain() async throws {
         let server = try FakeGitbayServer()
         let world = try await ReconcileWorld()
@@ -70,7 +70,8 @@ struct FirstListTests {
 
         let outcomes = try await world.run(client: Self.client(transport))
         let lists = server.requests().filter { $0.query == "argv=notifications&argv=device&argv=list" }
-        #expect(transport.counts.withLock { $0.started } == 1)
+        #expect(transport.counts.withLock { $0 } == (sent: 0, started: server.requests().count))
+        #expect(lists.count == 2, "the list, then the one confirming the add")
         #expect(lists.first?.status == 200, "the stale tag got the list")
         #expect(server.requests().dropFirst().first?.method == "POST", "the add follows the list it read: \(server.requests().map(\.method))")
         #expect(outcomes["alice@\(try InstanceURL(parsing: server.baseURL).authority)"]?.action == .reAdded)

@@ -236,5 +236,13 @@ enum ModelRegressions {
                 .setToken("DEVTOKEN", label: nil),
                 .run(concurrency: 1, crash: nil),
             ]),
+        ModelSchedule(
+            name: "v1.32.0 adds cut short after the server applied one, then the same token again", returnsDeviceID: [false, false],
+            steps: [
+                .setToken("c0ffee00xQKtxmf63c4Af9DoejcWSgfF", label: nil),
+                .relogin(4, crash: nil),
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
+                .setToken("c0ffee00xQKtxmf63c4Af9DoejcWSgfF", label: nil),
+            ]),
     ]
 }

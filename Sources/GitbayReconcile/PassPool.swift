@@ -1,0 +1,149 @@
+import GitbayAPI
+import GitbayState
+import GitbaySupport
+
+/// A round's passes, carried out together by one loop that owns them: it starts what the
+/// bounds allow (`RunQueue`), hands each answer or store result to its pass as an event, and
+/// carries out the step the pass returns. A request is started with a completion, so an
+/// account waiting on its server costs its transfer and no task; a store step runs as a short
+/// task of the round's group. What one account does never waits on another account's server.
+///
+/// A stop (`Options.stopNow`, or the round's task cancelled) cancels the requests in flight;
+/// each pass then ends as a cancellation (which records nothing) and none is started after.
+final class PassPool {
+    /// What reaches the loop.
+    enum Arrival: Sendable {
+        case event(Int, AccountPass.Event)
+        /// An account read afresh, with the client and token for its next pass.
+        case fresh(Int, AccountPass.Event, PassStore.Fresh?)
+        /// An add that failed: the token's rows under other names are put in doubt first.
+        case addFailed(Int, AccountPass, GitbayError)
+        /// The account's pass ended, its doubts raised.
+        case finished(Int, Reconciler.Reconciled)
+        case stop
+    }
+
+    /// What the loop keeps of an account in flight.
+    struct InFlight {
+        var pass: AccountPass
+        var client: Result<GitbayClient, any Error>
+        /// The API token the client sends.
+        var token: Secret?
+        let logger: Logger
+        /// Requests of the clients of superseded passes.
+        var spent = 0
+        /// An add answered without its id, whose row is not recorded yet.
+        var addUnsettled = false
+        /// The store step in flight records a row.
+        var recording = false
+        /// The request in flight, to cancel on a stop.
+        var transfer: TransportTransfer?
+    }
+
+    let store: PassStore
+    let accounts: [(AccountRecord, Desire)]
+    let facts: RunFacts
+    let apiTokens: [Int64: Secret]
+    let progress: Reconciler.Options.Listener?
+    var queue: RunQueue<Int>
+    var inFlight: [Int: InFlight] = [:]
+    var results: [Reconciler.Reconciled] = []
+    var stopped = false
+    let arrivals = AsyncStream.makeStream(of: Arrival.self)
+
+    init(
+        _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens: [Int64: Secret], store: PassStore,
+        progress: Reconciler.Options.Listener?
+    ) {
+        self.accounts = accounts
+        self.facts = facts
+        apiTokens = tokens
+        self.store = store
+        self.progress = progress
+        let options = store.options
+        queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
+    }
+
+    /// Carries every account out; the results in the order they ended.
+    func run() async -> [Reconciler.Reconciled] {
+        let sink = arrivals.continuation
+        let watcher = store.options.stopNow.map { stopNow in
+            Task {
+                await stopNow()
+                sink.yield(.stop)
+            }
+        }
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                startWhatFits(&group)
+                for await arrival in arrivals.stream {
+                    take(arrival, &group)
+                }
+            }
+        } onCancel: {
+            sink.yield(.stop)
+        }
+        watcher?.cancel()
+        return results
+    }
+
+    private func take(_ arrival: Arrival, _ group: inout TaskGroup<Void>) {
+        switch arrival {
+        case .stop:
+            guard !stopped else { return }
+            stopped = true
+            for lane in inFlight.values { lane.transfer?.cancel() }
+            if queue.running == 0 { arrivals.continuation.finish() }
+        case .event(let index, let event):
+            if var lane = inFlight[index] {
+                switch event {
+                case .added(let id): lane.addUnsettled = id == nil
+                case .stored where lane.recording: lane.addUnsettled = false
+                default: break
+                }
+                (lane.transfer, lane.recording) = (nil, false)
+                inFlight[index] = lane
+            }
+            handle(event, of: index, &group)
+        case .addFailed(let index, let pass, let error):
+            let (store, sink) = (store, arrivals.continuation)
+            group.addTask {
+                await store.doubtOtherNames(after: pass)
+                sink.yield(.event(index, .failed(error)))
+            }
+        case .finished(let index, let result):
+            finish(result, of: index, unsettled: nil, &group)
+        case .fresh(let index, let event, let fresh):
+            if let fresh, var lane = inFlight[index] {
+                lane.spent += (try? lane.client.get())?.requestCount ?? 0
+                (lane.client, lane.token) = (fresh.client, fresh.token)
+                inFlight[index] = lane
+            }
+            handle(event, of: index, &group)
+        }
+    }
+
+    /// Starts the accounts the bounds allow, each with its first step.
+    func startWhatFits(_ group: inout TaskGroup<Void>) {
+        while !stopped, store.options.mayStartMore(), let (_, index) = queue.start() {
+            let (account, desire) = accounts[index]
+            progress?(.started(account))
+            let token = apiTokens[account.id]
+            var pass = AccountPass(
+                account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
+                records: facts.registrations[account.id] ?? [], settings: store.settings(doubtMark: facts.doubtMark))
+            let step = pass.begin()
+            inFlight[index] = InFlight(
+                pass: pass, client: Result { try store.makeClient(account, token: token) }, token: token,
+                logger: store.logger.with(["account.name": account.name]))
+            carryOut(step, of: index, &group)
+        }
+        if queue.running == 0 { arrivals.continuation.finish() }
+    }
+
+    /// Hands `event` to the account's pass and carries out the step it returns.
+    func handle(_ event: AccountPass.Event, of index: Int, _ group: inout TaskGroup<Void>) {
+        guard let step = inFlight[index]?.pass.handle(event) else { preconditionFailure("an event for no account in flight") }
+        carryOut(step, of: index, &group)
+    }
+}

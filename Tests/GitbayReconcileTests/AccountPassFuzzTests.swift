@@ -1,0 +1,197 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import GitbayAPI
+@testable import GitbayReconcile
+@testable import GitbayState
+@testable import GitbaySupport
+
+/// The pass fed random events, each one a step may legally get (any answer, any failure, any
+/// store result), from random first conditions: after every step the invariants below hold, and
+/// every pass ends. `GITBAY_SYNC_PASS_SEED` replays a seed; `GITBAY_SYNC_PASS_CASES` runs more.
+@Suite("Account pass, fuzzed")
+struct AccountPassFuzzTests {
+    static let seed = SplitMix64.seed(from: "GITBAY_SYNC_PASS_SEED")
+    static let cases = SplitMix64.count(from: "GITBAY_SYNC_PASS_CASES", default: 3000)
+    /// More steps than any pass takes: three passes of a few operations each.
+    static let stepLimit = 400
+
+    @Test("random legal events: the invariants hold after each step and every pass ends")
+    func randomEvents() throws {
+        var random = SplitMix64(seed: Self.seed)
+        for _ in 0..<Self.cases {
+            let caseSeed = random.next()
+            var generator = SplitMix64(seed: caseSeed)
+            if let violation = Self.violation(&generator) {
+                Issue.record("case seed \(caseSeed) (from GITBAY_SYNC_PASS_SEED=\(Self.seed)): \(violation)")
+                return
+            }
+        }
+    }
+
+    /// Runs one pass to its end; the first broken invariant, if any.
+    static func violation(_ random: inout SplitMix64) -> String? {
+        let desire: Desire = [.hold, .hold, .release, .shadowed(by: "bob@gitbay.example")].randomElement(using: &random)!
+        let records = [7, 8].filter { _ in Bool.random(using: &random) }
+        var status = AccountStatusRecord()
+        if Bool.random(using: &random) { (status.listETag, status.etagBasis) = ("\"e1\"", nil) }
+        var pass = AccountPassCase(name: "fuzzed", desire: desire, records: records, status: status, first: "", exchanges: []).pass
+        var watch = PassWatch()
+        var step = pass.begin()
+        var transcript = [AccountPassCase.describe(step)]
+        for _ in 0..<stepLimit {
+            if let broken = watch.check(step) { return "\(broken), after \(transcript.joined(separator: " → "))" }
+            if case .finish = step { return nil }
+            let event = Self.event(answering: step, &random)
+            watch.saw(event)
+            step = pass.handle(event)
+            transcript.append("[\(Self.name(event))] \(AccountPassCase.describe(step))")
+        }
+        return "no end after \(stepLimit) steps: \(transcript.suffix(12).joined(separator: " → "))"
+    }
+
+    /// An event `step` may legally get.
+    static func event(answering step: AccountPass.Step, _ random: inout SplitMix64) -> AccountPass.Event {
+        // One step in eight fails: a request as a server or a stop makes it, a store step as a
+        // disk does.
+        if Int.random(in: 0..<8, using: &random) == 0, step.canFail {
+            guard step.isRequest else { return .failed(StoreFailure()) }
+            let kinds: [GitbayError.Kind] = [.transport(.timedOut(.request, limit: .seconds(30))), .authFailed, .transport(.cancelled)]
+            return .failed(GitbayError(kind: kinds.randomElement(using: &random)!, account: "ann@gitbay.example", command: []))
+        }
+        switch step {
+        case .list(let tag):
+            if tag != nil, Bool.random(using: &random) { return .notModified }
+            return .listed(Self.rows(&random), etag: Bool.random(using: &random) ? "\"e\(Int.random(in: 2...4, using: &random))\"" : nil)
+        case .takeLease:
+            let holder = LeaseRecord(accountID: 1, holderPID: 4242, holderID: "other", takenAt: AccountPassCase.now, expiresAt: .distantFuture)
+            let takings: [LeaseTaking] = [.taken, .taken, .taken, .alreadyHeld, .heldElsewhere(holder), .recordsChanged, .gone]
+            return .lease(takings.randomElement(using: &random)!)
+        case .checkStillWanted: return .stillWanted(Int.random(in: 0..<6, using: &random) != 0)
+        case .add: return .added(id: [7, 8, 9, 10, nil].randomElement(using: &random)!)
+        case .remove: return .removed
+        case .record, .forget: return .stored
+        case .readDoubt:
+            return .doubt(
+                Bool.random(using: &random)
+                    ? RowDoubt(since: AccountPassCase.now, instance: "https://other.example", deviceID: 7, added: AccountPassCase.added) : nil)
+        case .recordSameServer: return .proven(Bool.random(using: &random))
+        case .save: return .saved(Int.random(in: 0..<6, using: &random) != 0)
+        case .giveBackLease: return .leaseGivenBack
+        case .readAfresh:
+            guard Int.random(in: 0..<5, using: &random) != 0 else { return .fresh(nil) }
+            let records = [7, 8].filter { _ in Bool.random(using: &random) }.map(AccountPassCase.record)
+            return .fresh(
+                AccountPass.Fresh(
+                    account: AccountPassCase.account(), snapshot: DesireSnapshot(desire: .hold, generation: 1, label: "laptop"),
+                    device: AccountPassCase.device, status: AccountStatusRecord(), records: records))
+        case .finish: preconditionFailure("a finished pass gets no event")
+        }
+    }
+
+    /// Rows 7 to 9, each absent, showing this device's token, or another device's.
+    static func rows(_ random: inout SplitMix64) -> [ServerDevice] {
+        let other = TokenIdentity(of: Secret("0123456789abcdef0123")).shown
+        return [7, 8, 9].compactMap { id in
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: nil
+            case 1: AccountPassCase.row(id)
+            default: ServerDevice(id: id, label: "phone", token: other, added: AccountPassCase.added)
+            }
+        }
+    }
+
+    static func name(_ event: AccountPass.Event) -> String {
+        switch event {
+        case .failed(let error): "failed \((error as? GitbayError)?.kind.logName ?? "\(error)")"
+        case .listed(let rows, let etag): "listed \(rows.map(\.id)) \(etag ?? "-")"
+        default: "\(event)"
+        }
+    }
+}
+
+private struct StoreFailure: Error {}
+
+extension AccountPass.Step {
+    var isRequest: Bool {
+        switch self {
+        case .list, .add, .remove: true
+        default: false
+        }
+    }
+
+    /// Whether the step can fail: every request and store step but giving the lease back.
+    var canFail: Bool {
+        switch self {
+        case .giveBackLease, .finish: false
+        default: true
+        }
+    }
+}
+
+/// What a pass has done so far, and the rules every step must keep.
+struct PassWatch {
+    /// The lease as the events gave it: taken by this pass, held already, or not held.
+    var leaseTaken = false
+    var leaseHeld = false
+    /// The last event answered a check that what the pass plans for is still wanted.
+    var checkedStillWanted = false
+    /// A write went through or is planned: nothing may be called steady after.
+    var wroteSinceFresh = false
+    /// The pass learnt that what it planned for is no longer wanted; only giving the lease back,
+    /// reading afresh or the end may follow.
+    var superseded = false
+    var cancelled = false
+    var freshReads = 0
+
+    mutating func saw(_ event: AccountPass.Event) {
+        checkedStillWanted = false
+        switch event {
+        case .lease(.taken): (leaseTaken, leaseHeld) = (true, true)
+        case .lease(.alreadyHeld): leaseHeld = true
+        case .lease(.recordsChanged), .lease(.gone), .stillWanted(false), .saved(false): superseded = true
+        case .stillWanted(true): checkedStillWanted = true
+        case .leaseGivenBack: (leaseTaken, leaseHeld) = (false, false)
+        case .fresh(let fresh):
+            freshReads += 1
+            (superseded, wroteSinceFresh, leaseHeld) = (false, false, false)
+            if fresh == nil { superseded = true }
+        case .failed(let error): cancelled = cancelled || AccountPass.isCancellation(error)
+        default: break
+        }
+    }
+
+    /// The rule `step` breaks, if any.
+    mutating func check(_ step: AccountPass.Step) -> String? {
+        switch step {
+        case .add, .remove:
+            wroteSinceFresh = true
+            if !leaseHeld { return "a write to the server without the lease" }
+            if !checkedStillWanted { return "a write to the server not right after a still-wanted check" }
+        case .record, .forget:
+            wroteSinceFresh = true
+            if !leaseHeld { return "a record changed without the lease" }
+        default: break
+        }
+        if superseded {
+            switch step {
+            case .giveBackLease, .readAfresh, .finish: break
+            default: return "\(AccountPassCase.describe(step)) after the pass was superseded"
+            }
+        }
+        if cancelled {
+            switch step {
+            case .list, .add, .remove, .readAfresh: return "\(AccountPassCase.describe(step)) after a stop"
+            default: break
+            }
+        }
+        if case .readAfresh = step, freshReads >= AccountPass.maximumPasses { return "a fourth pass" }
+        if case .finish(let result) = step {
+            if leaseTaken { return "finished holding the lease it took" }
+            if result.steady != nil, wroteSinceFresh { return "called steady after a write" }
+            if cancelled, !result.outcome.stopped, result.outcome.action == .failed { return "a stop that ended not as a stop" }
+        }
+        return nil
+    }
+}
