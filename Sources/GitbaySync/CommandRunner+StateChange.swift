@@ -23,13 +23,15 @@ extension CommandRunner {
     ) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = worded(try await engine(store).setState(state, of: account))
-        let own = outcomes.first { $0.accountID == account.id }
-        show(
+        let accounts = try await store.accounts().filter { $0.instance == account.instance }
+        let result = try await liveReconcile(store, order: accounts) { try await $0.setState(state, of: account) }
+        let own = result.outcomes.first { $0.accountID == account.id }
+        return try showLive(
+            result,
             ReconciledOutput(
-                fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: outcomes, text: [said(account, own)]
-            ))
-        return report(outcomes)
+                fields: [("account", .string(account.name)), ("state", .string(state.rawValue))], outcomes: result.outcomes,
+                text: [said(account, own)]),
+            among: accounts)
     }
 
     /// `outcomes` with their skip reasons in words (`SkipReasonText`).

@@ -131,10 +131,12 @@ struct CommandRunner {
     /// process's stop requests, and the run history's name for the run.
     func engine(
         _ store: StateStore, concurrency: Int? = nil, honourBackoff: Bool = false, ceiling: Duration? = nil,
-        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil, history: RunHistoryRecord.Start? = nil
+        mayStartMore: @escaping @Sendable () -> Bool = { true }, stopNow: (@Sendable () async -> Void)? = nil, history: RunHistoryRecord.Start? = nil,
+        progress: Reconciler.Options.Listener? = nil
     ) -> SyncEngine {
         var options = options(concurrency: concurrency, honourBackoff: honourBackoff, ceiling: ceiling, mayStartMore: mayStartMore, stopNow: stopNow)
         options.history = history
+        options.progress = progress
         return SyncEngine(
             store: store, options: options, logger: logger,
             removalStep: PreRemovalHook(

@@ -30,18 +30,21 @@ extension CommandRunner {
     /// `device clear`: forget the token, then deregister this device everywhere.
     fileprivate func clearDevice() async throws -> ExitCode {
         let store = try await openStore()
-        let outcomes = worded(try await engine(store).clearDeviceToken())
-        show(ReconciledOutput(fields: [("device", try await store.device().json)], outcomes: outcomes, text: [Self.clearedText(outcomes)]))
-        return report(outcomes)
+        let accounts = try await store.accounts()
+        let result = try await liveReconcile(store, order: accounts) { try await $0.clearDeviceToken() }
+        let text = Self.clearedText(result.outcomes, of: accounts)
+        let device = try await store.device().json
+        return try showLive(result, ReconciledOutput(fields: [("device", device)], outcomes: result.outcomes, text: [text]), among: accounts)
     }
 
-    /// What `device clear` did: which servers may still have a row; the lines below say why
-    /// and what ends it.
-    private static func clearedText(_ outcomes: [SaidOutcome]) -> String {
-        let left = outcomes.filter { $0.action == .failed || $0.action == .skipped }.map { TerminalText.escaped($0.account) }
+    /// What `device clear` did: which servers may still have a row (an account that failed,
+    /// was skipped, or was not done before a stop); the lines below say why and what ends it.
+    private static func clearedText(_ outcomes: [SaidOutcome], of accounts: [AccountRecord]) -> String {
+        let done = Set(outcomes.filter { $0.action != .failed && $0.action != .skipped }.map(\.accountID))
+        let left = accounts.filter { !done.contains($0.id) }.map { TerminalText.escaped($0.name) }
         guard !left.isEmpty else { return "Device token forgotten; this device's rows are removed from every account." }
         return
-            "Device token forgotten; this device's rows are removed from \(outcomes.count - left.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s"), "
+            "Device token forgotten; this device's rows are removed from \(done.count) of \(accounts.count) account\(accounts.count == 1 ? "" : "s"), "
             + "not yet from \(left.joined(separator: ", ")) (below)."
     }
 }

@@ -39,9 +39,11 @@ extension CommandRunner {
     fileprivate func prefer(_ name: String) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        let outcomes = worded(try await engine(store).prefer(account))
-        show(ReconciledOutput(fields: [("account", .string(account.name))], outcomes: outcomes, text: [preferredText(account, outcomes)]))
-        return report(outcomes)
+        let accounts = try await store.accounts().filter { $0.instance == account.instance }
+        let result = try await liveReconcile(store, order: accounts) { try await $0.prefer(account) }
+        let text = preferredText(account, result.outcomes)
+        return try showLive(
+            result, ReconciledOutput(fields: [("account", .string(account.name))], outcomes: result.outcomes, text: [text]), among: accounts)
     }
 
     /// What `prefer` did: the choice is stored in any case; whether the account holds the

@@ -120,7 +120,7 @@ extension CommandRunner {
     /// Prints the line of each outcome that differs from the one printed for it as it came (a
     /// steady verdict that could not be recorded, an account reconciled again) or that had none.
     /// Counts alone do not make a line differ: an account reconciled again that only listed says nothing new.
-    private func printChanged(_ outcomes: [SaidOutcome], printed: [Int64: String?], width: Int) {
+    func printChanged(_ outcomes: [SaidOutcome], printed: [Int64: String?], width: Int) {
         for outcome in outcomes {
             let line = outcomeLine(outcome, width: width)
             if (printed[outcome.accountID] ?? nil).map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
