@@ -18,7 +18,7 @@ extension PassPool {
                 handle(.failed(GitbayError(kind: .transport(.cancelled), account: client.accountName, command: [])), of: index, &group)
                 return
             }
-            inFlight[index]?.transfer = send(step, of: lane, with: client, index: index, &group)
+            lane.transfer = send(step, of: lane, with: client, index: index, &group)
         case .finish(var result):
             result.outcome.requests = lane.spent + ((try? lane.client.get())?.requestCount ?? 0)
             if result.outcome.action == .failed, result.steady == nil {
@@ -34,7 +34,7 @@ extension PassPool {
                 sink.yield(.fresh(index, event, fresh))
             }
         default:
-            if case .record = step { inFlight[index]?.recording = true }
+            if case .record = step { lane.recording = true }
             let (store, pass, token, logger) = (store, lane.pass, lane.token, lane.logger)
             group.addTask { sink.yield(.event(index, await store.carryOut(step, of: pass, token: token, logger: logger))) }
         }

@@ -23,8 +23,8 @@ final class PassPool {
         case stop
     }
 
-    /// What the loop keeps of an account in flight.
-    struct InFlight {
+    /// What the loop keeps of an account in flight; only the loop touches it.
+    final class InFlight {
         var pass: AccountPass
         var client: Result<GitbayClient, any Error>
         /// The API token the client sends.
@@ -38,6 +38,10 @@ final class PassPool {
         var recording = false
         /// The request in flight, to cancel on a stop.
         var transfer: TransportTransfer?
+
+        init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger) {
+            (self.pass, self.client, self.token, self.logger) = (pass, client, token, logger)
+        }
     }
 
     let store: PassStore
@@ -95,14 +99,13 @@ final class PassPool {
             for lane in inFlight.values { lane.transfer?.cancel() }
             if queue.running == 0 { arrivals.continuation.finish() }
         case .event(let index, let event):
-            if var lane = inFlight[index] {
+            if let lane = inFlight[index] {
                 switch event {
                 case .added(let id): lane.addUnsettled = id == nil
                 case .stored where lane.recording: lane.addUnsettled = false
                 default: break
                 }
                 (lane.transfer, lane.recording) = (nil, false)
-                inFlight[index] = lane
             }
             handle(event, of: index, &group)
         case .addFailed(let index, let pass, let error):
@@ -114,10 +117,9 @@ final class PassPool {
         case .finished(let index, let result):
             finish(result, of: index, unsettled: nil, &group)
         case .fresh(let index, let event, let fresh):
-            if let fresh, var lane = inFlight[index] {
+            if let fresh, let lane = inFlight[index] {
                 lane.spent += (try? lane.client.get())?.requestCount ?? 0
                 (lane.client, lane.token) = (fresh.client, fresh.token)
-                inFlight[index] = lane
             }
             handle(event, of: index, &group)
         }
@@ -143,7 +145,7 @@ final class PassPool {
 
     /// Hands `event` to the account's pass and carries out the step it returns.
     func handle(_ event: AccountPass.Event, of index: Int, _ group: inout TaskGroup<Void>) {
-        guard let step = inFlight[index]?.pass.handle(event) else { preconditionFailure("an event for no account in flight") }
-        carryOut(step, of: index, &group)
+        guard let lane = inFlight[index] else { preconditionFailure("an event for no account in flight") }
+        carryOut(lane.pass.handle(event), of: index, &group)
     }
 }
