@@ -32,10 +32,6 @@ extension AccountPass {
             return found(in: rows, again: again, pending: pending)
         case (.confirming, .listed(let rows, let etag)):
             return confirmed(rows, etag: etag)
-        case (.confirming, .notModified):
-            // A 304 to an unconditional list is not an answer; no tag is remembered.
-            remember(nil, basis: nil)
-            return succeeded()
         case (.saving, .saved(let saved)):
             return saved ? end(with: Reconciler.Reconciled(outcome: finalOutcome)) : superseded()
         case (.givingBack(let then), .leaseGivenBack):
