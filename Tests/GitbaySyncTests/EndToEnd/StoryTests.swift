@@ -150,7 +150,12 @@ struct StoryTests {
         let folder = try TemporaryDirectory()
         let copy = folder.file("bin/gitbay-sync")
         try FileManager.default.createDirectory(atPath: folder.file("bin"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try BuiltBinary.located(), toPath: copy)
+        // Copied by cp, not by this process: a file this process holds open for writing is
+        // inherited by any child another test forks meanwhile, and executing it then fails
+        // with "Text file busy" until that child has exec'd.
+        let copied = try ChildProcess.run(
+            "/bin/cp", [try BuiltBinary.located(), copy], environment: [:], output: folder.file("cp-output"))
+        #expect(copied.ending.code == 0, "\(copied.output)")
         let binary = try BuiltBinary(executable: copy, folder: folder)
 
         let version = try await binary.run(["--version"])
