@@ -83,6 +83,7 @@ struct ModelScheduleGenerator {
             case 95..<96:
                 step = .hostileWait(instance: int(0...1), retryAfter: pick(["10000000000000000", "99999999999", "86400", "-1", "1e9", "３"]))
             case 96..<97: step = .hungServer(instance: int(0...1))
+            case 97..<98: step = .slowServer(instance: int(0...1))
             default:
                 // A local change while another process's run is in flight.
                 step = .alongsideRun(

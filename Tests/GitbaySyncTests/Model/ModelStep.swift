@@ -43,6 +43,8 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     case hostileWait(instance: Int, retryAfter: String)
     /// The instance takes connections and never answers, for one run.
     case hungServer(instance: Int)
+    /// The instance answers every request a second late, for one run.
+    case slowServer(instance: Int)
     /// This device's clock moves 61 days on: the API tokens signed in so far (90 days) are
     /// within a third of their lifetime of expiry, and the next run rotates them.
     case nearExpiry
@@ -52,7 +54,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
             .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash), .secondMachine(let crash):
             crash
-        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .nearExpiry:
+        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .slowServer, .nearExpiry:
             nil
         }
     }
@@ -78,6 +80,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .secondMachine(let value): ".secondMachine(crash: \(crash(value)))"
         case .hostileWait(let instance, let value): ".hostileWait(instance: \(instance), retryAfter: \(quoted(value)))"
         case .hungServer(let instance): ".hungServer(instance: \(instance))"
+        case .slowServer(let instance): ".slowServer(instance: \(instance))"
         case .nearExpiry: ".nearExpiry"
         }
     }

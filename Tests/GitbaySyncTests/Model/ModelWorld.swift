@@ -336,6 +336,9 @@ final class ModelWorld {
         case .hungServer(let instance):
             try await hungRun(instance, number: number)
             worldMoved = true
+        case .slowServer(let instance):
+            try await slowRun(instance, number: number)
+            worldMoved = true
         case .nearExpiry:
             // Two thirds of the tokens' lifetime pass on this device's clock: the next run rotates
             // them. Once only until a fault-free run has: twice would let them expire on their
@@ -418,13 +421,30 @@ final class ModelWorld {
     /// waits the failures set.
     private func hungRun(_ instance: Int, number: Int) async throws {
         servers[instance].inject(.hang, command: "notifications device", times: 1000)
+        try await runBeside(instance, number: number, what: "a hung")
+    }
+
+    /// A run while `instance` answers every request a second late, half the accounts'
+    /// deadline: the other instance's accounts end it as a fault-free run leaves them, so none
+    /// of their work waited on the slow one's; whatever the slow one's accounts are said to
+    /// be registered is true. This device's clock then moves past the waits any failures set.
+    private func slowRun(_ instance: Int, number: Int) async throws {
+        servers[instance].latency = .seconds(1)
+        try await runBeside(instance, number: number, what: "a slow")
+        try await checkRegisteredIsTrue(number, of: [instance])
+    }
+
+    /// A run with a deadline of 2 s per account while `instance` has a fault (`what` names it),
+    /// then the checks of a fault-free run on the other instance.
+    private func runBeside(_ instance: Int, number: Int, what: String) async throws {
         var configuration = client
         configuration.transport.requestTimeout = .seconds(4)
         configuration.deadline = .seconds(2)
         let result = await command(["run", "--json"], client: configuration)
         servers[instance].clearFaults()
+        servers[instance].latency = .zero
         guard [0, 1].contains(result.code) else {
-            throw ModelViolation(step: number, message: "a run beside a hung instance \(instance) ended \(result.code): \(result.err)")
+            throw ModelViolation(step: number, message: "a run beside \(what) instance \(instance) ended \(result.code): \(result.err)")
         }
         try await syncAccounts(number)
         try await followServerNames(number)
