@@ -18,6 +18,15 @@ package indirect enum AccountFailure: Sendable, Equatable, CustomStringConvertib
         self = if let error = error as? GitbayError { .server(error) } else { .local(LocalFailure(error)) }
     }
 
+    /// True for a stop on purpose: a cancelled task or request, not the account's failure.
+    package var isStop: Bool {
+        switch self {
+        case .local(.stopped): true
+        case .server(let error): if case .transport(.cancelled) = error.kind { true } else { false }
+        case .recorded, .local: false
+        }
+    }
+
     /// The server's failure, when it was one.
     package var server: GitbayError? {
         if case .server(let error) = self { error } else { nil }

@@ -54,7 +54,7 @@ extension AccountPass {
             return nextOperation()
         case (.add(let settling, false, let again), .stillWanted(true)):
             phase = continuing(.add(settling: settling, checked: true, again: again))
-            addSentAt = settings.now()
+            addSentAt = now
             return .add
         case (.remove(let id, let reason, false, _), .stillWanted(true)):
             phase = continuing(.remove(id: id, reason: reason, checked: true, sent: false))
@@ -107,9 +107,10 @@ extension AccountPass {
         }
         guard !again else {
             return failed(
-                GitbayError(
-                    kind: .malformed, account: account.name, command: ["notifications", "device", "list"],
-                    serverMessage: "the row just added cannot be told apart in the device list"))
+                .server(
+                    GitbayError(
+                        kind: .malformed, account: account.name, command: ["notifications", "device", "list"],
+                        serverMessage: "the row just added cannot be told apart in the device list")))
         }
         let removals = candidates.map { Operation.remove(id: $0, reason: .unsettled, checked: false, sent: false) }
         phase = .acting(current: nil, pending: removals + [.add(settling: [], checked: false, again: true)] + pending, then: .verdict)
@@ -128,6 +129,6 @@ extension AccountPass {
     func record(_ id: Int, added: String?) -> RegistrationRecord? {
         guard let current = decision.current else { return nil }
         return RegistrationRecord(
-            accountID: account.id, deviceID: id, added: added, token: current, generation: device.generation, madeAt: settings.now())
+            accountID: account.id, deviceID: id, added: added, token: current, generation: device.generation, madeAt: now)
     }
 }

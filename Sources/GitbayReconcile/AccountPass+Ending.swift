@@ -16,26 +16,26 @@ extension AccountPass {
     /// stop on purpose, which is not the account's failure. A list confirming writes that
     /// fails only leaves no tag to remember; stopped, it ends the pass as any stop does (a
     /// verdict saved then could find the account changed, and plan again after the stop).
-    mutating func failed(_ error: any Error) -> Step {
+    mutating func failed(_ failure: AccountFailure) -> Step {
         switch phase {
         case .confirming, .acting(_, _, .confirmed):
-            guard !Self.isCancellation(error) else { break }
+            guard !failure.isStop else { break }
             remember(nil, basis: nil)
             return succeeded()
         case .readingAfresh:
             outcome = AccountOutcome(account, action: .failed, condition: .error)
-            note(error)
+            outcome.failure = failure
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         case .saving:
             outcome.action = .failed
-            note(error)
+            outcome.failure = failure
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         default:
             break
         }
         outcome.action = .failed
-        note(error)
-        guard !Self.isCancellation(error) else {
+        outcome.failure = failure
+        guard !failure.isStop else {
             // Stopped on purpose: nothing more is recorded.
             outcome.condition = status.condition
             outcome.stopped = true
@@ -43,11 +43,11 @@ extension AccountPass {
         }
         status.failures += 1
         status.unchecked = nil
-        let (condition, wait) = FailurePolicy.classify(error, failures: status.failures, ceiling: settings.backoffCeiling)
+        let (condition, wait) = FailurePolicy.classify(failure, failures: status.failures, ceiling: settings.backoffCeiling)
         status.condition = condition
-        status.lastError = String(describing: error)
+        status.lastError = failure.description
         status.nextRetryAt = wait.map { FailurePolicy.nextAttempt(after: startedAt, waiting: $0) }
-        status.nextRetryReason = wait == nil ? nil : FailurePolicy.retryReason(error)
+        status.nextRetryReason = wait == nil ? nil : FailurePolicy.retryReason(failure)
         remember(nil, basis: nil)
         outcome.condition = condition
         outcome.nextRetryAt = status.nextRetryAt
@@ -59,11 +59,11 @@ extension AccountPass {
 
     /// A pass that could not start (no client for the account: no API token stored): its
     /// outcome, nothing recorded.
-    mutating func notStarted(_ error: any Error) -> Step {
-        let (condition, _) = FailurePolicy.classify(error, failures: 1)
+    mutating func notStarted(_ failure: AccountFailure) -> Step {
+        let (condition, _) = FailurePolicy.classify(failure, failures: 1)
         outcome.action = .failed
         outcome.condition = condition
-        note(error)
+        outcome.failure = failure
         return end(with: Reconciler.Reconciled(outcome: finalOutcome))
     }
 
@@ -82,13 +82,7 @@ extension AccountPass {
         (records, read, status, hadRecords) = (fresh.records, fresh.status, fresh.status, !fresh.records.isEmpty)
         (heldID, listedRows, actions, tagRule, verdict, leaseNeeded) = (nil, [:], [], .keepRemembered, nil, false)
         outcome = AccountOutcome(fresh.account, action: .unchanged, condition: .pending)
-        return begin()
-    }
-
-    /// The outcome says what failed, as a value (the caller words it, with the step that fixes
-    /// it).
-    private mutating func note(_ error: any Error) {
-        outcome.failure = AccountFailure(error)
+        return begin(at: now)
     }
 
     /// Ends with an outcome of its own.
@@ -97,12 +91,5 @@ extension AccountPass {
     ) -> Step {
         outcome = AccountOutcome(account, action: action, condition: condition, skipReason: skipReason)
         return end(with: Reconciler.Reconciled(outcome: finalOutcome))
-    }
-
-    /// True for a stop on purpose: a cancelled task or request.
-    static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? GitbayError, case .transport(.cancelled) = error.kind { return true }
-        return false
     }
 }

@@ -9,16 +9,17 @@ import Foundation
 #endif
 
 extension AccountPass {
-    /// The step that follows `event`.
-    package mutating func handle(_ event: Event) -> Step {
-        if case .failed(let error) = event { return failed(error) }
+    /// The step that follows `event`, which happened `now`.
+    package mutating func handle(_ event: Event, at now: Date) -> Step {
+        self.now = now
+        if case .failed(let failure) = event { return failed(failure) }
         switch (phase, event) {
         case (.listing, .listed(let rows, let etag)):
             return planned(.list(rows, etag: etag))
         case (.listing, .notModified):
             return planned(.notModified)
-        case (.listing, .noClient(let error)):
-            return notStarted(error)
+        case (.listing, .noClient(let failure)):
+            return notStarted(failure)
         case (.proving(let answer, false), .doubt(let doubt)):
             return proving(answer, doubt: doubt)
         case (.proving(let answer, true), .proven(let new)):
@@ -76,7 +77,7 @@ extension AccountPass {
             let other = try? InstanceURL(parsing: doubt.instance), other != account.instance
         else { return plan(answer) }
         phase = .proving(answer, recording: true)
-        return .recordSameServer(SameServerRecord(instance: account.instance, other: other, deviceID: id, added: added, provenAt: settings.now()))
+        return .recordSameServer(SameServerRecord(instance: account.instance, other: other, deviceID: id, added: added, provenAt: now))
     }
 
     /// The plan for the list's answer: no action needs nothing more than the verdict; any

@@ -68,9 +68,9 @@ package struct AccountPass: Sendable {
         case saved(Bool)
         case leaseGivenBack
         case fresh(Fresh?)
-        case failed(any Error)
+        case failed(AccountFailure)
         /// No client could be made for the account (no API token stored).
-        case noClient(any Error)
+        case noClient(AccountFailure)
     }
 
     /// An account as read afresh for another pass; nil when it is signed out.
@@ -96,14 +96,12 @@ package struct AccountPass: Sendable {
     package struct Settings: Sendable {
         /// The longest wait before retrying a failed account.
         package var backoffCeiling: Duration
-        package var now: @Sendable () -> Date
         /// The doubts raised when the pass's round began (`RunFacts.doubtMark`): its verdict
         /// settles those, and no later one.
         package var doubtMark: Int64
 
-        package init(backoffCeiling: Duration, now: @escaping @Sendable () -> Date, doubtMark: Int64 = 0) {
+        package init(backoffCeiling: Duration, doubtMark: Int64 = 0) {
             self.backoffCeiling = backoffCeiling
-            self.now = now
             self.doubtMark = doubtMark
         }
     }
@@ -120,6 +118,8 @@ package struct AccountPass: Sendable {
     var read: AccountStatusRecord
     var status: AccountStatusRecord
     var startedAt = Date.distantPast
+    /// When the event being handled happened: the pass reads no clock of its own.
+    var now = Date.distantPast
     var outcome: AccountOutcome
     var phase = Phase.listing
     var hadRecords: Bool
@@ -158,9 +158,10 @@ package struct AccountPass: Sendable {
         outcome = AccountOutcome(account, action: .unchanged, condition: .pending)
     }
 
-    /// The first step.
-    package mutating func begin() -> Step {
-        startedAt = settings.now()
+    /// The first step, `now`.
+    package mutating func begin(at now: Date) -> Step {
+        self.now = now
+        startedAt = now
         status.lastAttemptAt = startedAt
         phase = .listing
         return .list(ifNoneMatch: decision.tagToSend(remembered: status, records: records))

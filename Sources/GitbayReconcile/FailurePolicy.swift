@@ -37,8 +37,8 @@ package enum FailurePolicy {
 
     /// The condition and the wait before the next attempt (nil: not until the user acts).
     /// Every wait is at most `longestWait`, whatever number the server sent.
-    static func classify(_ error: Error, failures: Int, ceiling: Duration = defaultCeiling) -> (AccountCondition, Duration?) {
-        guard let error = error as? GitbayError else { return (.error, backoff(failures: failures, ceiling: ceiling)) }
+    static func classify(_ failure: AccountFailure, failures: Int, ceiling: Duration = defaultCeiling) -> (AccountCondition, Duration?) {
+        guard let error = failure.server else { return (.error, backoff(failures: failures, ceiling: ceiling)) }
         let rare = min(rareRetry, max(bounded(ceiling), .seconds(60)))
         switch error.kind {
         case .authFailed:
@@ -74,8 +74,8 @@ package enum FailurePolicy {
 
     /// Why the account waits after `error`: nil when it does not wait for time, but for the
     /// user (a refused token waits for a new sign-in).
-    static func retryReason(_ error: Error) -> RetryReason? {
-        guard let error = error as? GitbayError else { return .backoff }
+    static func retryReason(_ failure: AccountFailure) -> RetryReason? {
+        guard let error = failure.server else { return .backoff }
         switch error.kind {
         case .authFailed: return nil
         case .readOnlyToken, .denied: return .denied

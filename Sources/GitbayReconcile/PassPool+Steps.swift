@@ -11,11 +11,11 @@ extension PassPool {
         switch step {
         case .list, .add, .remove:
             guard case .success(let client) = lane.client else {
-                if case .failure(let error) = lane.client { handle(.noClient(error), of: index, &group) }
+                if case .failure(let error) = lane.client { handle(.noClient(AccountFailure(error)), of: index, &group) }
                 return
             }
             guard !stopped else {
-                handle(.failed(GitbayError(kind: .transport(.cancelled), account: client.accountName, command: [])), of: index, &group)
+                handle(.failed(.server(GitbayError(kind: .transport(.cancelled), account: client.accountName, command: []))), of: index, &group)
                 return
             }
             lane.transfer = send(step, of: lane, with: client, index: index, &group)
@@ -51,7 +51,7 @@ extension PassPool {
                 switch result {
                 case .success(.list(let rows, let etag)): sink.yield(.event(index, .listed(rows, etag: etag)))
                 case .success(.notModified): sink.yield(.event(index, .notModified))
-                case .failure(let error): sink.yield(.event(index, .failed(error)))
+                case .failure(let error): sink.yield(.event(index, .failed(.server(error))))
                 }
             }
         case .add:
@@ -69,7 +69,7 @@ extension PassPool {
             return client.startRemovingDevice(id: id) { result in
                 switch result {
                 case .success: sink.yield(.event(index, .removed))
-                case .failure(let error): sink.yield(.event(index, .failed(error)))
+                case .failure(let error): sink.yield(.event(index, .failed(.server(error))))
                 }
             }
         default:

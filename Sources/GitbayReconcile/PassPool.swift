@@ -112,7 +112,7 @@ final class PassPool {
             let (store, sink) = (store, arrivals.continuation)
             group.addTask {
                 await store.doubtOtherNames(after: pass)
-                sink.yield(.event(index, .failed(error)))
+                sink.yield(.event(index, .failed(.server(error))))
             }
         case .finished(let index, let result):
             finish(result, of: index, unsettled: nil, &group)
@@ -134,7 +134,7 @@ final class PassPool {
             var pass = AccountPass(
                 account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
                 records: facts.registrations[account.id] ?? [], settings: store.settings(doubtMark: facts.doubtMark))
-            let step = pass.begin()
+            let step = pass.begin(at: store.options.now())
             inFlight[index] = InFlight(
                 pass: pass, client: Result { try store.makeClient(account, token: token) }, token: token,
                 logger: store.logger.with(["account.name": account.name]))
@@ -146,6 +146,6 @@ final class PassPool {
     /// Hands `event` to the account's pass and carries out the step it returns.
     func handle(_ event: AccountPass.Event, of index: Int, _ group: inout TaskGroup<Void>) {
         guard let lane = inFlight[index] else { preconditionFailure("an event for no account in flight") }
-        carryOut(lane.pass.handle(event), of: index, &group)
+        carryOut(lane.pass.handle(event, at: store.options.now()), of: index, &group)
     }
 }

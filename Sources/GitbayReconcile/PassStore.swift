@@ -19,7 +19,7 @@ struct PassStore: Sendable {
 
     /// What is fixed for the round's passes.
     func settings(doubtMark: Int64) -> AccountPass.Settings {
-        AccountPass.Settings(backoffCeiling: options.backoffCeiling, now: options.now, doubtMark: doubtMark)
+        AccountPass.Settings(backoffCeiling: options.backoffCeiling, doubtMark: doubtMark)
     }
 
     /// The account's client for a pass; it fails like a refused token without a stored one.
@@ -66,7 +66,7 @@ struct PassStore: Sendable {
                 preconditionFailure("\(step) is not a store step")
             }
         } catch {
-            return .failed(error)
+            return .failed(AccountFailure(error))
         }
     }
 
@@ -96,7 +96,7 @@ struct PassStore: Sendable {
             let token = try await tokens.token(of: account)
             return (.fresh(fresh), Fresh(client: Result { try makeClient(account, token: token) }, token: token))
         } catch {
-            return (.failed(error), nil)
+            return (.failed(AccountFailure(error)), nil)
         }
     }
 }

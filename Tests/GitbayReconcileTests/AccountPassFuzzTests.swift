@@ -58,16 +58,21 @@ struct AccountPassFuzzTests {
             (status.listETag, status.etagBasis) = ("\"e1\"", probe.decision.tagBasis(records: probe.records))
         }
         var pass = AccountPassCase(name: "fuzzed", desire: desire, records: records, status: status, first: "", exchanges: []).pass
-        var watch = PassWatch()
-        var step = pass.begin()
+        // Each event comes up to 5 s after the one before: the times the pass records are the
+        // ones its events came with.
+        var now = AccountPassCase.now
+        var watch = PassWatch(passBegan: now)
+        var step = pass.begin(at: now)
         var transcript = [AccountPassCase.describe(step)]
         for _ in 0..<stepLimit {
-            if let broken = watch.check(step) { return "\(broken), after \(transcript.joined(separator: " → "))" }
+            if let broken = watch.check(step, at: now) { return "\(broken), after \(transcript.joined(separator: " → "))" }
             if case .finish = step { return nil }
             let event = Self.event(answering: step, firstList: Self.name(pass.phase) == "listing", &random)
             fed.insert("\(Self.name(pass.phase)) \(Self.kind(event))")
             watch.saw(event)
-            step = pass.handle(event)
+            now += Double(Int.random(in: 0..<5, using: &random))
+            if case .fresh(_?) = event { watch.passBegan = now }
+            step = pass.handle(event, at: now)
             transcript.append("[\(Self.name(event))] \(AccountPassCase.describe(step))")
         }
         return "no end after \(stepLimit) steps: \(transcript.suffix(12).joined(separator: " → "))"
@@ -79,15 +84,15 @@ struct AccountPassFuzzTests {
         // One step in eight fails: a request as a server or a stop makes it, a store step as a
         // disk does.
         if Int.random(in: 0..<8, using: &random) == 0, step.canFail {
-            guard step.isRequest else { return .failed(StoreFailure()) }
+            guard step.isRequest else { return .failed(AccountFailure(StoreFailure())) }
             let kinds: [GitbayError.Kind] = [.transport(.timedOut(.request, limit: .seconds(30))), .authFailed, .transport(.cancelled)]
-            return .failed(GitbayError(kind: kinds.randomElement(using: &random)!, account: "ann@gitbay.example", command: []))
+            return .failed(.server(GitbayError(kind: kinds.randomElement(using: &random)!, account: "ann@gitbay.example", command: [])))
         }
         switch step {
         case .list(let tag):
             if firstList, Int.random(in: 0..<40, using: &random) == 0 {
                 let noToken = "no API token is stored for it"
-                return .noClient(GitbayError(kind: .authFailed, account: "ann@gitbay.example", command: [], serverMessage: noToken))
+                return .noClient(.server(GitbayError(kind: .authFailed, account: "ann@gitbay.example", command: [], serverMessage: noToken)))
             }
             if tag != nil, Bool.random(using: &random) { return .notModified }
             return .listed(Self.rows(&random), etag: Bool.random(using: &random) ? "\"e\(Int.random(in: 2...4, using: &random))\"" : nil)
@@ -171,7 +176,7 @@ struct AccountPassFuzzTests {
 
     static func name(_ event: AccountPass.Event) -> String {
         switch event {
-        case .failed(let error): "failed \((error as? GitbayError)?.kind.logName ?? "\(error)")"
+        case .failed(let failure): "failed \(failure.server?.kind.logName ?? "\(failure)")"
         case .listed(let rows, let etag): "listed \(rows.map(\.id)) \(etag ?? "-")"
         default: "\(event)"
         }
@@ -211,6 +216,8 @@ struct PassWatch {
     var superseded = false
     var cancelled = false
     var freshReads = 0
+    /// When the pass in progress began: its attempt, as its verdict records it.
+    var passBegan: Date
 
     mutating func saw(_ event: AccountPass.Event) {
         checkedStillWanted = false
@@ -224,13 +231,20 @@ struct PassWatch {
             freshReads += 1
             (superseded, wroteSinceFresh, leaseHeld) = (false, false, false)
             if fresh == nil { superseded = true }
-        case .failed(let error): cancelled = cancelled || AccountPass.isCancellation(error)
+        case .failed(let failure): cancelled = cancelled || failure.isStop
         default: break
         }
     }
 
     /// The rule `step` breaks, if any.
-    mutating func check(_ step: AccountPass.Step) -> String? {
+    mutating func check(_ step: AccountPass.Step, at now: Date) -> String? {
+        switch step {
+        case .record(let record) where record.madeAt != now: return "a record made at \(record.madeAt), not at its event's \(now)"
+        case .recordSameServer(let proof) where proof.provenAt != now: return "a proof made at \(proof.provenAt), not at \(now)"
+        case .save(let status, _) where status.lastAttemptAt != passBegan:
+            return "an attempt recorded at \(status.lastAttemptAt.map { "\($0)" } ?? "none"), not when the pass began, \(passBegan)"
+        default: break
+        }
         switch step {
         case .add, .remove:
             wroteSinceFresh = true

@@ -55,7 +55,7 @@ struct AccountPassCase: Sendable, CustomTestStringConvertible {
     var pass: AccountPass {
         AccountPass(
             account: Self.account(state), desire: desire, device: Self.device, status: status, records: records.map(Self.record),
-            settings: AccountPass.Settings(backoffCeiling: .seconds(3600), now: { Self.now }))
+            settings: AccountPass.Settings(backoffCeiling: .seconds(3600)))
     }
 
     /// A step as the table writes it: its kind, and the one detail each kind is checked by.
@@ -132,7 +132,7 @@ private let passCases: [AccountPassCase] = [
             PassExchange(.stillWanted(true), "add"),
             PassExchange(.added(id: 7), "record 7"),
             PassExchange(.stored, "list"),
-            PassExchange(.failed(stopped), "give back lease"),
+            PassExchange(.failed(.server(stopped)), "give back lease"),
             PassExchange(.leaseGivenBack, "finish failed pending, 1 writes"),
         ]),
     AccountPassCase(
@@ -219,12 +219,12 @@ private let passCases: [AccountPassCase] = [
     AccountPassCase(
         name: "a list that times out: the failure and its wait are saved", first: "list",
         exchanges: [
-            PassExchange(.failed(timedOut), "save error after 1 failure"),
+            PassExchange(.failed(.server(timedOut)), "save error after 1 failure"),
             PassExchange(.saved(true), "finish failed error, 0 writes"),
         ]),
     AccountPassCase(
         name: "no API token stored: failed, nothing saved", first: "list",
-        exchanges: [PassExchange(.noClient(Refused()), "finish failed error, 0 writes")]),
+        exchanges: [PassExchange(.noClient(AccountFailure(Refused())), "finish failed error, 0 writes")]),
 ]
 
 @Suite("Account pass")
@@ -232,9 +232,9 @@ struct AccountPassTests {
     @Test("events in, steps out", arguments: passCases)
     func transcript(_ testCase: AccountPassCase) {
         var pass = testCase.pass
-        #expect(AccountPassCase.describe(pass.begin()) == testCase.first)
+        #expect(AccountPassCase.describe(pass.begin(at: AccountPassCase.now)) == testCase.first)
         for (index, exchange) in testCase.exchanges.enumerated() {
-            let step = AccountPassCase.describe(pass.handle(exchange.event))
+            let step = AccountPassCase.describe(pass.handle(exchange.event, at: AccountPassCase.now))
             #expect(step == exchange.next, "after exchange \(index + 1)")
             if step != exchange.next { return }
         }

@@ -69,7 +69,7 @@ struct FailurePolicyTests {
 
     @Test("classifies each failure and chooses the wait (third failure, 15 minute ceiling)", arguments: cases)
     func classify(_ example: Case) {
-        let (condition, wait) = FailurePolicy.classify(example.error, failures: 3, ceiling: .seconds(900))
+        let (condition, wait) = FailurePolicy.classify(.server(example.error), failures: 3, ceiling: .seconds(900))
         #expect(condition == example.condition)
         #expect(wait == example.wait)
     }
@@ -122,7 +122,7 @@ struct FailurePolicyTests {
 
     @Test("a server's wait is bounded by the ceiling (an hour at least), and no wait passes six hours", arguments: bounds)
     func bounded(_ example: BoundCase) throws {
-        let wait = try #require(FailurePolicy.classify(example.error, failures: 40, ceiling: example.ceiling).1)
+        let wait = try #require(FailurePolicy.classify(.server(example.error), failures: 40, ceiling: example.ceiling).1)
         #expect(wait == example.wait)
         #expect(wait <= FailurePolicy.longestWait)
     }
@@ -154,6 +154,6 @@ struct FailurePolicyTests {
 
     @Test("why the account waits, as status and run say it", arguments: reasons)
     func reason(_ example: ReasonCase) {
-        #expect(FailurePolicy.retryReason(example.error) == example.reason)
+        #expect(FailurePolicy.retryReason(.server(example.error)) == example.reason)
     }
 }

@@ -93,7 +93,7 @@ struct HeaderFuzzTests {
             }
 
             let ceiling = input.pick(Self.ceilings)
-            let (condition, chosen) = FailurePolicy.classify(error, failures: input.int(0...10_000), ceiling: ceiling)
+            let (condition, chosen) = FailurePolicy.classify(.server(error), failures: input.int(0...10_000), ceiling: ceiling)
             guard let wait = chosen else {
                 #expect(condition == .authFailed, "\(context)")
                 continue
@@ -108,7 +108,8 @@ struct HeaderFuzzTests {
             // As recorded, the wait skips the account no longer than the wait itself.
             let next = FailurePolicy.nextAttempt(after: now, waiting: wait)
             let record = AccountStatusRecord(
-                condition: condition, lastError: error.description, nextRetryAt: next, nextRetryReason: FailurePolicy.retryReason(error), failures: 1)
+                condition: condition, lastError: error.description, nextRetryAt: next, nextRetryReason: FailurePolicy.retryReason(.server(error)),
+                failures: 1)
             #expect(!FailurePolicy.isBeyondAnyWait(next, from: now), "\(context)")
             let during = RunSchedule.entries(
                 accounts: [account], statuses: [1: record], preferred: [:], hasDeviceToken: true, honourBackoff: true, now: now)
