@@ -27,7 +27,10 @@ struct DoctorCommand: PlainCommand {
             no next attempt is recorded further ahead than any wait a run sets (a wrong clock).
             Only reads from servers, every account at once; each probe is sent once (no retry) and
             given at most \(AccountProbe.requestTimeout.components.seconds) seconds, an account's probes \(AccountProbe.deadline.components.seconds) seconds in all, so an instance that
-            does not answer holds doctor no longer than that. Names the database once, then prints
+            does not answer holds doctor no longer than that; on a terminal, standard error names the
+            accounts still probed after a second. Ctrl-C stops the probes in flight: the report then
+            says what was checked, names the accounts not checked and doctor ends by the signal
+            (130). Names the database once, then prints
             the failures and warnings, each with its fix, and the checks that passed as one line
             (-v lists them); exits 1 when any check fails.
             """,
@@ -48,6 +51,7 @@ extension CommandRunner {
     /// it does (migrations). Exits 1 when any check fails.
     fileprivate func doctor() async throws -> ExitCode {
         var checks: [DoctorCheck] = []
+        var probed: ProbedAccounts?
         let path = location.databasePath
         let store = await databaseChecks(path, into: &checks)
         if let store {
@@ -55,11 +59,18 @@ extension CommandRunner {
             checks += await serverNameChecks(store)
             let device = await deviceCheck(store, into: &checks)
             // Without libcurl every account would fail the same way: one check says it instead.
-            if let missing = Self.libcurlCheck() { checks.append(missing) } else { checks += await accountChecks(store, device: device) }
+            if let missing = Self.libcurlCheck() {
+                checks.append(missing)
+            } else {
+                probed = await accountChecks(store, device: device)
+                checks += probed?.checks ?? []
+            }
             checks += await tokenChecks(store)
         }
         checks += await serviceChecks(store)
         show(DoctorOutput(checks: checks, style: textStyle, databasePath: path, verbose: global.verbosity > 0, width: textWidth))
+        // What was checked is said; a stop then names the accounts whose probes it cut short.
+        if let probed, context.shutdown.phase != .running { try stoppedAsking(probed.accounts, answered: probed.answered) }
         return checks.allSatisfy(\.ok) ? .success : .partialFailure
     }
 
@@ -220,31 +231,5 @@ extension CommandRunner {
         }
         checks.append(.pass("device.token", "device", "set (\(token.prefix())…, \(bytes) bytes)"))
         return device
-    }
-
-    /// Every account's checks, the accounts checked concurrently, reported in sign-in order.
-    private func accountChecks(_ store: StateStore, device: DeviceRecord?) async -> [DoctorCheck] {
-        guard let accounts = try? await store.accounts() else {
-            return [.fail("accounts", location.databasePath, "cannot be read", fix: "see `gitbay-sync status`")]
-        }
-        guard !accounts.isEmpty else {
-            return [.fail("accounts", "accounts", "no account is signed in", fix: "sign in with `gitbay-sync login <instance-url>`")]
-        }
-        var results = [[DoctorCheck]](repeating: [], count: accounts.count)
-        let now = context.now()
-        // Where each token lives, and the tokens: the keyring read once for all of them.
-        let places = (try? await store.tokenPlaces()) ?? [:]
-        let stored = (try? await tokens(store).tokens(of: accounts)) ?? [:]
-        await withTaskGroup(of: (Int, [DoctorCheck]).self) { group in
-            for (index, account) in accounts.enumerated() {
-                group.addTask {
-                    let probe = AccountProbe(
-                        account: account, store: store, place: places[account.id], token: stored[account.id], client: context.client, logger: logger)
-                    return (index, await probe.checks(device: device, now: now))
-                }
-            }
-            for await (index, checks) in group { results[index] = checks }
-        }
-        return results.flatMap { $0 }
     }
 }

@@ -5,9 +5,10 @@ import Testing
 @testable import GitbaySupport
 @testable import GitbaySync
 
-/// The commands that ask every account's server (`devices`, `push show`) print each account's
-/// answer as it lands, so a hung server holds back only its own accounts; a stop names those
-/// not asked to the end and ends the command by the signal.
+/// The commands that ask every account's server (`devices`, `push show`, `doctor`) print each
+/// account's answer as it lands (doctor: its status line names the accounts still probed), so a
+/// hung server holds back only its own accounts; a stop names those not asked to the end and
+/// ends the command by the signal.
 @Suite("Commands that ask every server", .timeLimit(.minutes(1)))
 struct FanOutProgressTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -65,5 +66,35 @@ struct FanOutProgressTests {
         #expect(result.code == 130, "\(result.err)")
         let accounts = try result.json()["accounts"] as? [[String: Any]] ?? []
         #expect(accounts.map { $0["account"] as? String } == [alice], "\(result.out)")
+    }
+
+    @Test("doctor: alice's checks are made while bob's server hangs, which the status line names; Ctrl-C then names bob and exits 130")
+    func doctor() async throws {
+        let (fast, hung, cli) = (try FakeGitbayServer(), try FakeGitbayServer(), try CLIHarness())
+        let alice = try await cli.login(fast, "alice")
+        let bob = try await cli.login(hung, "bob")
+        hung.inject(.hang, command: "whoami", times: 10)
+        let shutdown = ShutdownSignal()
+        let raw = Lines()
+        let result = await cli.run(["doctor", "-v"]) { context in
+            context.shutdown = shutdown
+            context.console.errorIsTerminal = true
+            context.terminalColumns = { _ in 400 }
+            context.statusLine.delay = .zero
+            context.statusLine.tick = { try await Task.sleep(for: .milliseconds(20)) }
+            // Ctrl-C once alice's probes are done and only bob's is in flight.
+            context.console.errRaw = { text in
+                raw.append(text)
+                if text.contains("on 1 account: \(bob)") { shutdown.request() }
+            }
+        }
+        #expect(result.code == 130, "\(result.err)")
+        #expect(raw.all.contains { $0.contains("on 1 account: \(bob)") }, "\(raw.all)")
+        #expect(result.out.contains("OK    account.token  \(alice): valid (whoami: alice)"), "\(result.out)")
+        #expect(
+            result.out.contains("FAIL  account.reachable  \(bob): not checked: doctor was stopped before \(hung.baseURL) answered"), "\(result.out)")
+        #expect(!result.out.contains("cannot be reached"), "bob was stopped, not timed out: \(result.out)")
+        let last = result.err.split(separator: "\n").last.map(String.init)
+        #expect(last == "Error: interrupted: 1 of 2 accounts not asked to the end: \(bob).", "\(result.err)")
     }
 }
