@@ -106,7 +106,8 @@ package struct AccountRemoval: Sendable {
         } else {
             hold = .deregistrationFailed(outcome.failure ?? Self.skipFailure(outcome.skipReason))
         }
-        if let hold, !force { return .kept(Self.held(outcome, hold.failure), reason: hold) }
+        // A stop holds the removal whatever `force` says: the user asked to stop, not to delete.
+        if let hold, !force || shutdown.phase != .running { return .kept(Self.held(outcome, hold.failure), reason: hold) }
         return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
     }
 

@@ -25,6 +25,16 @@ extension CommandRunner {
     func liveReconcile(
         _ store: StateStore, order accounts: [AccountRecord], _ body: @escaping @Sendable (SyncEngine) async throws -> [AccountOutcome]
     ) async throws -> LiveOutcomes {
+        try await liveReconcile(store, order: accounts, body, outcomes: { $0 }).live
+    }
+
+    /// `liveReconcile` for a use case that answers with more than its outcomes (`outcomes`
+    /// picks them out). The accounts `quiet` (by id) are named by the status line while in
+    /// flight, and get no line of their own: the command says what became of them.
+    func liveReconcile<Value: Sendable>(
+        _ store: StateStore, order accounts: [AccountRecord], quiet: Set<Int64> = [], _ body: @escaping @Sendable (SyncEngine) async throws -> Value,
+        outcomes: (Value) -> [AccountOutcome]
+    ) async throws -> (value: Value, live: LiveOutcomes) {
         let shutdown = context.shutdown
         shutdown.claim()
         let live = progressOutput(order: accounts.map(\.id))
@@ -38,7 +48,9 @@ extension CommandRunner {
                     live.started(account.id, name: account.name)
                 case .finished(let outcome):
                     let said = SkipReasonText.worded(SaidOutcome(outcome), now: clock())
-                    let line = json || said.stopped ? nil : Self.outcomeLine(said, width: width, counts: counts, fit: fit, journal: journal)
+                    let line =
+                        json || said.stopped || quiet.contains(said.accountID)
+                        ? nil : Self.outcomeLine(said, width: width, counts: counts, fit: fit, journal: journal)
                     live.finished(said.accountID, line: line)
                 }
             })
@@ -47,11 +59,14 @@ extension CommandRunner {
             ticker.cancel()
             live.end()
         }
-        let outcomes = worded(try await body(engine))
+        let value = try await body(engine)
+        let said = worded(outcomes(value))
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
-        return LiveOutcomes(
-            outcomes: interrupted ? outcomes.filter { !$0.stopped } : outcomes, interrupted: interrupted, printed: live.done, width: width)
+        return (
+            value,
+            LiveOutcomes(outcomes: interrupted ? said.filter { !$0.stopped } : said, interrupted: interrupted, printed: live.done, width: width)
+        )
     }
 
     /// Shows a command's result once its accounts' lines were printed as they came: the

@@ -91,11 +91,15 @@ extension SyncEngine {
 
     /// Signs an account out: deregisters this device through its own client, runs the removal
     /// step, and only then deletes its token and records (`AccountRemoval`). `force` deletes
-    /// the token even when the deregistration or the step failed.
-    package func removeAccount(_ account: AccountRecord, force: Bool) async throws -> Removed {
+    /// the token even when the deregistration or the step failed. `removed` is told how the
+    /// removal ended before the instance's other accounts are reconciled.
+    package func removeAccount(
+        _ account: AccountRecord, force: Bool, removed: (@Sendable (AccountRemoval.Result) -> Void)? = nil
+    ) async throws -> Removed {
         try await store.setState(.removing, ofAccount: account.id, now: options.now())
         let removing = try await store.account(id: account.id) ?? account
         let result = try await removal.finish(removing, force: force)
+        removed?(result)
         guard result.deregistered else { return Removed(result: result, handedOver: []) }
         return Removed(result: result, handedOver: try await reconcileServer(of: account.instance, activeOnly: true))
     }

@@ -9,6 +9,12 @@ import FoundationEssentials
 import Foundation
 #endif
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `remove-account <account> [--force]`, also called `logout`.
 struct RemoveAccountCommand: CommandDefinition {
     static let force = CommandSpec.Option(
@@ -41,7 +47,10 @@ struct RemoveAccountCommand: CommandDefinition {
             counts as failed. A hook running after 30 seconds is stopped and counts as failed;
             whatever it started is stopped with it (on macOS, only its process group: a child it
             moved to another session with setsid runs on), and so is what it left running when
-            it exits.
+            it exits. The other accounts' lines print as each is done. Ctrl-C (or SIGTERM) cuts
+            short what is in flight, says whether the device was deregistered and the token deleted
+            (if not, the account stays `removing` with its token) or which other accounts were not
+            reconciled, and ends the command by the signal (130; while the hook runs, exit 69).
             `logout` is another name for this command.
             """,
         examples: [
@@ -74,28 +83,61 @@ struct RemoveAccountCommand: CommandDefinition {
 extension CommandRunner {
     /// `remove-account <account> [--force]` (or `logout`). When the device was deregistered,
     /// the instance's other accounts are reconciled at once, so that one of them takes over the
-    /// device token if the removed account held it.
+    /// device token if the removed account held it; their lines print as each is done, after
+    /// the sentence that says how the removal ended. A stop (SIGINT, SIGTERM) cuts short what
+    /// is in flight, says what was done and what was not, and ends the command by the signal.
     fileprivate func removeAccount(_ name: String, force: Bool) async throws -> ExitCode {
         let store = try await openStore()
         let account = try await account(named: name, in: store)
-        // Another account of the instance may now hold the device token: it is handed over now
-        // rather than at the next run.
-        let removed = try await engine(store).removeAccount(account, force: force)
-        let (result, outcomes) = (removed.result, worded(removed.handedOver))
+        let others = try await store.accounts(onServerOf: account.instance).filter { $0.id != account.id && $0.state == .active }
+        let (out, json) = (context.console.out, global.json)
+        let (removed, live) = try await liveReconcile(store, order: others, quiet: [account.id]) { engine in
+            try await engine.removeAccount(account, force: force) { result in
+                if !json, let said = RemovalVerdict(result, account: account).said { out(said) }
+            }
+        } outcomes: {
+            $0.handedOver
+        }
+        let (result, outcomes) = (removed.result, live.outcomes)
         let verdict = RemovalVerdict(result, account: account)
-        let (left, failure) = (verdict.left, verdict.failure)
-        let shown = TerminalText.escaped(account.name)
-        show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes))
-        if !left.isEmpty {
+        if !json { printChanged(outcomes, printed: live.printed, width: live.width) }
+        show(RemovalOutput(account: account, result: result, verdict: verdict, outcomes: outcomes, saidAlready: true))
+        if !verdict.left.isEmpty {
+            let left = verdict.left
             context.console.err(
-                "Warning: \(shown) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page."
+                "Warning: \(TerminalText.escaped(account.name)) still has this device's row\(left.count == 1 ? "" : "s") \(left.map(String.init).joined(separator: ", ")) on \(account.instance), which may keep pushing here; remove \(left.count == 1 ? "it" : "them") on the instance's settings page."
             )
         }
-        if let failure {
+        if live.interrupted { try stoppedRemoving(account, result, handover: others, live) }
+        if let failure = verdict.failure {
             context.console.err("Error: \(escaped: failure.message)")
         }
-        let handedOver = report(outcomes)
-        return failure?.exitCode ?? handedOver
+        let handedOver = report(outcomes, lines: false)
+        return verdict.failure?.exitCode ?? handedOver
+    }
+
+    /// After a stop: what the removal did and did not, or which of the instance's other accounts
+    /// were not reconciled, and the command ends by the signal. A removal the stop held at the
+    /// pre-remove hook (`interrupted`), one another process finishes, or one a sign-in undid,
+    /// is said as without a stop.
+    private func stoppedRemoving(_ account: AccountRecord, _ result: AccountRemoval.Result, handover: [AccountRecord], _ live: LiveOutcomes) throws {
+        switch result {
+        case .removed, .forced:
+            _ = report(live.outcomes, lines: false)
+            let answered = Set(live.outcomes.map(\.accountID))
+            try stoppedAsking(handover, answered: handover.filter { answered.contains($0.id) })
+        case .kept(_, let hold):
+            let done =
+                hold.deregistered
+                ? "this device is deregistered, but its API token is neither revoked nor deleted yet"
+                : "this device is not deregistered yet, and its API token is neither revoked nor deleted"
+            let said =
+                "Error: interrupted: \(TerminalText.escaped(account.name)) is not removed: \(done); it stays `removing` with its API token and is no longer counted as signed in, and `gitbay-sync run` or `\(ShellWords.gitbaySync("remove-account", account.name))` finishes the removal."
+            context.console.err(journalErr.line(.error, said))
+            throw StoppedBySignal(signal: context.shutdown.stopSignal ?? SIGINT)
+        case .interrupted, .busy, .signedInAgain:
+            return
+        }
     }
 }
 
@@ -106,6 +148,8 @@ struct RemovalOutput: CommandOutput {
     let verdict: RemovalVerdict
     /// The instance's other accounts, reconciled so that one takes the device token over.
     let outcomes: [SaidOutcome]
+    /// Whether the sentence on how the removal ended was printed already, as it ended.
+    var saidAlready = false
 
     var json: JSONValue {
         .object([
@@ -124,7 +168,8 @@ struct RemovalOutput: CommandOutput {
     var text: [String] {
         let taking: Set<AccountOutcome.Action> = [.added, .reAdded, .rotated, .adopted]
         let takers = outcomes.filter { $0.condition == .registered && taking.contains($0.action) }
-        return (verdict.said.map { [$0] } ?? []) + takers.map { "\(escaped: $0.account) takes over this device's token on \(account.instance)." }
+        return (saidAlready ? [] : verdict.said.map { [$0] } ?? [])
+            + takers.map { "\(escaped: $0.account) takes over this device's token on \(account.instance)." }
     }
 
     private var requests: Int {
@@ -139,87 +184,5 @@ struct RemovalOutput: CommandOutput {
     private var forcedError: String? {
         if case .forced(let outcome, _, _, _, _) = result { return outcome.failure.map(FailureText.said) }
         return nil
-    }
-}
-
-/// What a removal's result means for `remove-account`: what to say, the JSON `result`, the rows
-/// left on the server, and the error that ends the command.
-struct RemovalVerdict {
-    var said: String?
-    var word = "kept"
-    var left: [Int] = []
-    var failure: CommandFailure?
-    /// What became of the API token, once the account is deleted.
-    var token: TokenRevocation?
-    /// The token a held revocation was for.
-    var heldName: String?
-
-    init(_ result: AccountRemoval.Result, account: AccountRecord) {
-        let shown = TerminalText.escaped(account.name)
-        let retry =
-            "runs retry the removal (the timer's too, if installed; after a server failure they wait out its backoff, `gitbay-sync run --now` does not)"
-        let stillValid = { (token: TokenRevocation) in RemovalText.stillValid(token, of: account).map { " " + $0 } ?? "" }
-        switch result {
-        case .removed(_, let wiped, let revocation):
-            token = revocation
-            (said, word) = (
-                "Removed \(shown): this device is deregistered and \(RemovalText.tokenGone(revocation))\(Self.lingering(wiped)).\(stillValid(revocation))",
-                "removed"
-            )
-        case .forced(_, let rows, let hold, let wiped, let revocation):
-            token = revocation
-            (said, word, left) = (
-                "Removed \(shown) by force: \(RemovalText.tokenGone(revocation))\(Self.lingering(wiped)), although \(TerminalText.escaped(RemovalText.held(hold))).\(stillValid(revocation))",
-                "forced", rows
-            )
-        case .signedInAgain:
-            failure = CommandFailure(
-                "\(account.name) was signed in again while its removal ran, and that sign-in wins: it is not removed, and stays signed in with the new API token. To sign out, run `\(ShellWords.gitbaySync("remove-account", account.name))` again.",
-                exitCode: .busy)
-        case .busy(_, let pid):
-            failure = CommandFailure(
-                "\(account.name) is marked `removing`, but another gitbay-sync (pid \(pid)) is reconciling it right now: that process finishes the removal (or, if it stops first, `gitbay-sync run` does). It is no longer counted as signed in.",
-                exitCode: .busy)
-        case .interrupted(_, let reason):
-            failure = CommandFailure(
-                "\(account.name) is not removed yet: \(reason). This device is deregistered; the account stays `removing` with its API token and is no longer counted as signed in. `gitbay-sync run` or `\(ShellWords.gitbaySync("remove-account", account.name))` retries the removal (so does the timer, if installed).",
-                exitCode: .unavailable)
-        case .kept(let outcome, _) where outcome.condition == .authFailed:
-            failure = CommandFailure(
-                "\(account.name) is not removed yet: \(SkipReasonText.refusedRemoval(account)). It stays `removing` with its API token and is no longer counted as signed in.",
-                exitCode: .denied)
-        case .kept(_, let hold):
-            failure = Self.held(hold, account: account, retry: retry)
-            if case .revocationFailed(let name, _) = hold { heldName = name }
-            if case .tokenStillValid(let name, _) = hold { heldName = name }
-        }
-    }
-
-    /// The error of a removal kept as `removing` for `hold`.
-    private static func held(_ hold: RemovalHold, account: AccountRecord, retry: String) -> CommandFailure {
-        let why = CommandRunner.sentence(FailureText.said(hold.failure))
-        switch hold {
-        case .deregistrationFailed:
-            return CommandFailure(
-                "\(account.name) is not removed yet: \(why). It stays `removing` with its token and is no longer counted as signed in; \(retry), or use --force to delete it now.",
-                exitCode: .unavailable)
-        case .stepFailed:
-            return CommandFailure(
-                "\(account.name) is not removed yet: this device is deregistered, but \(why). The account stays `removing` with its API token and is no longer counted as signed in. Fix the hook, then \(retry); or use --force to delete the token now.",
-                exitCode: .unavailable)
-        case .revocationFailed(let name, _):
-            return CommandFailure(
-                "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in; \(retry), or use --force to delete it here now (it then stays valid on the server until it is revoked by hand: \(RemovalText.sshCommand(account, ["token", "revoke", name]))).",
-                exitCode: .unavailable)
-        case .tokenStillValid:
-            return CommandFailure(
-                "\(account.name) is not removed yet: \(RemovalText.held(hold)). It stays `removing` with its API token and is no longer counted as signed in: find the token's name with `\(RemovalText.sshCommand(account, ["token", "list"]))` and revoke it with `\(RemovalText.sshCommand(account, ["token", "revoke", "<name>"]))`, then run `\(ShellWords.gitbaySync("remove-account", account.name))` again; or use --force to delete it here now (it then stays valid on the server until it is revoked by hand).",
-                exitCode: .unavailable)
-        }
-    }
-
-    /// What to add when the deleted token's bytes are still in the files.
-    static func lingering(_ wiped: Bool) -> String {
-        wiped ? "" : " (\(CommandRunner.tokenBytesLinger))"
     }
 }

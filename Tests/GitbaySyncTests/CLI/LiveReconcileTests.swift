@@ -2,11 +2,12 @@ import Foundation
 import GitbayFake
 import Testing
 
+@testable import GitbayState
 @testable import GitbaySupport
 @testable import GitbaySync
 
-/// The commands that reconcile on their way (`device clear`, `prefer`, `pause`, `resume`) print
-/// each account's line as it is done, as `run` does, so a hung server holds back only its own
+/// The commands that reconcile on their way (`device clear`, `prefer`, `pause`, `resume`,
+/// `remove-account`'s handover) print each account's line as it is done, as `run` does, so a hung server holds back only its own
 /// accounts; a stop names those not done and ends the command by the signal.
 @Suite("Commands that reconcile on their way", .timeLimit(.minutes(1)))
 struct LiveReconcileTests {
@@ -48,5 +49,68 @@ struct LiveReconcileTests {
         #expect(!result.err.contains("took longer"), "stopped, not timed out: \(result.err)")
         let last = result.err.split(separator: "\n").last.map(String.init)
         #expect(last == "Error: interrupted: 2 of 2 accounts not asked to the end: \(alice), \(carol).", "\(result.err)")
+    }
+
+    /// Alice, carol and dave on one server, the device registered; the holder of its token is
+    /// signed out, so the others take it over.
+    static func threeOnOneServer() async throws -> (FakeGitbayServer, CLIHarness, alice: String, carol: String, dave: String) {
+        let (server, cli) = (try FakeGitbayServer(), try CLIHarness())
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        let alice = try await cli.login(server, "alice")
+        let carol = try await cli.login(server, "carol")
+        let dave = try await cli.login(server, "dave")
+        #expect(await cli.run(["prefer", alice]).code == 0)
+        #expect(server.devices(of: "alice").count == 1)
+        server.resetRequests()
+        return (server, cli, alice, carol, dave)
+    }
+
+    @Test("remove-account: dave's handover line is printed while carol's list hangs; Ctrl-C then names carol and exits 130")
+    func removeAccountHandover() async throws {
+        let (server, cli, alice, carol, dave) = try await Self.threeOnOneServer()
+        server.inject(.hang, command: "notifications device list", user: "carol", times: 10)
+        let shutdown = ShutdownSignal()
+        let result = await cli.run(["remove-account", alice]) { context in
+            context.shutdown = shutdown
+            RunProgressTests.watching(&context) { line in
+                if line.hasPrefix(dave) { shutdown.request() }
+            }
+        }
+        #expect(result.code == 130, "\(result.err)")
+        #expect(result.out.hasPrefix("Removed \(alice): this device is deregistered"), "\(result.out)")
+        #expect(result.out.contains("\n\(dave)  "), "\(result.out)")
+        #expect(!result.out.split(separator: "\n").contains { $0.hasPrefix(carol) }, "no line of carol's: \(result.out)")
+        #expect(!result.err.contains("took longer"), "carol was stopped, not timed out: \(result.err)")
+        let last = result.err.split(separator: "\n").last.map(String.init)
+        #expect(last == "Error: interrupted: 1 of 2 accounts not asked to the end: \(carol).", "\(result.err)")
+        #expect(try await cli.store().account(named: alice) == nil, "the removal itself is complete")
+    }
+
+    @Test("remove-account --force on a hung server: Ctrl-C keeps the account removing with its token, says so and exits 130")
+    func removeAccountHung() async throws {
+        let (server, cli, alice, _, _) = try await Self.threeOnOneServer()
+        server.inject(.hang, command: "notifications device list", user: "alice", times: 10)
+        let shutdown = ShutdownSignal()
+        let stopper = Task {
+            while !server.requests().contains(where: { $0.user == "alice" && $0.argv.contains("list") }) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            shutdown.request()
+        }
+        let result = await cli.run(["remove-account", alice, "--force"]) { context in context.shutdown = shutdown }
+        try await stopper.value
+        #expect(result.code == 130, "\(result.err)")
+        #expect(!result.err.contains("took longer"), "stopped, not timed out: \(result.err)")
+        let last = result.err.split(separator: "\n").last.map(String.init)
+        #expect(
+            last
+                == "Error: interrupted: \(alice) is not removed: this device is not deregistered yet, and its API token is neither revoked nor deleted; it stays `removing` with its API token and is no longer counted as signed in, and `gitbay-sync run` or `gitbay-sync remove-account \(alice)` finishes the removal.",
+            "\(result.err)")
+        let store = try await cli.store()
+        let account = try #require(try await store.account(named: alice))
+        #expect(account.state == .removing)
+        #expect(try await store.apiToken(ofAccount: account.id) != nil)
+        #expect(server.devices(of: "alice").count == 1, "nothing was removed on the server")
+        #expect(!server.requests().contains { $0.argv.contains("revoke") }, "\(server.requests().map(\.argv))")
     }
 }

@@ -172,7 +172,7 @@ struct HookInterruptionTests {
         #expect(try await store.status(ofAccount: account.id).lastError?.contains("interrupted") == true)
     }
 
-    @Test("no hook starts once a stop was requested")
+    @Test("no hook starts once a stop was requested: remove-account then sends nothing, keeps the account and exits 130")
     func noHookAfterStop() async throws {
         let server = try FakeGitbayServer()
         let (cli, name) = try await RemovalTests.registeredAlice(on: server, apiToken: server.mintToken(for: "alice"))
@@ -182,9 +182,10 @@ struct HookInterruptionTests {
         shutdown.claim()
         shutdown.request()
         let result = await cli.run(["remove-account", name]) { $0.shutdown = shutdown }
-        #expect(result.code == ExitCode.unavailable.rawValue)
-        #expect(result.err.contains("interrupted before the pre-remove hook"))
+        #expect(result.code == 130, "\(result.err)")
+        #expect(result.err.contains("\(name) is not removed: this device is not deregistered yet"), "\(result.err)")
         #expect(!FileManager.default.fileExists(atPath: ran))
+        #expect(server.devices(of: "alice").count == 1)
         let store = try await cli.store()
         #expect(try await store.account(named: name)?.state == .removing)
     }
