@@ -155,8 +155,10 @@ package struct Reconciler: Sendable {
     /// `outcomes` in the accounts' sign-in order.
     private static func sorted(_ outcomes: [AccountOutcome], _ facts: RunFacts) -> [AccountOutcome] {
         let order = Dictionary(facts.accounts.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        // Each outcome's place is looked up once, not at every comparison.
-        return outcomes.map { (place: order[$0.accountID] ?? 0, outcome: $0) }.sorted { $0.place < $1.place }.map(\.outcome)
+        // Each outcome's place is looked up once, not at every comparison, and the indices are
+        // sorted rather than the outcomes, which are large to move.
+        let places = outcomes.map { order[$0.accountID] ?? 0 }
+        return outcomes.indices.sorted { (places[$0], $0) < (places[$1], $1) }.map { outcomes[$0] }
     }
 
     /// What a run does with each account (or `only` these): the schedule's entries, with the

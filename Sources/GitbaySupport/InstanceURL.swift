@@ -43,12 +43,11 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         var rest = bytes[(schemeEnd + 3)...]
         while rest.last == UInt8(ascii: "/") { rest.removeLast() }
         guard !rest.isEmpty else { throw .malformed(text) }
-        if rest.contains(where: { Array("/?#@".utf8).contains($0) }) { throw .hasPathOrQuery(text) }
+        if rest.contains(where: Self.endsAuthority) { throw .hasPathOrQuery(text) }
         if rest.contains(where: { !(0x21...0x7E).contains($0) }) { throw .malformed(text) }
 
         let (host, portText) = try Self.hostAndPort(rest, text: text)
-        let isHostByte = { (byte: UInt8) in Self.isASCIILetterOrDigit(byte) || Array("-._:".utf8).contains(byte) }
-        guard !host.isEmpty, host.allSatisfy(isHostByte) else { throw .malformed(text) }
+        guard !host.isEmpty, host.allSatisfy(Self.isHostByte) else { throw .malformed(text) }
         var port: Int?
         if let portText {
             guard let number = Int(String(decoding: portText, as: UTF8.self)), (1...65535).contains(number) else {
@@ -80,8 +79,21 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         return (rest, nil)
     }
 
-    private static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    /// A byte that may appear in a host: an ASCII letter or digit, `-`, `.`, `_` or `:`.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"): true
+        default: false
+        }
+    }
+
+    /// A byte that ends the authority: a path, query, fragment, or user info before it.
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@"): true
+        default: false
+        }
     }
 
     private static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
