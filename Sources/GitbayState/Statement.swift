@@ -129,22 +129,11 @@ struct ResultColumns {
     }
 
     let names: [String]
-    private let indexes: [String: Int32]
-    private let shared: Set<String>
 
-    init(names: [String]) {
-        self.names = names
-        var indexes: [String: Int32] = [:]
-        var shared: Set<String> = []
-        for (index, name) in names.enumerated() {
-            if indexes.updateValue(Int32(index), forKey: name) != nil { shared.insert(name) }
-        }
-        self.indexes = indexes.filter { !shared.contains($0.key) }
-        self.shared = shared
-    }
-
+    /// A scan, not a hash table: a result has a few columns, and comparing short names costs
+    /// less than hashing the one looked up.
     func lookUp(_ name: String) -> LookUp {
-        if let index = indexes[name] { return .found(index) }
-        return shared.contains(name) ? .shared : .missing
+        guard let first = names.firstIndex(of: name) else { return .missing }
+        return names[(first + 1)...].contains(name) ? .shared : .found(Int32(first))
     }
 }

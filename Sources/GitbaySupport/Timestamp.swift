@@ -47,10 +47,10 @@ package enum Timestamp {
         var text = text
         return text.withUTF8 { bytes -> Date? in
             guard bytes.count == 24, bytes[23] == UInt8(ascii: "Z") else { return nil }
-            for (index, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, ".")]
-            where bytes[index] != UInt8(ascii: Unicode.Scalar(separator)!) {
-                return nil
-            }
+            let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))
+            guard bytes[4] == dash, bytes[7] == dash, bytes[10] == UInt8(ascii: "T"), bytes[13] == colon, bytes[16] == colon,
+                bytes[19] == UInt8(ascii: ".")
+            else { return nil }
             func number(_ start: Int, _ count: Int) -> Int64? {
                 var value: Int64 = 0
                 for byte in bytes[start..<(start + count)] {
