@@ -46,11 +46,15 @@ package enum HTTPDestination {
     }
 
     /// The lower-cased scheme and the authority without user info; nil without `scheme://`.
+    /// Read on the UTF-8 bytes: every byte looked for is ASCII, which never occurs inside the
+    /// encoding of another character.
     private static func schemeAndAuthority(_ url: String) -> (scheme: String, authority: Substring)? {
-        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
-        let rest = url[url.index(colon, offsetBy: 3)...]
-        var authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        return (url[..<colon].lowercased(), authority)
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return nil }
+        let rest = bytes[bytes.index(colon, offsetBy: 3)...]
+        let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        var start = rest.startIndex
+        if let at = rest[..<end].lastIndex(of: UInt8(ascii: "@")) { start = bytes.index(after: at) }
+        return (url[..<colon].lowercased(), url[start..<end])
     }
 }
