@@ -49,8 +49,10 @@ extension AccountRemoval {
                 hold = hold ?? revocation
             case .failure(let failure):
                 revocation = .revocationFailed(name: failure.name, failure: failure.failure)
-                guard force else {
-                    await saveHeldStatus(account, detail: Self.revocationFailedDetail, error: failure.failure.description)
+                // A stop cut it short: held whatever `force` says, as the user asked to stop, not to delete.
+                guard force, !revocation.revocationInterrupted else {
+                    let detail = revocation.revocationInterrupted ? Self.revocationInterruptedDetail : Self.revocationFailedDetail
+                    await saveHeldStatus(account, detail: detail, error: failure.failure.description)
                     return .kept(Self.held(outcome, revocation.failure), reason: revocation)
                 }
                 hold = hold ?? revocation

@@ -21,15 +21,41 @@ extension AccountRemoval {
     /// revoked (`whoami` with it must answer 401). A stale name the server does not know (404)
     /// is revoked already. Once the server refuses the token, nothing more can be sent with it:
     /// the stale names not yet revoked are left, and said. The requests are counted in `outcome`.
+    /// A stop (the run's `stopNow`) cancels the requests in flight: the revocation then fails
+    /// with the cancellation (`AccountFailure.isStop`), and whether the server revoked is not known.
     func revoke(_ stored: StoredAPIToken, of account: AccountRecord, outcome: inout AccountOutcome) async
         -> Swift.Result<TokenRevocation, RevocationFailure>
     {
         let client = GitbayClient(
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: reconciler.options.client,
             logger: reconciler.logger)
-        let result = await revoke(stored, with: client, outcome: &outcome)
+        let before = outcome
+        let (result, after) = await cancelledAtStop {
+            var outcome = before
+            let result = await self.revoke(stored, with: client, outcome: &outcome)
+            return (result, outcome)
+        }
+        outcome = after
         outcome.requests += client.requestCount
         return result
+    }
+
+    /// What `body` returns, with its task cancelled (and so the requests it awaits) when the
+    /// run's `stopNow` returns first.
+    private func cancelledAtStop<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value {
+        guard let stopNow = reconciler.options.stopNow else { return await body() }
+        let work = Task { await body() }
+        let watcher = Task {
+            await stopNow()
+            guard !Task.isCancelled else { return }
+            work.cancel()
+        }
+        defer { watcher.cancel() }
+        return await withTaskCancellationHandler {
+            await work.value
+        } onCancel: {
+            work.cancel()
+        }
     }
 
     private func revoke(_ stored: StoredAPIToken, with client: GitbayClient, outcome: inout AccountOutcome) async

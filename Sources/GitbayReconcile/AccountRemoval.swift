@@ -56,6 +56,9 @@ package struct AccountRemoval: Sendable {
     /// The same, when the hook passed and the token could not be revoked on the server.
     package static let revocationFailedDetail =
         "this device is deregistered and the pre-remove hook passed; the API token is kept because it could not be revoked on the server"
+    /// The same, when a stop cut the revocation short: whether the server revoked the token is not known.
+    package static let revocationInterruptedDetail =
+        "this device is deregistered and the pre-remove hook passed; the API token is kept because its revocation on the server was interrupted, so whether it is revoked is not known"
 
     /// The same, when the token was revoked by name and still works: the name was another's.
     package static let tokenStillValidDetail =

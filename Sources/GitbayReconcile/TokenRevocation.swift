@@ -108,6 +108,12 @@ package enum RemovalHold: Sendable, Equatable {
         }
     }
 
+    /// Whether a stop cut the token's revocation short: its requests were cancelled, so whether
+    /// the server revoked it is not known.
+    package var revocationInterrupted: Bool {
+        if case .revocationFailed(_, let failure) = self { failure.isStop } else { false }
+    }
+
     /// Whether this device's rows for the account are gone from the server.
     package var deregistered: Bool {
         if case .deregistrationFailed = self { false } else { true }

@@ -139,4 +139,43 @@ struct TokenRevocationTests {
         #expect(entries.first?.removal?.outcome.isFailure == false, "the run reports the removal, not the refusal")
         #expect(try await world.store.account(id: alice.id) == nil)
     }
+
+    @Test(
+        "a stop while `token revoke` hangs cancels it at once and keeps the account removing with its token, --force or not",
+        arguments: [false, true])
+    func stopCutsRevocation(force: Bool) async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-ffffff")
+        try await world.setToken()
+        _ = try await world.run()
+        server.inject(.hang, command: "token revoke", times: 10)
+        // Far longer than the stop takes: a revocation the stop does not cancel runs into it.
+        var client = ReconcileWorld.client
+        (client.transport.requestTimeout, client.deadline) = (.seconds(15), .seconds(15))
+        let shutdown = ShutdownSignal()
+        shutdown.claim()
+        var options = Reconciler.Options(honourBackoff: false, client: client)
+        options.stopNow = { await shutdown.wait(for: .stopping) }
+        let removal = AccountRemoval(
+            reconciler: Reconciler(store: world.store, options: options, logger: .disabled), step: NoPreRemovalStep(), shutdown: shutdown)
+        let stopper = Task {
+            while !server.requests().contains(where: { $0.argv.starts(with: ["token", "revoke"]) }) { try await Task.sleep(for: .milliseconds(5)) }
+            shutdown.request()
+        }
+        let result = try await world.remove(alice, force: force, removal: removal)
+        try await stopper.value
+        guard case .kept(let outcome, let hold) = result, case .revocationFailed("gitbay-sync-laptop-gbs-ffffff", let failure) = hold else {
+            Issue.record("a stop during the revocation keeps the account, not \(result)")
+            return
+        }
+        #expect(hold.revocationInterrupted)
+        #expect(failure.server?.command == ["token", "revoke"] && failure.isStop, "cancelled, not timed out: \(failure)")
+        #expect(outcome.failure == failure)
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == Secret(token))
+        #expect(try await world.store.status(ofAccount: alice.id).detail == AccountRemoval.revocationInterruptedDetail)
+        #expect(server.accepts(token))
+        #expect(server.devices(of: "alice").isEmpty)
+    }
 }
