@@ -88,6 +88,9 @@ enum RemovalText {
         switch hold {
         case .deregistrationFailed: return "this device could not be deregistered: \(why)"
         case .stepFailed: return "this device is deregistered, but the pre-remove hook did not pass: \(why)"
+        case .revocationFailed(let name, _) where hold.revocationInterrupted:
+            return
+                "this device is deregistered and the pre-remove hook passed, but the revocation of the API token \(name) was cut short: whether the server revoked it is not known"
         case .revocationFailed(let name, _):
             return "this device is deregistered and the pre-remove hook passed, but the API token \(name) could not be revoked on the server: \(why)"
         case .tokenStillValid:

@@ -128,9 +128,13 @@ extension CommandRunner {
             try stoppedAsking(handover, answered: handover.filter { answered.contains($0.id) })
         case .kept(_, let hold):
             let done =
-                hold.deregistered
-                ? "this device is deregistered, but its API token is neither revoked nor deleted yet"
-                : "this device is not deregistered yet, and its API token is neither revoked nor deleted"
+                if !hold.deregistered {
+                    "this device is not deregistered yet, and its API token is neither revoked nor deleted"
+                } else if hold.revocationInterrupted {
+                    "this device is deregistered, but its API token is not known to be revoked (its revocation was cut short) and is not deleted"
+                } else {
+                    "this device is deregistered, but its API token is neither revoked nor deleted yet"
+                }
             let said =
                 "Error: interrupted: \(TerminalText.escaped(account.name)) is not removed: \(done); it stays `removing` with its API token and is no longer counted as signed in, and `gitbay-sync run` or `\(ShellWords.gitbaySync("remove-account", account.name))` finishes the removal."
             context.console.err(journalErr.line(.error, said))

@@ -2,6 +2,7 @@ import Foundation
 import GitbayFake
 import Testing
 
+@testable import GitbayAPI
 @testable import GitbayState
 @testable import GitbaySupport
 @testable import GitbaySync
@@ -112,5 +113,48 @@ struct LiveReconcileTests {
         #expect(try await store.apiToken(ofAccount: account.id) != nil)
         #expect(server.devices(of: "alice").count == 1, "nothing was removed on the server")
         #expect(!server.requests().contains { $0.argv.contains("revoke") }, "\(server.requests().map(\.argv))")
+    }
+
+    @Test(
+        "remove-account (--force too) on a server that hangs on `token revoke` or the `whoami` after it: Ctrl-C cuts the revocation short, keeps the token, says so and exits 130",
+        arguments: ["token revoke", "whoami"], [false, true])
+    func removeAccountRevocationHung(hung command: String, force: Bool) async throws {
+        let server = try FakeGitbayServer()
+        let token = server.mintToken(for: "alice", name: "laptop-sync")
+        let (cli, alice) = try await SignOutRevokesTests.signedIn(server, token: token, name: "laptop-sync")
+        #expect(await cli.run(["device", "set-token"], stdin: "c0ffee00aaaabbbbccccdddd").code == 0)
+        #expect(await cli.run(["run"]).code == 0)
+        #expect(server.devices(of: "alice").count == 1)
+        server.inject(.hang, command: command, times: 10)
+        server.resetRequests()
+        // A revocation that is not cut short waits out this timeout: far longer than a stop takes.
+        var client = CLIHarness.client
+        (client.transport.requestTimeout, client.deadline) = (.seconds(15), .seconds(15))
+        let shutdown = ShutdownSignal()
+        let words = command.split(separator: " ").map(String.init)
+        let stopper = Task {
+            while !server.requests().contains(where: { $0.argv.starts(with: words) }) { try await Task.sleep(for: .milliseconds(5)) }
+            shutdown.request()
+            return ContinuousClock.now
+        }
+        let result = await cli.run(["remove-account", alice] + (force ? ["--force"] : []), client: client) { context in context.shutdown = shutdown }
+        let ended = ContinuousClock.now
+        let stopped = try await stopper.value
+        #expect(result.code == 130, "\(result.err)")
+        #expect(stopped.duration(to: ended) < .seconds(5), "the revocation was cut at the stop, not timed out")
+        #expect(!result.err.contains("took longer"), "stopped, not timed out: \(result.err)")
+        let last = result.err.split(separator: "\n").last.map(String.init)
+        #expect(
+            last
+                == "Error: interrupted: \(alice) is not removed: this device is deregistered, but its API token is not known to be revoked (its revocation was cut short) and is not deleted; it stays `removing` with its API token and is no longer counted as signed in, and `gitbay-sync run` or `gitbay-sync remove-account \(alice)` finishes the removal.",
+            "\(result.err)")
+        let store = try await cli.store()
+        let account = try #require(try await store.account(named: alice))
+        #expect(account.state == .removing)
+        #expect(try await store.apiToken(ofAccount: account.id) != nil)
+        let detail = try await store.status(ofAccount: account.id).detail
+        #expect(detail?.contains("its revocation on the server was interrupted") == true, "\(String(describing: detail))")
+        #expect(server.devices(of: "alice").isEmpty, "the device was deregistered before the stop")
+        #expect(server.accepts(token) == (command == "token revoke"), "a hung revocation does nothing; one answered before a hung check does")
     }
 }
