@@ -85,14 +85,14 @@ struct SSHFrontTests {
         let plain = try await front.run(["whoami"], config: front.configFile(for: "bob"))
         let empty = try await front.run([], config: alice)
 
-        #expect(missing.code == 3)
+        #expect(missing.code == 3, "ssh said: \(missing.err)")
         let envelope = try #require(try JSONSerialization.jsonObject(with: Data(missing.out.utf8)) as? [String: Any])
         #expect(envelope["exit_code"] as? Int == 3)
         #expect((envelope["error"] as? String)?.contains("nosuch") == true)
         #expect(unknown.code == 2)
         #expect(unknown.out.isEmpty)
         #expect(unknown.err.hasPrefix("error: unknown command \"frobnicate\""))
-        #expect(plain.code == 0)
+        #expect(plain.code == 0, "ssh said: \(plain.err)")
         #expect(plain.out == #"{"username":"bob","admin":false,"key_scope":"full"}"# + "\n", "each key is its own user")
         #expect(empty.code == 2)
     }

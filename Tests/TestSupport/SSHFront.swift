@@ -144,7 +144,7 @@ package final class SSHFront: Sendable {
     /// Runs `ssh -F <config> <destination> -- <words>` to its end (killed after `timeout`),
     /// `stdin` (or nothing) on its standard input, on a thread of its own.
     package func run(
-        _ words: [String], config: String, destination: String? = nil, stdin: String? = nil, timeout: Duration = .seconds(30)
+        _ words: [String], config: String, destination: String? = nil, stdin: String? = nil, timeout: Duration = .seconds(90)
     ) async throws -> (code: Int32?, out: String, err: String) {
         try await Blocking.run { [self] in try runBlocking(words, config: config, destination: destination, stdin: stdin, timeout: timeout) }
     }

@@ -132,7 +132,7 @@ struct SSHFrontFiles {
           BatchMode yes
           PasswordAuthentication no
           KbdInteractiveAuthentication no
-          ConnectTimeout 10
+          ConnectTimeout 60
           ControlMaster no
           ControlPath none
           LogLevel ERROR
