@@ -130,10 +130,15 @@ struct ResultColumns {
 
     let names: [String]
 
-    /// A scan, not a hash table: a result has a few columns, and comparing short names costs
-    /// less than hashing the one looked up.
+    /// A scan, not a hash table: a result has a few columns, and comparing the lengths of
+    /// their names first costs less than hashing the one looked up.
     func lookUp(_ name: String) -> LookUp {
-        guard let first = names.firstIndex(of: name) else { return .missing }
-        return names[(first + 1)...].contains(name) ? .shared : .found(Int32(first))
+        let length = name.utf8.count
+        var found: Int?
+        for (index, candidate) in names.enumerated() where candidate.utf8.count == length && candidate == name {
+            guard found == nil else { return .shared }
+            found = index
+        }
+        return found.map { .found(Int32($0)) } ?? .missing
     }
 }

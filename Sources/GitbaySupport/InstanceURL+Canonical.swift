@@ -12,6 +12,7 @@ extension InstanceURL {
     /// Anything else (`localhost` beside `127.0.0.1`, an alias name) is left to be proven the
     /// same server by record.
     static func canonicalHost(_ host: String) -> String {
+        if isDottedDecimal(host.utf8) { return host }
         if host.contains(":") { return canonicalIPv6(host) ?? host }
         var name = Substring(host)
         if name.count > 1, name.hasSuffix("."), !name.dropLast().hasSuffix(".") { name = name.dropLast() }
@@ -64,6 +65,24 @@ extension InstanceURL {
             guard value <= UInt64(UInt32.max) else { return nil }
         }
         return value
+    }
+
+    /// Whether `bytes` are an IPv4 address in dotted decimal already: four parts of one to three
+    /// digits, none with a leading zero, each at most 255. Read without building anything, as
+    /// every parse of a loopback URL meets one.
+    static func isDottedDecimal(_ bytes: String.UTF8View) -> Bool {
+        var (parts, digits, value) = (1, 0, 0)
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, parts < 4 else { return false }
+                (parts, digits, value) = (parts + 1, 0, 0)
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), !(digits == 1 && value == 0) else { return false }
+            (digits, value) = (digits + 1, value * 10 + Int(byte - UInt8(ascii: "0")))
+            guard value <= 255 else { return false }
+        }
+        return parts == 4 && digits > 0
     }
 
     private static func dottedDecimal(_ address: UInt32) -> String {

@@ -28,10 +28,13 @@ enum PinnedTokenText {
 extension CommandRunner {
     /// A run's warning on standard error for each account whose pinned token lapses soon.
     func warnOfPinnedTokens(_ store: StateStore) async {
-        guard let accounts = try? await store.accounts(), let device = try? await store.device(),
-            let records = try? await store.apiTokenRecords()
-        else { return }
+        guard let device = try? await store.device(), let records = try? await store.apiTokenRecords() else { return }
         let now = context.now()
+        // The accounts are read only when a token is due for the warning: most runs have none.
+        let due = records.values.contains { record in
+            TokenRotation.pinnedLapseWarning(record.details, installMarker: device.installMarker).map { now >= $0 } ?? false
+        }
+        guard due, let accounts = try? await store.accounts() else { return }
         for account in accounts {
             guard let token = records[account.id]?.details,
                 let warning = PinnedTokenText.warning(account, token: token, installMarker: device.installMarker, now: now)
