@@ -22,6 +22,14 @@ package final class ReconcileWorld: Sendable {
         http: ServerTransport.shared
     )
 
+    /// As `client`, but a hung request outlasts any wait of a test: only a stop or the server's
+    /// end cuts it short.
+    package static let patientClient = ClientConfiguration(
+        transport: TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(120), maxResponseBytes: 1 << 20),
+        retry: RetryPolicy(maxAttempts: 1, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .seconds(1), jitter: .none),
+        http: ServerTransport.shared
+    )
+
     package let folder: TemporaryDirectory
     package let store: StateStore
 
