@@ -27,22 +27,37 @@ struct TokenRenewer: Sendable {
     let options: Reconciler.Options
     let logger: Logger
 
-    /// Renews the tokens of the accounts whose pass in `outcomes` reached the server and did
-    /// not fail, when they need it; an account whose token is far from expiry costs no request.
+    /// The renewals a run makes after its passes: the accounts whose token is due, each with
+    /// its stored token, and the install marker.
+    struct Due: Sendable {
+        let accounts: [Int64: (account: AccountRecord, stored: StoredAPIToken)]
+        let marker: String
+    }
+
+    /// The accounts of `outcomes` whose token a run renews now: those whose pass reached the
+    /// server and did not fail (active or paused, not one left waiting out a backoff, failed,
+    /// or being removed), when their token needs it; nil when none does, at no request.
     /// `keyringTokens`, the tokens the passes were given (by account id), stand for those the
     /// keyring holds: the keyring is not read again, and an account whose token it did not
     /// give (locked, absent) is not renewed.
-    func renew(_ outcomes: [AccountOutcome], tokens keyringTokens: [Int64: Secret] = [:]) async throws -> [AccountOutcome] {
-        guard let (due, marker) = try await due(keyringTokens: keyringTokens) else { return outcomes }
-        let accounts = Dictionary(try await store.accounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var renewed = outcomes
-        // An account its run reached: active or paused (a paused one lists too), not one left
-        // waiting out a backoff, failed, or being removed.
-        for index in renewed.indices where !renewed[index].isFailure && renewed[index].action != .skipped && options.mayStartMore() {
-            guard let account = accounts[renewed[index].accountID], account.state != .removing, let stored = due[account.id] else { continue }
-            await renew(account, stored, installMarker: marker, outcome: &renewed[index])
+    func renewals(after outcomes: [AccountOutcome], tokens keyringTokens: [Int64: Secret] = [:]) async throws -> Due? {
+        guard let (due, marker) = try await due(keyringTokens: keyringTokens) else { return nil }
+        let reached = Set(outcomes.filter { !$0.isFailure && $0.action != .skipped }.map(\.accountID))
+        let accounts = try await store.accounts().compactMap { account in
+            due[account.id].flatMap { stored in
+                reached.contains(account.id) && account.state != .removing ? (account.id, (account, stored)) : nil
+            }
         }
-        return renewed
+        return accounts.isEmpty ? nil : Due(accounts: Dictionary(accounts, uniquingKeysWith: { first, _ in first }), marker: marker)
+    }
+
+    /// `outcome` with its account's token renewed, when `due` names it and the run may still
+    /// start work; else as it is.
+    func renew(_ outcome: AccountOutcome, _ due: Due) async -> AccountOutcome {
+        guard let (account, stored) = due.accounts[outcome.accountID], options.mayStartMore() else { return outcome }
+        var outcome = outcome
+        await renew(account, stored, installMarker: due.marker, outcome: &outcome)
+        return outcome
     }
 
     /// The stored tokens a run would renew now, by account id, and the install marker; nil

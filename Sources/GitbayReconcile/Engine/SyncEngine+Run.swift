@@ -19,9 +19,9 @@ extension SyncEngine {
     }
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
-    /// once), then finishes the removals whose deregistration went through, then renews the
-    /// API tokens near their expiry (`TokenRenewer`). `progress` is told as each account's
-    /// pass starts and as each account is done (`RunProgress`).
+    /// once), then, for each account on its own, finishes its removal when its deregistration
+    /// went through or renews its API token near its expiry (`followUp`). `progress` is told
+    /// as each account's pass starts and as each account is done (`RunProgress`).
     package func run(progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -29,33 +29,7 @@ extension SyncEngine {
         let held = progress == nil ? [] : Set(removing.keys).union(try await renewalDue())
         let reconciler = reconciler(telling: progress, holding: held)
         let (outcomes, tokens) = try await reconciler.reconcileReadingTokens()
-        let removal = removal
-        var entries: [RunEntry] = []
-        for var outcome in outcomes {
-            guard let account = removing[outcome.accountID] else {
-                entries.append(RunEntry(outcome: outcome))
-                continue
-            }
-            if outcome.condition == .authFailed, outcome.skipReason == nil {
-                // Refused now: no later run sends the token again.
-                outcome.skipReason = .removalTokenRefused
-            }
-            let deregistered = !outcome.isFailure && outcome.action != .skipped
-            let revoked = try await AccountRemoval.revokedAfterStep(account, outcome, store)
-            if deregistered || revoked {
-                let result = try await removal.complete(account, after: outcome, force: false)
-                entries.append(RunEntry(outcome: outcome, removing: account, removal: result))
-            } else {
-                entries.append(RunEntry(outcome: outcome, removing: account))
-            }
-            if let progress, let entry = entries.last { progress(.finished(entry)) }
-        }
-        // Tokens near their expiry are rotated, and stale ones revoked: no request for the others.
-        let renewed = try await TokenRenewer(store: store, options: options, logger: logger).renew(entries.map(\.outcome), tokens: tokens)
-        for index in entries.indices { entries[index].outcome = renewed[index] }
-        if let progress {
-            for entry in entries where held.contains(entry.outcome.accountID) && entry.removing == nil { progress(.finished(entry)) }
-        }
+        let entries = try await followUp(outcomes, removing: removing, tokens: tokens, telling: progress, held: held)
         await recordHistory(entries, written: reconciler.history.row)
         return entries
     }
