@@ -14,8 +14,9 @@ import Foundation
 ///
 /// On a terminal the lines keep the accounts' sign-in order (`order`), so that one run reads
 /// like the last: a line waits for the accounts before it, but never for one that has been in
-/// flight for `delay` (a slow or hung server), which the status line names instead. Off a
-/// terminal each line is printed as its account is done.
+/// flight for `delay` (a slow or hung server), which the status line names instead, nor for one
+/// that has not started `delay` after the output began. Off a terminal each line is printed as
+/// its account is done.
 package final class RunProgressOutput: Sendable {
     /// When the status line shows and how often it is drawn again.
     package struct Timing: Sendable {
@@ -48,6 +49,9 @@ package final class RunProgressOutput: Sendable {
     private let errRaw: @Sendable (String) -> Void
     /// The accounts' ids in sign-in order, the order their lines keep on a terminal.
     private let order: [Int64]
+    /// When the output began: an account not started yet counts as in flight since then (one
+    /// skipped at once is done before the accounts ahead of it have started).
+    private let began: Date
 
     init(
         shows: Bool, delay: Duration, width: Int, now: @escaping @Sendable () -> Date, out: @escaping @Sendable (String) -> Void,
@@ -55,6 +59,7 @@ package final class RunProgressOutput: Sendable {
     ) {
         (self.shows, self.delay, self.width, self.now, self.out, self.errRaw) = (shows, delay, width, now, out, errRaw)
         self.order = order
+        began = now()
     }
 
     func started(_ account: Int64, name: String) {
@@ -74,7 +79,8 @@ package final class RunProgressOutput: Sendable {
     }
 
     /// Prints the held lines whose turn has come: in `order`, up to the first account not done
-    /// that is in flight for less than `delay`; with `all`, every one (and any not in `order`).
+    /// that is in flight (or not started) for less than `delay`; with `all`, every one (and any
+    /// not in `order`).
     private func release(_ state: inout State, all: Bool) {
         guard !state.held.isEmpty else { return }
         var ready: [String] = []
@@ -82,7 +88,7 @@ package final class RunProgressOutput: Sendable {
         for id in order {
             if let line = state.held.removeValue(forKey: id) {
                 ready.append(line)
-            } else if !all, state.done[id] == nil, let flight = state.inFlight[id], !isLong(flight.since, now: now) {
+            } else if !all, state.done[id] == nil, !isLong(state.inFlight[id]?.since ?? began, now: now) {
                 break
             }
         }

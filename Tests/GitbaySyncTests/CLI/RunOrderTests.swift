@@ -46,6 +46,33 @@ struct RunOrderTests {
         #expect(lines.all == ["one", "three", "two"])
     }
 
+    @Test("an account done before the ones ahead of it have started (a skip) waits for them, as a second goes by")
+    func doneBeforeOthersStart() {
+        let (clock, lines) = (Clock(), Lines())
+        let live = Self.output(clock, lines)
+        live.finished(3, line: "three")
+        #expect(lines.all == [], "accounts 1 and 2 have yet to start")
+        live.started(1, name: "account 1")
+        live.finished(1, line: "one")
+        live.started(2, name: "account 2")
+        live.finished(2, line: "two")
+        #expect(lines.all == ["one", "two", "three"])
+    }
+
+    @Test("an account that has not started for a second holds no line")
+    func notStartedDoesNotHold() {
+        let (clock, lines) = (Clock(), Lines())
+        let live = Self.output(clock, lines)
+        live.finished(2, line: "two")
+        #expect(lines.all == [])
+        clock.advance(1.5)
+        live.refresh()
+        #expect(lines.all == ["two"])
+        live.finished(1, line: "one")
+        live.finished(3, line: "three")
+        #expect(lines.all == ["two", "one", "three"])
+    }
+
     @Test("off a terminal, each line is printed as its account is done")
     func offTerminal() {
         let (clock, lines) = (Clock(), Lines())
