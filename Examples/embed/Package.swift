@@ -13,6 +13,9 @@ let package = Package(
     targets: [
         .target(name: "EmbedApp", dependencies: [.product(name: "GitbaySyncKit", package: "gitbay-sync")], swiftSettings: appSettings),
         .executableTarget(name: "embed", dependencies: ["EmbedApp"], swiftSettings: appSettings),
+        // The app's tests, over URLSession against gitbay-fake-server (built at the repository's root).
+        .testTarget(
+            name: "EmbedAppTests", dependencies: ["EmbedApp", .product(name: "GitbaySyncKit", package: "gitbay-sync")], swiftSettings: appSettings),
     ],
     swiftLanguageModes: [.v6]
 )
