@@ -103,6 +103,24 @@ struct GitbayPushSyncTests {
         #expect(step.ran.withLock { $0.map(\.id) } == [ann.id, ann.id, ann.id])
     }
 
+    @Test("a removal step set after init is the one a sign-out runs, given the account; cleared, none runs")
+    func removalStepSetLater() async throws {
+        let sync = try await sync()
+        try await sync.setDeviceToken(Self.deviceToken)
+        let ann = try await sync.signIn(instance: server.baseURL, apiToken: server.mintToken(for: "ann")).account
+        let bob = try await sync.signIn(instance: server.baseURL, apiToken: server.mintToken(for: "bob")).account
+        let step = Step()
+        step.passes.withLock { $0 = true }
+        sync.setRemovalStep(step)
+        #expect(try await sync.signOut(ann).removal.isRemoved)
+        #expect(step.ran.withLock { $0.map(\.id) } == [ann.id])
+        #expect(step.ran.withLock { $0.map(\.state) } == [.removing], "the step is told the account as it is being signed out")
+
+        sync.setRemovalStep(nil)
+        #expect(try await sync.signOut(bob).removal.isRemoved)
+        #expect(step.ran.withLock { $0.map(\.id) } == [ann.id], "a cleared step runs no more")
+    }
+
     @Test("the app's log handler receives the engine's records, with the account named and no token")
     func logHandler() async throws {
         let records = Mutex<[GitbayLogRecord]>([])
