@@ -27,7 +27,7 @@ extension AccountPass {
         case .forget(let id, let reason):
             return .forget(deviceID: id, reason: reason)
         case .adopt(let id):
-            guard let record = record(id, added: listedRows[id]?.added) else { return nextOperation() }
+            guard let record = record(id, added: work.listedRows[id]?.added) else { return nextOperation() }
             return .record(record)
         case .add, .remove:
             // Before each write: a change made meanwhile (a new token, a pause, another holder)
@@ -46,11 +46,11 @@ extension AccountPass {
         switch (current, event) {
         case (.forget(let id, _), .stored), (.remove(let id, _, true, true), .stored):
             records.removeAll { $0.deviceID == id }
-            if heldID == id { heldID = nil }
+            if work.heldID == id { work.heldID = nil }
             return nextOperation()
         case (.adopt(let id), .stored):
-            keepRecord(id, added: listedRows[id]?.added)
-            heldID = id
+            keepRecord(id, added: work.listedRows[id]?.added)
+            work.heldID = id
             return nextOperation()
         case (.add(let settling, false, let again), .stillWanted(true)):
             phase = continuing(.add(settling: settling, checked: true, again: again))
@@ -69,7 +69,7 @@ extension AccountPass {
                 return .list(ifNoneMatch: nil)
             }
             // The listed `added` is this row's only if the listed row can be showing our token.
-            let added = listedRows[id].flatMap { decision.current?.canBeShown(as: $0.token) ?? false ? $0.added : nil }
+            let added = work.listedRows[id].flatMap { decision.current?.canBeShown(as: $0.token) ?? false ? $0.added : nil }
             phase = continuing(.recordAdded(id: id, added: added, settling: settling))
             return record(id, added: added).map(Step.record) ?? nextOperation()
         case (.remove(let id, let reason, true, false), .removed):
@@ -78,7 +78,7 @@ extension AccountPass {
             return .forget(deviceID: id, reason: .removed)
         case (.recordAdded(let id, let added, let settling), .stored):
             keepRecord(id, added: added)
-            heldID = id
+            work.heldID = id
             // Of the rows that could not be told apart, the one the add answered holds the
             // current token; the others hold old ones.
             let settled = settling.filter { $0 != id }.map { Operation.remove(id: $0, reason: .unsettled, checked: false, sent: false) }
@@ -94,14 +94,14 @@ extension AccountPass {
     /// or the only marked row of ours that may hold the current token. Where several may, none
     /// can be told apart: they are removed and the token added afresh, once.
     mutating func found(in rows: [ServerDevice], again: Bool, pending: [Operation]) -> Step {
-        listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        work.listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let ownership = decision.planInput(records: records, rows: rows).ownership
         let candidates =
             switch ownership.heldRow {
             case .row(let id): [id]
             case .undecided(let ids): ids
             }
-        if candidates.count == 1, let row = listedRows[candidates[0]] {
+        if candidates.count == 1, let row = work.listedRows[candidates[0]] {
             phase = .acting(current: .recordAdded(id: row.id, added: row.added, settling: []), pending: pending, then: .verdict)
             return record(row.id, added: row.added).map(Step.record) ?? nextOperation()
         }

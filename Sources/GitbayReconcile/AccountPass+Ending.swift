@@ -52,7 +52,7 @@ extension AccountPass {
         outcome.condition = condition
         outcome.nextRetryAt = status.nextRetryAt
         outcome.nextRetryReason = status.nextRetryReason
-        leaseNeeded = true
+        work.leaseNeeded = true
         phase = .saving
         return .save(status, ifStill: snapshot)
     }
@@ -80,7 +80,7 @@ extension AccountPass {
         (account, device, snapshot) = (fresh.account, fresh.device, fresh.snapshot)
         decision = AccountDecision(desire: desire, account: fresh.account, device: fresh.device)
         (records, read, status, hadRecords) = (fresh.records, fresh.status, fresh.status, !fresh.records.isEmpty)
-        (heldID, listedRows, actions, tagRule, verdict, leaseNeeded) = (nil, [:], [], .keepRemembered, nil, false)
+        work = Work()
         outcome = AccountOutcome(fresh.account, action: .unchanged, condition: .pending)
         return begin(at: now)
     }

@@ -55,8 +55,8 @@ extension AccountPass {
     /// it, the account's doubt is read first, for the proof of one server it may complete.
     private mutating func planned(_ answer: DeviceList) -> Step {
         if case .list(let rows, _) = answer {
-            listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            if records.contains(where: { $0.added != nil && listedRows[$0.deviceID] == nil }) {
+            work.listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            if records.contains(where: { $0.added != nil && work.listedRows[$0.deviceID] == nil }) {
                 phase = .proving(answer, recording: false)
                 return .readDoubt
             }
@@ -72,7 +72,7 @@ extension AccountPass {
     /// rows stay listed; only that chance and this account's row removed between its record
     /// and this list could give the same sequence. Nothing is proven from ids alone.
     private mutating func proving(_ answer: DeviceList, doubt: RowDoubt?) -> Step {
-        guard let doubt, let id = doubt.deviceID, let added = doubt.added, listedRows[id] == nil,
+        guard let doubt, let id = doubt.deviceID, let added = doubt.added, work.listedRows[id] == nil,
             records.contains(where: { $0.deviceID == id && $0.added == added }),
             let other = try? InstanceURL(parsing: doubt.instance), other != account.instance
         else { return plan(answer) }
@@ -84,9 +84,9 @@ extension AccountPass {
     /// action needs the lease first.
     private mutating func plan(_ answer: DeviceList) -> Step {
         let plan = decision.plan(records: records, answer: answer)
-        (actions, heldID, tagRule) = (plan.actions, plan.heldID, plan.tag)
-        guard !actions.isEmpty else { return afterActions() }
-        leaseNeeded = true
+        (work.actions, work.heldID, work.tagRule) = (plan.actions, plan.heldID, plan.tag)
+        guard !work.actions.isEmpty else { return afterActions() }
+        work.leaseNeeded = true
         phase = .leasing
         return .takeLease(planningFrom: records)
     }
@@ -105,19 +105,19 @@ extension AccountPass {
         case .recordsChanged, .gone:
             return superseded()
         }
-        phase = .acting(current: nil, pending: actions.map(Operation.init), then: .verdict)
+        phase = .acting(current: nil, pending: work.actions.map(Operation.init), then: .verdict)
         return nextOperation()
     }
 
     /// The verdict once the actions went through, and the tag it leaves to remember.
     mutating func afterActions() -> Step {
-        let verdict = decision.verdict(actions: actions, hadRecords: hadRecords, heldID: heldID)
-        self.verdict = verdict
-        outcome.deviceID = heldID
+        let verdict = decision.verdict(actions: work.actions, hadRecords: hadRecords, heldID: work.heldID)
+        work.verdict = verdict
+        outcome.deviceID = work.heldID
         outcome.action = verdict.action
         outcome.condition = verdict.condition
         outcome.shadowedBy = verdict.shadowedBy
-        switch tagRule {
+        switch work.tagRule {
         case .keepRemembered:
             break
         case .remember(let tag, let basis):
@@ -142,17 +142,17 @@ extension AccountPass {
         let plan = decision.plan(records: records, answer: .list(rows, etag: etag))
         guard !plan.actions.contains(where: \.isWrite) else {
             remember(nil, basis: nil)
-            if let held = heldID, !rows.contains(where: { $0.id == held }) {
+            if let held = work.heldID, !rows.contains(where: { $0.id == held }) {
                 // The row just written left the list at once: another account, perhaps under
                 // another name of this server, took it. Said as it stands; checked again.
-                verdict?.condition = .pending
-                verdict?.detail = "its row left the device list right after it was written; checked again"
+                work.verdict?.condition = .pending
+                work.verdict?.detail = "its row left the device list right after it was written; checked again"
                 outcome.condition = .pending
                 checkAgain = true
             }
             return succeeded()
         }
-        listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        work.listedRows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         phase = .acting(current: nil, pending: plan.actions.map(Operation.init), then: .confirmed(tag: etag))
         return nextOperation()
     }
@@ -165,13 +165,13 @@ extension AccountPass {
     /// A pass whose actions all went through: its verdict, recorded with the run's others when
     /// nothing changed (no lease was needed), else saved now.
     mutating func succeeded() -> Step {
-        if let verdict {
+        if let verdict = work.verdict {
             status.condition = verdict.condition
             status.detail = verdict.detail
         }
         status.lastSuccessAt = startedAt
         (status.lastError, status.nextRetryAt, status.nextRetryReason, status.failures, status.unchecked) = (nil, nil, nil, 0, nil)
-        guard leaseNeeded else {
+        guard work.leaseNeeded else {
             let steady = Reconciler.Steady(verdict: SteadyVerdict(accountID: account.id, read: read, status: status), snapshot: snapshot)
             return end(with: Reconciler.Reconciled(outcome: finalOutcome, steady: steady))
         }

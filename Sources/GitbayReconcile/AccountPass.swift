@@ -123,15 +123,9 @@ package struct AccountPass: Sendable {
     var outcome: AccountOutcome
     var phase = Phase.listing
     var hadRecords: Bool
-    /// The row held so far, as the actions change it.
-    var heldID: Int?
-    var listedRows: [Int: ServerDevice] = [:]
-    var actions: [PlannedAction] = []
-    var tagRule = AccountDecision.TagRule.keepRemembered
-    /// The verdict once the actions went through.
-    var verdict: AccountDecision.Verdict?
-    /// The lease: needed once the pass wrote or was about to, taken when this pass took it.
-    var leaseNeeded = false
+    /// What this pass made of its list, as far as it got: begun afresh when it plans again.
+    var work = Work()
+    /// The lease, taken when this pass took it (and not yet given back).
     var leaseTaken = false
     /// The row held left the list confirming the writes: the run checks the account again.
     var checkAgain = false
@@ -200,6 +194,20 @@ package struct AccountPass: Sendable {
     enum AfterLease: Sendable {
         case finish(Reconciler.Reconciled)
         case planAgain
+    }
+
+    /// What a pass made of its list: what the list showed, the actions planned from it, the
+    /// row held as they change it, what becomes of the list's tag, and the verdict once they
+    /// went through.
+    struct Work: Sendable {
+        var listedRows: [Int: ServerDevice] = [:]
+        var actions: [PlannedAction] = []
+        /// The row held so far, as the actions change it.
+        var heldID: Int?
+        var tagRule = AccountDecision.TagRule.keepRemembered
+        var verdict: AccountDecision.Verdict?
+        /// The lease is needed: the pass wrote or was about to.
+        var leaseNeeded = false
     }
 
     /// One carried-out action, step by step.
