@@ -91,7 +91,7 @@ struct CommandRunner {
 
     /// Prints the partial-failure summary on stderr and returns the exit code it means.
     func finish(_ summary: PartialFailureSummary) -> ExitCode {
-        summary.lines().forEach(context.console.err)
+        TextLayout.fitted(summary.lines(), width: errorWidth).forEach(context.console.err)
         return summary.isEmpty ? .success : .partialFailure
     }
 
@@ -200,7 +200,7 @@ struct CommandRunner {
             },
             total: outcomes.count
         )
-        for line in summary.lines(advice: Self.retryAdvice(failed)) {
+        for line in TextLayout.fitted(summary.lines(advice: Self.retryAdvice(failed)), width: errorWidth) {
             context.console.err(err.line(.error, line))
         }
         guard summary.isEmpty else { return .partialFailure }
@@ -210,11 +210,9 @@ struct CommandRunner {
         let unchecked = outcomes.filter { $0.unchecked != nil }
         guard isRun, !unchecked.isEmpty else { return .success }
         let names = unchecked.map { TerminalText.escaped($0.account) }.joined(separator: ", ")
-        context.console.err(
-            err.line(
-                .warning,
-                "Error: \(unchecked.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") could not be checked: \(names) (why: above, and in `gitbay-sync status`); nothing failed, and the next run tries them again."
-            ))
+        let line =
+            "Error: \(unchecked.count) of \(outcomes.count) account\(outcomes.count == 1 ? "" : "s") could not be checked: \(names) (why: above, and in `gitbay-sync status`); nothing failed, and the next run tries them again."
+        for line in TextLayout.fitted([line], width: errorWidth) { context.console.err(err.line(.warning, line)) }
         return .busy
     }
 

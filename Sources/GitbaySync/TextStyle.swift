@@ -54,4 +54,10 @@ extension CommandRunner {
     var textWidth: Int? {
         context.console.outputIsTerminal && !global.json ? context.width(of: 1) : nil
     }
+
+    /// The width this command's lines on stderr are wrapped to: on a terminal, as `textWidth`;
+    /// nil off one (a log, the journal), where whole lines are read.
+    var errorWidth: Int? {
+        context.console.errorIsTerminal ? context.width(of: 2) : nil
+    }
 }
