@@ -34,12 +34,21 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// A transport with its own sessions. `environment` matters only where URLSession is built
     /// on libcurl (Linux), which takes a proxy from it whatever a session is told.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(configuration: .ephemeral, environment: environment)
+    }
+
+    /// A transport whose sessions start from a copy of the app's `configuration`: its
+    /// `protocolClasses` (an app's `URLProtocol` stubs), extra headers, proxy, TLS and network
+    /// settings apply. The rules above are laid over the copy: no cookies, no cache, no
+    /// credential storage, and never a proxy for a loopback host. `configuration` itself is
+    /// left unchanged.
+    public init(configuration: URLSessionConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let events = SessionEvents()
         self.events = events
         self.environment = environment
-        session = URLSession(configuration: Self.configuration(proxied: true), delegate: events, delegateQueue: nil)
-        loopbackSession = URLSession(configuration: Self.configuration(proxied: false), delegate: events, delegateQueue: nil)
+        session = URLSession(configuration: Self.keepingNothing(configuration, proxied: true), delegate: events, delegateQueue: nil)
+        loopbackSession = URLSession(configuration: Self.keepingNothing(configuration, proxied: false), delegate: events, delegateQueue: nil)
     }
 
     deinit {
@@ -117,9 +126,11 @@ public final class URLSessionTransport: HTTPTransport {
         return urlRequest
     }
 
-    /// An ephemeral configuration that keeps nothing: no cookies, no cache, no credentials.
-    static func configuration(proxied: Bool) -> URLSessionConfiguration {
-        let configuration = URLSessionConfiguration.ephemeral
+    /// A copy of `base` that keeps nothing: no cookies, no cache, no credentials.
+    static func keepingNothing(_ base: URLSessionConfiguration, proxied: Bool) -> URLSessionConfiguration {
+        guard let configuration = base.copy() as? URLSessionConfiguration else {
+            preconditionFailure("a URLSessionConfiguration copies as one")
+        }
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
