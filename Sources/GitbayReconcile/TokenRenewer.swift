@@ -100,10 +100,10 @@ struct TokenRenewer: Sendable {
         } catch let error as KeyringUnavailable {
             // As for a run's read of the keyring: the account waits for it, never refused.
             logger.info("token.renew-waits-for-keyring", ["reason": error.description])
-            (renewal.keyringUnavailable, renewal.failure) = (error, error.description)
+            (renewal.keyringUnavailable, renewal.failure) = (error, .local(.keyring(error)))
         } catch {
             logger.info("token.renew-failed", ["error": "\(error)"])
-            renewal.failure = String(describing: error)
+            renewal.failure = AccountFailure(error)
         }
         outcome.requests += client.requestCount
         outcome.tokenRenewal = renewal

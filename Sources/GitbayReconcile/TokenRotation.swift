@@ -110,7 +110,7 @@ package struct TokenRenewal: Sendable, Equatable {
     /// Stale tokens of this install revoked (or found gone) on the server.
     package var revoked: [String] = []
     /// What failed, when something did; the next run tries again.
-    package var failure: String?
+    package var failure: AccountFailure?
     /// The keyring did not take the successor (or let go of a stale token's item): the
     /// account's token stays the one in use, and the next run tries again.
     package var keyringUnavailable: KeyringUnavailable?

@@ -130,7 +130,7 @@ enum RemovalText {
             )
         }
         if let failure = renewal.failure {
-            said.append("the API token could not be renewed (\(CommandRunner.sentence(failure))); the next `gitbay-sync run` tries again")
+            said.append("the API token could not be renewed (\(CommandRunner.sentence(failure.description))); the next `gitbay-sync run` tries again")
         }
         var outcome = outcome
         if !said.isEmpty { outcome.reason = said.joined(separator: "; ") }

@@ -110,8 +110,8 @@ public struct GitbayTokenRenewal: Sendable, Equatable {
     public let predecessorRevoked: Bool
     /// Stale tokens revoked (or found gone) on the server.
     public let revoked: [String]
-    /// What failed, as the engine recorded it; the next run tries again.
-    public let failure: String?
+    /// What failed; the next run tries again.
+    public let failure: GitbayFailure?
     /// The token store did not take the successor: the token in use stays, and the next run
     /// tries again.
     public let tokenStoreFailure: GitbayTokenStoreFailure?
@@ -121,7 +121,7 @@ public struct GitbayTokenRenewal: Sendable, Equatable {
         successor = renewal.successor
         predecessorRevoked = renewal.predecessorRevoked
         revoked = renewal.revoked
-        failure = renewal.failure
+        failure = renewal.failure.map(GitbayFailure.init)
         tokenStoreFailure = renewal.keyringUnavailable.map(GitbayTokenStoreFailure.init)
     }
 }

@@ -24,8 +24,10 @@ public struct GitbayAccountStatus: Sendable, Equatable, Identifiable {
     public let condition: GitbayCondition
     /// The server's row holding the current device token for the account, when one is recorded.
     public let deviceID: Int?
-    /// What failed at the last attempt, as the engine recorded it.
-    public let lastFailure: String?
+    /// What failed at the last attempt. The database keeps it as the engine worded it, so it
+    /// is `.earlierRun(recorded:)`, as a skipped account's result's `failure` is; its
+    /// `description` is the recorded text.
+    public let lastFailure: GitbayFailure?
     /// When a failed account is tried again by a run that honours backoffs.
     public let nextAttemptAt: Date?
     public let retryReason: GitbayRetryReason?
@@ -42,7 +44,7 @@ public struct GitbayAccountStatus: Sendable, Equatable, Identifiable {
         account = GitbayAccount(record)
         condition = GitbayCondition(status.condition)
         deviceID = registrations.first { $0.generation == generation }?.deviceID
-        lastFailure = status.lastError
+        lastFailure = status.lastError.map { GitbayFailure.earlierRun(recorded: $0) }
         nextAttemptAt = status.nextRetryAt
         retryReason = status.nextRetryReason.map(GitbayRetryReason.init)
         checkedAt = status.lastAttemptAt

@@ -174,4 +174,16 @@ struct TokenRotationTests {
         #expect(outcome.instance.description == server.baseURL)
         #expect(try await world.store.status(ofAccount: alice.id).condition == .authFailed)
     }
+
+    @Test("a rotation the server fails leaves the token in use, and the renewal says what failed as a value")
+    func rotationFailed() async throws {
+        let (server, world, alice, old, _) = try await Self.aliceWithMintedToken()
+        server.inject(.status(500, body: #"{"protocol_version":1,"error":"internal error"}"#), command: "token create")
+        let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * Self.day) }
+        let outcome = try #require(try await world.engine(now: later).run().first?.outcome)
+        let failure = try #require(outcome.tokenRenewal?.failure?.server)
+        #expect(failure.command == ["token", "create"] && failure.httpStatus == 500)
+        #expect(outcome.tokenRenewal?.successor == nil)
+        #expect(try await world.store.storedAPIToken(ofAccount: alice.id)?.token.exposedValue == old)
+    }
 }

@@ -24,9 +24,11 @@ struct SnapshotTests {
         #expect(registered.deviceID == server.devices(of: "ann").first?.id)
 
         server.isDown = true
-        _ = try await sync.reconcile()
+        let run = try #require(try await sync.reconcile().first)
         let failed = try #require(try await sync.snapshot().accounts.first)
-        #expect(failed.condition == .error && failed.lastFailure != nil && failed.nextAttemptAt != nil)
+        #expect(failed.condition == .error && failed.nextAttemptAt != nil)
+        let said = try #require(run.failure?.description)
+        #expect(failed.lastFailure == .earlierRun(recorded: said), "the run's failure, as the database keeps it")
     }
 
     @Test("the change stream starts with the snapshot and follows each change the registrar makes")
