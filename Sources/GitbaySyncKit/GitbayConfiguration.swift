@@ -15,10 +15,13 @@ public struct GitbayConfiguration: Sendable, Equatable {
     public var attempts: Int
     /// How many accounts are in flight at once.
     public var concurrency: Int
+    /// The Data Protection class the state database is kept in on Apple's platforms; nil
+    /// leaves the system's default. No effect on Linux.
+    public var fileProtection: GitbayFileProtection?
 
     public init(
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30), accountDeadline: Duration? = .seconds(30),
-        attempts: Int = 3, concurrency: Int = 16
+        attempts: Int = 3, concurrency: Int = 16, fileProtection: GitbayFileProtection? = nil
     ) {
         precondition(connectTimeout > .zero && requestTimeout > .zero, "timeouts must be positive")
         precondition(accountDeadline.map { $0 > .zero } ?? true, "a deadline must be positive")
@@ -29,6 +32,7 @@ public struct GitbayConfiguration: Sendable, Equatable {
         self.accountDeadline = accountDeadline
         self.attempts = attempts
         self.concurrency = concurrency
+        self.fileProtection = fileProtection
     }
 
     /// The client settings these limits make, over `transport`.

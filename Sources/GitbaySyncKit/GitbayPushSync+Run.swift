@@ -110,8 +110,7 @@ extension GitbayPushSync {
     /// Opens the database again after `suspend()`; nothing when it is open.
     public func resume() async throws {
         guard lifecycle.isSuspended else { return }
-        let store: StateStore
-        do { store = try await StateStore.open(location) } catch let error as StoreError { throw GitbayDatabaseFailure(error) }
+        let store = try await Self.open(location, protection: fileProtection)
         appTokens?.use(store)
         lifecycle.resume(SyncEngine(store: store, options: options, logger: logger, removalStep: removalStep))
     }

@@ -33,12 +33,14 @@ public final class GitbayPushSync: Sendable {
     /// The app's own tokens, when it keeps them (`tokenSource`).
     let appTokens: AppOwnedTokens?
     let lifecycle: EngineLifecycle
+    /// Given to the database each time it is opened.
+    let fileProtection: GitbayFileProtection?
     let broadcast = SnapshotBroadcast()
 
     /// Opens (creating and migrating when needed) the state database at `databasePath`; its
-    /// folder is made private to the user. `removalStep` runs when an account is signed out,
-    /// after this device is deregistered and before its API token is deleted (`setRemovalStep`
-    /// changes it later). Where the API tokens are kept: `tokenSource`, the app's own store,
+    /// folder is made private to the user, and given `configuration.fileProtection` on Apple's
+    /// platforms. `removalStep` runs when an account is signed out, after this device is
+    /// deregistered and before its API token is deleted (`setRemovalStep` changes it later). Where the API tokens are kept: `tokenSource`, the app's own store,
     /// which the engine only reads (the only copy); else `tokenStore`, where the engine keeps
     /// them (the database keeps only a reference); else the database. `log` receives the
     /// engine's log records.
@@ -56,10 +58,18 @@ public final class GitbayPushSync: Sendable {
         self.options = options
         logger = log?.logger ?? .disabled
         self.removalStep = AppRemovalStep(removalStep)
-        let store: StateStore
-        do { store = try await StateStore.open(location) } catch let error as StoreError { throw GitbayDatabaseFailure(error) }
+        fileProtection = configuration.fileProtection
+        let store = try await Self.open(location, protection: fileProtection)
         appTokens?.use(store)
         lifecycle = EngineLifecycle(SyncEngine(store: store, options: options, logger: logger, removalStep: self.removalStep))
+    }
+
+    /// The database at `location`, opened (created and migrated when needed) and given `protection`.
+    static func open(_ location: StateLocation, protection: GitbayFileProtection?) async throws -> StateStore {
+        let store: StateStore
+        do { store = try await StateStore.open(location) } catch let error as StoreError { throw GitbayDatabaseFailure(error) }
+        try protection?.apply(to: location)
+        return store
     }
 
     /// Sets (or, with nil, clears) the step that runs when an account is signed out.

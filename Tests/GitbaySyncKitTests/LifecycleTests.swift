@@ -88,4 +88,18 @@ struct LifecycleTests {
         try await sync.resume()
         #expect(try await sync.reconcile().map(\.action) == [.reAdded])
     }
+
+    /// Linux has no Data Protection: this shows the option is taken and changes nothing here.
+    /// Whether an Apple build gives the files the class is untried (no Apple SDK builds here).
+    @Test("a file protection class the app asks for is kept in its configuration; on Linux the database opens, suspends and resumes as before")
+    func fileProtection() async throws {
+        let configuration = GitbayConfiguration(fileProtection: .completeUntilFirstUserAuthentication)
+        #expect(configuration.fileProtection == .completeUntilFirstUserAuthentication && GitbayConfiguration().fileProtection == nil)
+        let (sync, ann) = try await signedIn(configuration)
+        await sync.suspend()
+        try await sync.resume()
+        #expect(try await sync.reconcile().map(\.id) == [ann.id])
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.databasePath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
 }
