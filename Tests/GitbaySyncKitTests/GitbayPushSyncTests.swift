@@ -121,7 +121,7 @@ struct GitbayPushSyncTests {
         #expect(step.ran.withLock { $0.map(\.id) } == [ann.id], "a cleared step runs no more")
     }
 
-    @Test("the app's log handler receives the engine's records, with the account named and no token")
+    @Test("the app's log handler receives the engine's records, with the account named and no token; each reads as one line")
     func logHandler() async throws {
         let records = Mutex<[GitbayLogRecord]>([])
         let sync = try await sync(log: GitbayLogHandler(minimumLevel: .debug) { record in records.withLock { $0.append(record) } })
@@ -132,5 +132,8 @@ struct GitbayPushSyncTests {
         let logged = records.withLock { $0 }
         #expect(logged.contains { $0.message == "registration.remove" && $0.fields["account.name"] == ann.name })
         #expect(!logged.contains { record in record.fields.values.contains { $0.contains(token) } })
+        let removal = try #require(logged.first { $0.message == "registration.remove" })
+        #expect(removal.line.hasPrefix("registration.remove ") && removal.line.contains(" account.name=\(ann.name)"))
+        #expect(!logged.contains { $0.line.contains(token) })
     }
 }
