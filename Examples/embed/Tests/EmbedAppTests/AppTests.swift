@@ -178,4 +178,24 @@ struct AppTests {
         #expect(try await app.sync.resolvePush(Self.payload(server, user: "bob", path: "org/app/issues/3")) == nil)
         await #expect(throws: GitbayPayloadError.self) { try await app.sync.resolvePush(#"{"aps": {}}"#) }
     }
+
+    @Test("at launch the engine adopts the app's accounts in one call: its new one signed in, a dropped one signed out through the app's step")
+    func adoptAtLaunch() async throws {
+        let server = try FakeServer(users: ["ann", "bob"])
+        let app = try await App()
+        try await app.sync.setDeviceToken(Self.deviceToken)
+        let bob = try await app.signIn("bob", on: server)
+        // The app now has ann in place of bob: it filed her token; bob's item stays until the
+        // engine's sign-out runs the app's step, which deletes it once the device is deregistered.
+        let annToken = try server.token("ann")
+        #expect(app.keychain.save(annToken, instance: server.url, username: "ann"))
+        let adoption = try await app.sync.adopt([GitbayAppAccount(instance: server.url, username: "ann", apiToken: annToken)])
+        #expect(adoption.isComplete && adoption.kept.isEmpty && adoption.refused.isEmpty)
+        #expect(adoption.signedOut.map(\.result.id) == [bob.id])
+        let ann = try #require(adoption.signedIn.first?.account)
+        #expect(adoption.signedIn.count == 1 && ann.username == "ann")
+        #expect(app.signOutStep.clearedAccounts == [bob.name] && app.keychain.count == 1)
+        #expect(try await server.rows().map(\.owner) == ["ann"])
+        #expect(try await app.modelShows([ann.name: .registered]))
+    }
 }
