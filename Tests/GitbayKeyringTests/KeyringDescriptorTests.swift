@@ -17,17 +17,17 @@ struct KeyringDescriptorTests {
         }.count
     }
 
-    /// The fewest of the process's GLib wake-ups over ten samples 20 ms apart.
+    /// The fewest of the process's GLib wake-ups over fifty samples 20 ms apart.
     static func fewestEventDescriptors() async throws -> Int {
         var fewest = Int.max
-        for _ in 0..<10 {
+        for _ in 0..<50 {
             fewest = min(fewest, eventDescriptors())
             try await Task.sleep(for: .milliseconds(20))
         }
         return fewest
     }
 
-    @Test("eighty reads leave no descriptor behind")
+    @Test("two hundred reads leave no descriptor behind")
     func noDescriptorLeft() async throws {
         let session = try await SecretServiceSession.start()
         defer { session.stop() }
@@ -35,10 +35,11 @@ struct KeyringDescriptorTests {
         try await keyring.store(Secret("gb_alice"), for: "alice@gitbay.org")
 
         let before = try await Self.fewestEventDescriptors()
-        for _ in 0..<80 { _ = try await keyring.readAll() }
+        for _ in 0..<200 { _ = try await keyring.readAll() }
         let after = try await Self.fewestEventDescriptors()
-        // Other tests run meanwhile and hold some of their own for a moment: the fewest seen
-        // over a few samples leaves most of them out. A leak of one a read would leave eighty.
-        #expect(after - before < 40, "\(after - before) more eventfd descriptors after 80 reads")
+        // Other tests run meanwhile and hold some of their own for a moment (up to 41 seen on a
+        // loaded machine): the fewest seen over a second leaves most of them out. A leak of one
+        // a read would leave two hundred.
+        #expect(after - before < 100, "\(after - before) more eventfd descriptors after 200 reads")
     }
 }
