@@ -32,6 +32,15 @@ package struct AccountOutcome: Sendable, Equatable {
         /// changing during the run.
         case skipped
         case failed
+
+        /// Whether the action changed the server or the records: what a later pass of the
+        /// same run that changes nothing leaves standing.
+        package var changed: Bool {
+            switch self {
+            case .added, .reAdded, .rotated, .adopted, .removed: true
+            case .unchanged, .shadowed, .skipped, .failed: false
+            }
+        }
     }
 
     /// The account's id in the state database: what outcomes are keyed and joined by.

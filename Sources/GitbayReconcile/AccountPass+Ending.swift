@@ -81,7 +81,8 @@ extension AccountPass {
         decision = AccountDecision(desire: desire, account: fresh.account, device: fresh.device)
         (records, read, status, hadRecords) = (fresh.records, fresh.status, fresh.status, !fresh.records.isEmpty)
         work = Work()
-        outcome = AccountOutcome(fresh.account, action: .unchanged, condition: .pending)
+        // A change an earlier pass made stands, unless the next pass says another (`afterActions`).
+        outcome = AccountOutcome(fresh.account, action: outcome.action.changed ? outcome.action : .unchanged, condition: .pending)
         return begin(at: now)
     }
 

@@ -114,7 +114,7 @@ extension AccountPass {
         let verdict = decision.verdict(actions: work.actions, hadRecords: hadRecords, heldID: work.heldID)
         work.verdict = verdict
         outcome.deviceID = work.heldID
-        outcome.action = verdict.action
+        if verdict.action != .unchanged || !outcome.action.changed { outcome.action = verdict.action }
         outcome.condition = verdict.condition
         outcome.shadowedBy = verdict.shadowedBy
         switch work.tagRule {

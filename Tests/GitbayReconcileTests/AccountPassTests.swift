@@ -101,6 +101,18 @@ private func freshRecording(_ id: Int) -> AccountPass.Fresh? {
         device: AccountPassCase.device, status: AccountStatusRecord(), records: [AccountPassCase.record(id)])
 }
 
+/// The verdict of a registered account whose list tag vouches for `records`.
+private func remembered(_ records: [Int]) -> AccountStatusRecord {
+    let probe = AccountPassCase(name: "", records: records, first: "", exchanges: []).pass
+    var status = AccountStatusRecord()
+    (status.condition, status.listETag, status.etagBasis) = (.registered, "\"e1\"", probe.decision.tagBasis(records: probe.records))
+    return status
+}
+
+/// A store step that failed (the database locked, say).
+private let storeFailed = AccountFailure.local(.other("the database is locked"))
+private let rejected = GitbayError(kind: .serverFailure, account: "ann@gitbay.example", command: ["notifications", "device", "add"])
+
 private let heldElsewhere = LeaseRecord(accountID: 1, holderPID: 4242, holderID: "other", takenAt: AccountPassCase.now, expiresAt: .distantFuture)
 private let stopped = GitbayError(kind: .transport(.cancelled), account: "ann@gitbay.example", command: ["notifications", "device", "list"])
 private let timedOut = GitbayError(
@@ -225,6 +237,103 @@ private let passCases: [AccountPassCase] = [
     AccountPassCase(
         name: "no API token stored: failed, nothing saved", first: "list",
         exchanges: [PassExchange(.noClient(AccountFailure(Refused())), "finish failed error, 0 writes")]),
+    AccountPassCase(
+        name: "a 304 to the remembered tag: nothing planned, nothing written, a steady verdict", records: [7], status: remembered([7]),
+        first: "list if-none-match \"e1\"",
+        exchanges: [PassExchange(.notModified, "finish unchanged registered, 0 writes, steady")]),
+    AccountPassCase(
+        name: "the lease held already by this process: not given back at the end", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.lease(.alreadyHeld), "check still wanted"),
+            PassExchange(.stillWanted(true), "add"),
+            PassExchange(.added(id: 7), "record 7"),
+            PassExchange(.stored, "save registered"),
+            PassExchange(.saved(true), "finish added registered, 1 writes"),
+        ]),
+    AccountPassCase(
+        name: "the account gone as the lease is asked for: read afresh, and signed out", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.lease(.gone), "read afresh"),
+            PassExchange(.fresh(nil), "finish skipped pending, 0 writes"),
+        ]),
+    AccountPassCase(
+        name: "the store fails as the lease is taken: the failure is saved, nothing written", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.failed(storeFailed), "save error after 1 failure"),
+            PassExchange(.saved(true), "finish failed error, 0 writes"),
+        ]),
+    AccountPassCase(
+        name: "the store fails as the doubt is read: the failure is saved", records: [7], first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.failed(storeFailed), "save error after 1 failure"),
+            PassExchange(.saved(true), "finish failed error, 0 writes"),
+        ]),
+    AccountPassCase(
+        name: "the store fails as the proof of one server is recorded: saved as a failure", records: [7], first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "read doubt"),
+            PassExchange(.doubt(doubt(row: 7)), "record one server gitbay.example other.example (7)"),
+            PassExchange(.failed(storeFailed), "save error after 1 failure"),
+            PassExchange(.saved(true), "finish failed error, 0 writes"),
+        ]),
+    AccountPassCase(
+        name: "an add the server rejects: the failure is saved under the lease, then the lease given back", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.lease(.taken), "check still wanted"),
+            PassExchange(.stillWanted(true), "add"),
+            PassExchange(.failed(.server(rejected)), "save error after 1 failure"),
+            PassExchange(.saved(true), "give back lease"),
+            PassExchange(.leaseGivenBack, "finish failed error, 0 writes"),
+        ]),
+    AccountPassCase(
+        name: "the list that finds an add's row (v1.32.0) times out: the add counts, the failure is saved", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.lease(.taken), "check still wanted"),
+            PassExchange(.stillWanted(true), "add"),
+            PassExchange(.added(id: nil), "list"),
+            PassExchange(.failed(.server(timedOut)), "save error after 1 failure"),
+            PassExchange(.saved(true), "give back lease"),
+            PassExchange(.leaseGivenBack, "finish failed error, 1 writes"),
+        ]),
+    AccountPassCase(
+        name: "the verdict not saved because the account changed: planned again; the add made before still says added", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.lease(.taken), "check still wanted"),
+            PassExchange(.stillWanted(true), "add"),
+            PassExchange(.added(id: 7), "record 7"),
+            PassExchange(.stored, "save registered"),
+            PassExchange(.saved(false), "give back lease"),
+            PassExchange(.leaseGivenBack, "read afresh"),
+            PassExchange(.fresh(freshRecording(7)), "list"),
+            PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "finish added registered, 1 writes, steady"),
+        ]),
+    AccountPassCase(
+        name: "a verdict the store cannot save: the lease given back, failed, nothing more asked of the store", desire: .release, state: .paused,
+        records: [7],
+        first: "list",
+        exchanges: [
+            PassExchange(.listed([AccountPassCase.row(7)], etag: nil), "take lease"),
+            PassExchange(.lease(.taken), "check still wanted"),
+            PassExchange(.stillWanted(true), "remove 7 (not wanted)"),
+            PassExchange(.removed, "forget 7 (removed from the server)"),
+            PassExchange(.stored, "save paused"),
+            PassExchange(.failed(storeFailed), "give back lease"),
+            PassExchange(.leaseGivenBack, "finish failed paused, 1 writes"),
+        ]),
+    AccountPassCase(
+        name: "the store fails as the account is read afresh: failed, and nothing more asked of the store", first: "list",
+        exchanges: [
+            PassExchange(.listed([], etag: nil), "take lease"),
+            PassExchange(.lease(.recordsChanged), "read afresh"),
+            PassExchange(.failed(storeFailed), "finish failed error, 0 writes"),
+        ]),
 ]
 
 @Suite("Account pass")
@@ -238,5 +347,20 @@ struct AccountPassTests {
             #expect(step == exchange.next, "after exchange \(index + 1)")
             if step != exchange.next { return }
         }
+    }
+
+    @Test("the table feeds every (phase, event) pair the pass accepts")
+    func everyPairTabled() {
+        var fed: Set<String> = []
+        for testCase in passCases {
+            var pass = testCase.pass
+            _ = pass.begin(at: AccountPassCase.now)
+            for exchange in testCase.exchanges {
+                fed.insert("\(AccountPassFuzzTests.name(pass.phase)) \(AccountPassFuzzTests.kind(exchange.event))")
+                _ = pass.handle(exchange.event, at: AccountPassCase.now)
+            }
+        }
+        #expect(AccountPassFuzzTests.accepted.subtracting(fed).sorted() == [])
+        #expect(fed.subtracting(AccountPassFuzzTests.accepted).sorted() == [], "a pair the table feeds that the pass is not listed to accept")
     }
 }
