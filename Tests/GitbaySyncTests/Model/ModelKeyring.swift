@@ -9,7 +9,7 @@ import TestSupport
 /// What the model checks of the tokens in this machine's keyring and of their rotation:
 /// (8) after every step not taken beside a run, the keyring holds the item the database names
 /// for each account's token, and no item the database does not know of (as the item in use or
-/// a stale token's); (9) after a fault-free run, no account it reconciled keeps a token due for
+/// a stale token's), and on a machine with no keyring the database names none; (9) after a fault-free run, no account it reconciled keeps a token due for
 /// rotation.
 enum ModelKeyring {
     /// Every item of `keyring`. A read beside a run that deletes an item can find it gone
@@ -34,6 +34,15 @@ enum ModelKeyring {
         }
         if let orphan = kept.keys.first(where: { !known.contains($0) }) {
             throw ModelViolation(step: step, message: "the keyring holds the item \(orphan), which the database does not know of")
+        }
+    }
+
+    /// (8), on a machine with no keyring: the database names no keyring item, in use or stale.
+    static func checkNoItems(_ store: StateStore, step: Int) async throws {
+        var named = Set(try await store.keyringItems().values)
+        for account in try await store.accounts() { named.formUnion(try await store.allKeyringItems(ofAccount: account.id)) }
+        if let item = named.first {
+            throw ModelViolation(step: step, message: "with no keyring on the machine, the database names the keyring item \(item)")
         }
     }
 

@@ -244,5 +244,48 @@ enum ModelRegressions {
                 .run(concurrency: 1, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
                 .setToken("c0ffee00xQKtxmf63c4Af9DoejcWSgfF", label: nil),
             ]),
+        ModelSchedule(
+            name: "a pasted token with no name replaces one login --ssh minted, then sign-out", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .signIn(0, via: .pasted, crash: nil),
+                .removeAccount(0, crash: nil),
+                .signIn(1, via: .ssh, crash: nil),
+                .signIn(1, via: .pasted, crash: nil),
+                .run(concurrency: 1, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "a second login --ssh on a machine with no keyring, then rotation", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .run(concurrency: 1, crash: nil),
+                .nearExpiry,
+                .run(concurrency: 1, crash: nil),
+                .removeAccount(0, crash: nil),
+            ], keyring: false),
+        ModelSchedule(
+            name: "a rotation stopped after its mint, then the current token revoked on the web", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .nearExpiry,
+                .run(concurrency: 1, crash: ModelCrash(atRequest: 5, afterServerApplied: true)),
+                .revokeBehind(0, current: true),
+                .run(concurrency: 1, crash: nil),
+                .removeAccount(0, crash: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .run(concurrency: 4, crash: nil),
+            ]),
+        ModelSchedule(
+            name: "a first login --ssh stopped after the mint, then signed in again", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .signIn(4, via: .ssh, crash: ModelCrash(atRequest: 1, afterServerApplied: false)),
+                .signIn(4, via: .ssh, crash: nil),
+                .run(concurrency: 1, crash: nil),
+            ], keyring: false),
     ]
 }

@@ -2,7 +2,9 @@ import TestSupport
 
 /// Random schedules from a seed: device operations, world events and crashes, weighted
 /// towards what breaks ownership (tokens sharing their first 8 bytes, short tokens, reused
-/// ids, other devices and accounts on the same instance).
+/// ids, other devices and accounts on the same instance) and the API tokens' life (sign-ins
+/// over `login --ssh` or pasted, revocations behind the device's back, clocks moved to
+/// rotation, a machine with no keyring).
 struct ModelScheduleGenerator {
     private var random: SplitMix64
 
@@ -61,15 +63,17 @@ struct ModelScheduleGenerator {
             let roll = int(0...99)
             let step: ModelStep
             switch roll {
-            case 0..<30:
+            case 0..<27:
                 let crash = crash()
                 step = .run(concurrency: crash == nil ? pick([1, 4]) : 1, crash: crash)
+            case 27..<30: step = .revokeBehind(int(0...4), current: chance(75))
             case 30..<40: step = .setToken(pick(pool), label: chance(20) ? pick(["laptop", "desk", "work"]) : nil)
             case 40..<45: step = .pause(int(0...4), crash: crash())
             case 45..<50: step = .resume(int(0...4), crash: crash())
             case 50..<56: step = .prefer(int(0...4), crash: crash())
             case 56..<61: step = .removeAccount(int(0...4), crash: crash())
-            case 61..<66: step = .relogin(int(0...4), crash: crash())
+            case 61..<63: step = .relogin(int(0...4), crash: crash())
+            case 63..<66: step = .signIn(int(0...4), via: pick([.ssh, .ssh, .pasted, .named]), crash: crash())
             case 66..<69: step = .clearDevice(crash: crash())
             case 69..<82:
                 let instance = int(0...1)
@@ -102,6 +106,7 @@ struct ModelScheduleGenerator {
         if copied {
             steps = steps.map { if case .nearExpiry = $0 { .run(concurrency: 1, crash: nil) } else { $0 } }
         }
-        return ModelSchedule(name: name, returnsDeviceID: [chance(60), chance(60)], steps: steps)
+        // A quarter of the machines have no session bus: no keyring, every token in the database.
+        return ModelSchedule(name: name, returnsDeviceID: [chance(60), chance(60)], steps: steps, keyring: !chance(25))
     }
 }

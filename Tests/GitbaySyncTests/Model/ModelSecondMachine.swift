@@ -72,7 +72,8 @@ final class ModelSecondMachine {
     }
 
     /// True when a run here failed only for accounts whose API token the servers refuse: the
-    /// first machine revoked it at a sign-out there, while this copy of its database held it too.
+    /// first machine revoked it at a sign-out there, or the user on the web, while this copy of
+    /// its database held it too (or its copy says it was refused already).
     func failedOnlyOnRevokedTokens(_ result: CLIResult, _ servers: [FakeGitbayServer]) async throws -> Bool {
         guard result.code == 1, let rows = try result.json()["accounts"] as? [[String: Any]] else { return false }
         let store = try await cli.store()
@@ -84,6 +85,8 @@ final class ModelSecondMachine {
                 if action == "failed" { return false }
                 continue
             }
+            // Refused on the first machine, as the copy says: nothing is asked until a sign-in again.
+            if action == "skipped" { continue }
             guard let id = accounts[row["account"] as? String ?? ""], let token = tokens[id]?.token.exposedValue,
                 servers.allSatisfy({ !$0.accepts(token) })
             else { return false }

@@ -23,6 +23,13 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     case removeAccount(Int, crash: ModelCrash?)
     /// Signs a removed account in again with a new API token.
     case relogin(Int, crash: ModelCrash?)
+    /// Signs the account in `via` a way of getting its token, whether it is signed in (its
+    /// token then replaced), being signed out or signed out.
+    case signIn(Int, via: ModelSignIn, crash: ModelCrash?)
+    /// The user revokes one of the account's tokens on the web, behind this device's back:
+    /// the one it signs in with (`current`), else the newest other valid one this install
+    /// minted for it (a replaced token a run has not revoked yet), if any.
+    case revokeBehind(Int, current: Bool)
     case clearDevice(crash: ModelCrash?)
     /// Another device of `owner` registers `token` (never one of this device's).
     case otherDevice(instance: Int, owner: String, token: String, label: String)
@@ -52,9 +59,10 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     var crash: ModelCrash? {
         switch self {
         case .run(_, let crash), .pause(_, let crash), .resume(_, let crash), .prefer(_, let crash),
-            .removeAccount(_, let crash), .relogin(_, let crash), .clearDevice(let crash), .secondMachine(let crash):
+            .removeAccount(_, let crash), .relogin(_, let crash), .signIn(_, _, let crash), .clearDevice(let crash),
+            .secondMachine(let crash):
             crash
-        case .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .slowServer, .nearExpiry:
+        case .revokeBehind, .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .slowServer, .nearExpiry:
             nil
         }
     }
@@ -71,6 +79,8 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .prefer(let account, let value): ".prefer(\(account), crash: \(crash(value)))"
         case .removeAccount(let account, let value): ".removeAccount(\(account), crash: \(crash(value)))"
         case .relogin(let account, let value): ".relogin(\(account), crash: \(crash(value)))"
+        case .signIn(let account, let via, let value): ".signIn(\(account), via: .\(via), crash: \(crash(value)))"
+        case .revokeBehind(let account, let current): ".revokeBehind(\(account), current: \(current))"
         case .clearDevice(let value): ".clearDevice(crash: \(crash(value)))"
         case .otherDevice(let instance, let owner, let token, let label):
             ".otherDevice(instance: \(instance), owner: \(quoted(owner)), token: \(quoted(token)), label: \(quoted(label)))"
@@ -86,19 +96,32 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// How a sign-in gets the account's API token.
+enum ModelSignIn: String, Sendable, Equatable {
+    /// Minted by the test under a name as `login --ssh` gives one, pasted with `--token-name`.
+    case named
+    /// Minted by the test under a name of the user's own, pasted with no `--token-name`: the
+    /// install knows no name to revoke it by.
+    case pasted
+    /// `login --ssh`: gitbay-sync mints the token itself over a real sshd before the server.
+    case ssh
+}
+
 /// A whole schedule: which server versions the two instances run, and the steps.
 struct ModelSchedule: Sendable, CustomTestStringConvertible {
     var name: String
     /// Per instance: true for v1.32.1 and later (`device add` answers with the id), false for v1.32.0.
     var returnsDeviceID: [Bool]
     var steps: [ModelStep]
+    /// False for a machine with no session bus: no keyring answers, every token is kept in the database.
+    var keyring = true
 
     var testDescription: String { name }
 
     /// The schedule as Swift source.
     var source: String {
         "ModelSchedule(name: \"…\", returnsDeviceID: \(returnsDeviceID), steps: [\n"
-            + steps.map { "    \($0)," }.joined(separator: "\n") + "\n])"
+            + steps.map { "    \($0)," }.joined(separator: "\n") + "\n]" + (keyring ? "" : ", keyring: false") + ")"
     }
 }
 

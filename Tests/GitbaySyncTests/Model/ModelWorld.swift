@@ -79,8 +79,9 @@ final class ModelWorld {
     let servers: [FakeGitbayServer]
     let cli: CLIHarness
     /// This machine's OS keyring (a real Secret Service on a private bus): the accounts of
-    /// `keyringUsers` keep their token there, the others in the database.
-    let session: SecretServiceSession
+    /// `keyringUsers` keep their token there, the others in the database. Nil on a machine
+    /// with no session bus, where every token is kept in the database.
+    let session: SecretServiceSession?
     /// The users (by index) whose sign-in keeps the token in the keyring.
     static let keyringUsers: Set<Int> = [0, 2, 4]
     /// The clients' settings: the harness's, over the two servers in memory or over HTTP
@@ -91,17 +92,17 @@ final class ModelWorld {
     private var currentToken: String?
     private var label = ""
     /// Every API token this install signed in with.
-    private var apiTokens: Set<String> = []
+    var apiTokens: Set<String> = []
     /// Sign-in order of the accounts, by index (a new sign-in goes last).
-    private var signInOrder: [Int] = []
+    var signInOrder: [Int] = []
     /// The user's `prefer` choices, by instance and the name it was made under, in the order
     /// made: until two names are found to be one server, a choice holds for its name only.
     private var preferences: [ModelPreference] = []
     /// True once gitbay-sync has found instance 0's two names to be one server.
     private var namesProven = false
-    private var removalRequested: Set<Int> = []
+    var removalRequested: Set<Int> = []
     /// Each signed-in account's row id, by index.
-    private var accountIDs: [Int: Int64] = [:]
+    var accountIDs: [Int: Int64] = [:]
     /// True once the world changed a server after the last fault-free run.
     private var worldMoved = false
     /// A crash, a run beside a step or a second machine happened: rows may have moved
@@ -109,7 +110,7 @@ final class ModelWorld {
     private var disturbed = false
     /// How far ahead of the wall clock this device's clock is: moved on past the longest wait
     /// after a server asked for a hostile one, so the runs after it are not left waiting.
-    private var clockAhead: TimeInterval = 0
+    private(set) var clockAhead: TimeInterval = 0
     /// Whether the clock moved ahead since the last fault-free run.
     private var clockMovedSinceRun = false
     /// The second machine, once the state folder was copied to it.
@@ -117,7 +118,9 @@ final class ModelWorld {
     /// Deletions seen by the last check, per server: each step's new ones are its own.
     private var deletionsSeen: [Int] = [0, 0]
     /// The API tokens: names, lifetimes, and the tokens this install must never revoke.
-    private let tokens = ModelTokens()
+    let tokens = ModelTokens()
+    /// The real sshd before each instance that `login --ssh` reached so far, started at its first.
+    var fronts: [Int: SSHFront] = [:]
 
     /// How the commands reach the servers: in memory (`MemoryTransport`, the fake's state
     /// without sockets), or over real HTTP on 127.0.0.1 with the tests' transport (libcurl, as
@@ -136,7 +139,7 @@ final class ModelWorld {
             return server
         }
         cli = try CLIHarness()
-        session = try await SecretServiceSession.start()
+        session = schedule.keyring ? try await SecretServiceSession.start() : nil
         var client = CLIHarness.client
         switch transport {
         case .memory: client.http = MemoryTransport(servers, aliases: ["http://localhost:\(servers[0].port)": servers[0]])
@@ -145,25 +148,27 @@ final class ModelWorld {
         }
         self.client = client
         tokens.addForeignTokens(servers, users: Self.users)
-        for index in Self.signedInAtStart { try await login(index, crash: nil) }
+        for index in Self.signedInAtStart { try await login(index, via: .named, crash: nil) }
         label = try await cli.store().device().label
     }
 
     deinit {
-        session.stop()
+        session?.stop()
+        fronts.values.forEach { $0.stop() }
     }
 
-    /// What the command line sees of this machine's keyring.
-    private var bus: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": session.busAddress] }
+    /// What the command line sees of this machine's keyring: nothing when it has no session bus.
+    private var bus: [String: String] { session.map { ["DBUS_SESSION_BUS_ADDRESS": $0.busAddress] } ?? [:] }
 
-    /// Every item in this machine's keyring.
+    /// Every item in this machine's keyring (none without one).
     private func keyringItems() async throws -> [String: Secret] {
-        try await ModelKeyring.readAll(SecretServiceKeyring(environment: bus))
+        guard session != nil else { return [:] }
+        return try await ModelKeyring.readAll(SecretServiceKeyring(environment: bus))
     }
 
     /// Each account's API token, by account id, wherever it is kept: the keyring read once,
     /// or as `read` holds it when the caller read it already.
-    private func storedTokens(keyring read: [String: Secret]? = nil) async throws -> [Int64: Secret] {
+    func storedTokens(keyring read: [String: Secret]? = nil) async throws -> [Int64: Secret] {
         let store = try await cli.store()
         var tokens = try await store.storedAPITokens().mapValues(\.token)
         let items = try await store.keyringItems()
@@ -173,80 +178,35 @@ final class ModelWorld {
         return tokens
     }
 
-    private func name(_ index: Int) -> String {
+    func name(_ index: Int) -> String {
         "\(Self.users[index].0)@\(Self.users[index].2):\(servers[Self.users[index].1].port)"
     }
 
     /// Runs a command on this machine, with this device's clock.
     /// `at`: the device's clock stands still at that instant for the whole command.
+    /// `environment`: more variables for the command (`$GITBAY_SYNC_SSH`).
     func command(
-        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil, at instant: Date? = nil
+        _ arguments: [String], stdin: String? = nil, client: ClientConfiguration? = nil, at instant: Date? = nil,
+        environment: [String: String] = [:]
     ) async -> CLIResult {
         let client = client ?? self.client
-        return await cli.run(arguments, stdin: stdin, client: client, extraEnvironment: bus) { [clockAhead] context in
+        return await cli.run(arguments, stdin: stdin, client: client, extraEnvironment: bus.merging(environment) { $1 }) {
+            [clockAhead] context in
             context.machine = { ModelWorld.machine }
             context.now = { instant ?? Date().addingTimeInterval(clockAhead) }
         }
     }
 
-    private func signedIn() async throws -> [String: AccountRecord] {
+    func signedIn() async throws -> [String: AccountRecord] {
         Dictionary(uniqueKeysWithValues: try await cli.store().accounts().map { ($0.name, $0) })
     }
 
-    private func client(_ crash: ModelCrash?) -> (ClientConfiguration, CrashSwitch?) {
+    func client(_ crash: ModelCrash?) -> (ClientConfiguration, CrashSwitch?) {
         guard let crash else { return (self.client, nil) }
         let crashSwitch = CrashSwitch(crash)
         var configuration = self.client
         configuration.http = crashSwitch.gating(configuration.http)
         return (configuration, crashSwitch)
-    }
-
-    private func login(_ index: Int, crash: ModelCrash?) async throws {
-        let (user, instance, host) = Self.users[index]
-        let store = try await cli.store()
-        // Named as `login --ssh` names a token, with this install's marker, for 90 days.
-        let tokenName = tokens.loginName(user, installMarker: try await store.device().installMarker)
-        let apiToken = servers[instance].mintToken(for: user, name: tokenName, lifetime: ModelTokens.lifetime)
-        apiTokens.insert(apiToken)
-        if let existing = try await self.signedIn()[name(index)] { tokens.replacedBySignIn(try await storedTokens()[existing.id]) }
-        let (configuration, crashSwitch) = client(crash)
-        let place = Self.keyringUsers.contains(index) ? "keyring" : "database"
-        let result = await command(
-            ["login", "http://\(host):\(servers[instance].port)", "--token-name", tokenName, "--token-store", place], stdin: apiToken,
-            client: configuration)
-        if !(crashSwitch?.crashed ?? false), result.code != 0 {
-            throw ModelViolation(step: -1, message: "login of \(user) failed (\(result.code)): \(result.err)")
-        }
-        let signedIn = result.code == 0 && !(crashSwitch?.crashed ?? false)
-        // Said "Signed in": a removal in progress (its own, or one a run is finishing) lost to
-        // it, and the account stays signed in until a removal is asked for again.
-        if signedIn { removalRequested.remove(index) }
-        guard let account = try await self.signedIn()[name(index)], account.state == .active else {
-            if signedIn { throw ModelViolation(step: -1, message: "login of \(user) said it signed in, but the account is gone") }
-            tokens.replacedBySignIn(Secret(apiToken))
-            return
-        }
-        removalRequested.remove(index)
-        if try await storedTokens()[account.id] == Secret(apiToken) {
-            // Its expiry and lifetime, as `login --ssh` records them.
-            let expiresAt = Date(
-                timeIntervalSinceReferenceDate: (Date().timeIntervalSinceReferenceDate + clockAhead + ModelTokens.lifetime.inSeconds - 1).rounded(
-                    .down))
-            try await store.access { database in
-                try database.run(
-                    "UPDATE api_tokens SET expires_at = ?, lifetime_seconds = ? WHERE account_id = ? AND name = ?",
-                    .text(Timestamp.format(expiresAt)), .integer(ModelTokens.lifetime.components.seconds), .integer(account.id), .text(tokenName))
-            }
-        } else {
-            // The sign-in stopped before it stored the token: the model's, never given.
-            tokens.replacedBySignIn(Secret(apiToken))
-        }
-        // A new account row is a new sign-in, and goes last.
-        if accountIDs[index] != account.id {
-            signInOrder.removeAll { $0 == index }
-            signInOrder.append(index)
-            accountIDs[index] = account.id
-        }
     }
 
     /// Carries out step `number` of a schedule and checks the invariants. `alongside` marks a
@@ -255,6 +215,8 @@ final class ModelWorld {
         let names = try await signedIn()
         let (configuration, crashSwitch) = client(step.crash)
         var faultFreeRun = false
+        // The accounts whose token their server refuses as the step starts: a run fails for them alone.
+        let refused = try await refusedAccounts()
         switch step {
         case .setToken(let token, let newLabel):
             let result = await command(["device", "set-token"] + (newLabel.map { ["--label", $0] } ?? []), stdin: token)
@@ -272,7 +234,13 @@ final class ModelWorld {
                 ["run", "--json", "--concurrency", String(concurrency)], client: configuration, at: planned == nil ? nil : instant)
             if let planned, result.code == 0, !disturbed { try checkPlanned(planned, run: deviceWrites(), number) }
             if !(crashSwitch?.crashed ?? false) {
-                guard result.code == 0 else { throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)") }
+                if refused.isEmpty {
+                    guard result.code == 0 else {
+                        throw ModelViolation(step: number, message: "a fault-free run failed (\(result.code)): \(result.err)")
+                    }
+                } else {
+                    try await checkRefusedRun(result, refused: refused, number)
+                }
                 faultFreeRun = true
                 clockMovedSinceRun = false
                 if !alongside {
@@ -295,7 +263,12 @@ final class ModelWorld {
         case .relogin(let index, let crash):
             // Signed out, or being signed out: a sign-in ends a removal in progress.
             guard names[name(index)].map({ $0.state == .removing }) ?? true else { return }
-            try await login(index, crash: crash)
+            try await login(index, via: .named, crash: crash)
+        case .signIn(let index, let via, let crash):
+            try await login(index, via: via, crash: crash)
+        case .revokeBehind(let index, let current):
+            try await revokeBehind(index, current: current)
+            worldMoved = true
         case .clearDevice:
             _ = await command(["device", "clear"], client: configuration)
             currentToken = nil
@@ -360,14 +333,16 @@ final class ModelWorld {
         let kept = try await keyringItems()
         apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users, tokens: try await storedTokens(keyring: kept)))
         try tokens.check(servers, signedIn: Set(accountIDs.values), step: number)
-        if !alongside { try await ModelKeyring.checkItems(try await cli.store(), kept: kept, step: number) }
+        if !alongside, session != nil { try await ModelKeyring.checkItems(try await cli.store(), kept: kept, step: number) }
+        if session == nil { try await ModelKeyring.checkNoItems(try await cli.store(), step: number) }
         try await followServerNames(number)
         try checkOnlyOurRowsRemoved(number, byTheSecondMachine: { if case .secondMachine = step { true } else { false } }())
         if faultFreeRun {
             worldMoved = false
-            try await checkDesiredRows(number)
-            try await checkRegisteredIsTrue(number, holdersToo: !alongside)
-            try await checkNextRunWritesNothing(number)
+            let clean = Self.instances(without: refused)
+            try await checkDesiredRows(number, of: clean)
+            try await checkRegisteredIsTrue(number, holdersToo: !alongside, of: clean)
+            try await checkNextRunWritesNothing(number, of: clean)
             try await tokens.checkHealed(servers, try await cli.store(), tokens: try await storedTokens(), step: number)
         } else if case .setToken = step, !worldMoved, !alongside {
             try await checkRegisteredIsTrue(number)
@@ -448,8 +423,9 @@ final class ModelWorld {
         }
         try await syncAccounts(number)
         try await followServerNames(number)
-        try await checkDesiredRows(number, of: [1 - instance])
-        try await checkRegisteredIsTrue(number, holdersToo: true, of: [1 - instance])
+        let other = Self.instances(without: try await refusedAccounts()).intersection([1 - instance])
+        try await checkDesiredRows(number, of: other)
+        try await checkRegisteredIsTrue(number, holdersToo: true, of: other)
         clockAhead += Double(FailurePolicy.longestWait.components.seconds) + 3600
         for (index, server) in servers.enumerated() { server.clockAhead = clockAhead + Self.serverClocks[index] }
     }
@@ -581,12 +557,13 @@ final class ModelWorld {
         }
     }
 
-    /// (3) The next run writes nothing.
-    private func checkNextRunWritesNothing(_ number: Int) async throws {
+    /// (3) The next run writes nothing, on `instances`; it fails only when an account of
+    /// another instance has its token refused.
+    private func checkNextRunWritesNothing(_ number: Int, of instances: Set<Int>) async throws {
         servers.forEach { $0.resetRequests() }
         let again = await command(["run", "--json"])
-        let writes = servers.flatMap { $0.requests().filter(\.isWrite) }
-        guard again.code == 0, writes.isEmpty else {
+        let writes = instances.sorted().flatMap { servers[$0].requests().filter(\.isWrite) }
+        guard again.code == 0 || (again.code == 1 && instances.count < 2), writes.isEmpty else {
             throw ModelViolation(
                 step: number,
                 message:

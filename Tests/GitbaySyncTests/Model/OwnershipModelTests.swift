@@ -16,10 +16,13 @@ import TransportSupport
 /// (1) no row this install did not make was removed; after every fault-free run (2) each
 /// account holds exactly its desired rows, (3) the next run writes nothing, and (4) an
 /// account is reported registered only when its row holds the current token. Accounts 0, 2
-/// and 4 keep their API token in a real Secret Service, the others in the database, and
-/// runs rotate both kinds near expiry, crashes included: (5) to (7) in `ModelTokens`, (8) and
-/// (9) in `ModelKeyring`. Before every run that nothing stops, (10) a dry run writes nothing
-/// and plans exactly that run's device writes, where the reference says it does (`ModelDryRun`).
+/// and 4 keep their API token in a real Secret Service, the others in the database (all in
+/// the database on the quarter of machines with no session bus), and runs rotate both kinds
+/// near expiry, crashes included: (5) to (7) in `ModelTokens`, (8) and (9) in `ModelKeyring`.
+/// Accounts sign in again with a pasted token, named or not, or over `login --ssh` through a
+/// real sshd, and the user revokes their tokens on the web: (11) in `ModelWorld+Refused`.
+/// Before every run that nothing stops, (10) a dry run writes nothing and plans exactly that
+/// run's device writes, where the reference says it does (`ModelDryRun`).
 ///
 /// `GITBAY_SYNC_MODEL_SEED` replays a seed; `GITBAY_SYNC_MODEL_SCHEDULES` runs more schedules
 /// (default 100) and `GITBAY_SYNC_MODEL_STEPS` makes them longer (default 40). A failure
