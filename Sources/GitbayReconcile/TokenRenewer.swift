@@ -127,6 +127,8 @@ struct TokenRenewer: Sendable {
             if name != stored.details.name, listed.contains(name) {
                 try await Self.revoke(name, with: client, gone: [.notFound])
                 renewal.revoked.append(name)
+                // Its user's account revoked it: no longer pending for another sign-in there.
+                try await store.forgetPendingMint(name, instance: account.instance)
             }
             // Revoked or never minted: its item goes before its name, never the item in use.
             if let item = stored.staleItems[name], item != stored.keyringItem { try await deleteItem(item) }

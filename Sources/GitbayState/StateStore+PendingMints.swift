@@ -6,9 +6,11 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The names of tokens `login --ssh` mints on a server no account here is signed in to,
-/// recorded before the mint (`pending_mints`): the account is not known until the token
-/// answers `whoami`, and a login stopped in between would leave a token nothing names.
+/// The names of tokens `login --ssh` mints, recorded before the mint (`pending_mints`): the
+/// account is not known until the token answers `whoami`, and a login stopped in between
+/// would leave a token nothing names. A name stays pending until a run of the account whose
+/// token it is finds it listed and revokes it: the accounts signed in there when it was
+/// recorded may all be another user's, whose revocation of that name answers 404.
 extension StateStore {
     /// Records `name`, about to be minted on `instance` over `destination`.
     package func recordPendingMint(_ name: String, instance: InstanceURL, destination: String, now: Date) throws {
@@ -37,9 +39,17 @@ extension StateStore {
         }
     }
 
+    /// Forgets `name` for `instance`, over any destination: its token was revoked.
+    package func forgetPendingMint(_ name: String, instance: InstanceURL) throws {
+        try write { database in
+            try database.run("DELETE FROM pending_mints WHERE instance = ? AND name = ?", .text(instance.description), .text(name))
+        }
+    }
+
     /// Makes every name recorded for `instance` a stale token name of the account `id` just
     /// signed in there (runs and `remove-account` revoke those), except `current`, its own
-    /// token's name; all of them are forgotten here. Returns the names made stale.
+    /// token's name, which is forgotten here; the others stay pending until revoked, since the
+    /// account may not be their user's. Returns the names made stale.
     @discardableResult
     package func adoptPendingMints(instance: InstanceURL, ofAccount id: Int64, current: String?, now: Date) throws -> [String] {
         try write { database in
@@ -52,7 +62,9 @@ extension StateStore {
                     "INSERT OR IGNORE INTO stale_api_tokens (account_id, name, recorded_at) VALUES (?, ?, ?)", .integer(id), .text(name),
                     .text(Timestamp.format(now)))
             }
-            try database.run("DELETE FROM pending_mints WHERE instance = ?", .text(instance.description))
+            if let current {
+                try database.run("DELETE FROM pending_mints WHERE instance = ? AND name = ?", .text(instance.description), .text(current))
+            }
             return stale
         }
     }

@@ -86,7 +86,8 @@ extension CommandRunner {
         case .failure(let failure):
             let said = Self.mintFailure(failure, minting, instance: instance)
             guard !failure.mayHaveMinted else {
-                throw CommandFailure(record.pending.map { "\(said.message) \($0.kept)" } ?? said.message, exitCode: said.exitCode)
+                // With accounts signed in there, the name is theirs to revoke too, as their runs do.
+                throw CommandFailure(record.accounts.isEmpty ? "\(said.message) \(record.pending.kept)" : said.message, exitCode: said.exitCode)
             }
             await forget(record)
             guard failure == .interrupted else { throw said }
@@ -95,36 +96,36 @@ extension CommandRunner {
         }
     }
 
-    /// Where a mint's name was recorded before the mint: under the accounts of its server, or
-    /// as pending for the server when none is signed in there.
+    /// Where a mint's name was recorded before the mint: under the accounts of its server, and
+    /// as pending for the server.
     private struct MintRecord {
         let name: String
         let accounts: [AccountRecord]
         let store: StateStore
-        let pending: PendingMint?
+        let pending: PendingMint
         /// The database, when this login made it.
         let made: StateLocation?
     }
 
-    /// Records the name about to be minted, under each account of that server, or as pending
-    /// for the server when none is signed in there (the key's user is not known until the
-    /// token answers `whoami`): a login killed between the mint and the sign-in leaves a name
-    /// that a run (or the next sign-in there) revokes. The sign-in forgets it.
+    /// Records the name about to be minted, under each account of that server and as pending
+    /// for the server: the key's user is not known until the token answers `whoami`, and may be
+    /// none of those accounts'. A login killed between the mint and the sign-in leaves a name
+    /// that a run of its user's account revokes (its own, or the next one signed in there, which
+    /// adopts the pending name). The sign-in forgets it.
     private func recordMint(
         _ minting: SSHTokenMint, _ accounts: [AccountRecord], _ store: StateStore, instance: InstanceURL, made: StateLocation?
     ) async throws -> MintRecord {
         let now = context.now()
         let recorded = try await recordMint(minting.name, accounts, store, at: now)
-        let pending =
-            accounts.isEmpty ? PendingMint(store: store, instance: instance, destination: minting.destination, name: minting.name) : nil
-        try await pending?.record(at: now)
+        let pending = PendingMint(store: store, instance: instance, destination: minting.destination, name: minting.name)
+        try await pending.record(at: now)
         return MintRecord(name: minting.name, accounts: recorded, store: store, pending: pending, made: made)
     }
 
     /// Forgets a recorded name: nothing was minted under it, or it was revoked again.
     private func forget(_ record: MintRecord) async {
         await forgetMint(record.name, record.accounts, record.store)
-        await record.pending?.forget(removingDatabase: record.made)
+        await record.pending.forget(removingDatabase: record.made)
     }
 
     /// Records `name`, about to be minted, as a stale token name of each of `accounts` but one

@@ -5,10 +5,10 @@ import Testing
 
 @testable import GitbaySync
 
-/// The first `login --ssh` to a server killed between the server's mint and the sign-in: the
-/// user is not known before `whoami`, so the name is recorded for the server before the mint.
+/// A `login --ssh` killed between the server's mint and the sign-in: the user is not known
+/// before `whoami`, so the name is recorded for the server before the mint.
 @Suite(
-    "A first login --ssh killed after the mint", .timeLimit(.minutes(2)),
+    "A login --ssh killed after the mint", .timeLimit(.minutes(2)),
     .enabled(if: SSHFront.missingTools == nil, "needs sshd, ssh and ssh-keygen: run scripts/install-deps"))
 struct LoginSSHKillTests {
     /// A program standing for ssh: runs the real one, keeps its answer, then kills gitbay-sync
@@ -56,5 +56,43 @@ struct LoginSSHKillTests {
         #expect(!server.accepts(left.value), "the token the killed login minted is revoked")
         #expect(server.accepts(current.value))
         #expect(server.tokens(of: "alice").map(\.name) == [current.name])
+    }
+
+    @Test("killed while another user's account is signed in there: that account's run cannot revoke it, the key's user's next sign-in does")
+    func killedBesideAnotherUser() async throws {
+        let server = try FakeGitbayServer()
+        let front = try await SSHFront.start(fakePort: server.port, users: ["alice", "bob"])
+        defer {
+            front.stop()
+            server.stop()
+        }
+        let folder = try TemporaryDirectory()
+        let destination = front.loginUser == "git" ? [] : [front.destination]
+        let killing = try BuiltBinary.located(in: folder, adding: [SSHProgram.variable: try Self.killingSSH(front, in: folder)])
+        func binary(_ user: String) throws -> BuiltBinary {
+            let ssh = [SSHProgram.variable: front.sshCommand(for: user).map(ShellWords.quoted).joined(separator: " ")]
+            return try BuiltBinary(executable: killing.executable, environment: killing.environment.merging(ssh) { $1 }, folder: folder)
+        }
+        let bob = try binary("bob")
+        #expect(try await bob.run(["login", server.baseURL, "--ssh"] + destination).code == 0)
+        #expect(try await bob.run(["device", "set-token"], stdin: "aa11").code == 0)
+
+        let killed = try await killing.run(["login", server.baseURL, "--ssh"] + destination)
+
+        #expect(killed.code == 128 + SIGKILL || killed.code == SIGKILL, "killed: \(killed.code) \(killed.err)")
+        let left = try #require(server.tokens(of: "alice").first, "the server minted before the kill")
+        let bobsRun = try await bob.run(["run"])
+        #expect(bobsRun.code == 0, "\(bobsRun.err)")
+        #expect(server.accepts(left.value), "bob's token cannot revoke alice's")
+
+        let alice = try binary("alice")
+        // The next name is told apart by the time, to the second, from the killed login's.
+        try await Task.sleep(for: .seconds(1.1))
+        let again = try await alice.run(["login", server.baseURL, "--ssh"] + destination)
+        #expect(again.code == 0, "\(again.err)")
+        let run = try await alice.run(["run"])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(!server.accepts(left.value), "the token the killed login minted is revoked by alice's run")
+        #expect(server.tokens(of: "alice").count == 1)
     }
 }

@@ -287,5 +287,15 @@ enum ModelRegressions {
                 .signIn(4, via: .ssh, crash: nil),
                 .run(concurrency: 1, crash: nil),
             ], keyring: false),
+        ModelSchedule(
+            name: "a login --ssh stopped after the mint while another account of the server is signed in", returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .removeAccount(0, crash: nil),
+                .signIn(0, via: .ssh, crash: ModelCrash(atRequest: 1, afterServerApplied: false)),
+                .run(concurrency: 1, crash: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .run(concurrency: 1, crash: nil),
+            ]),
     ]
 }
