@@ -61,7 +61,8 @@ extension CommandRunner {
 
     /// The name to mint under: `tokenName`, else the install's, told apart by the time when
     /// that is taken on the server (an account signed in there already, or a login there
-    /// stopped after its mint). Also the accounts signed in on that server.
+    /// stopped after its mint), a second later while the name is one recorded there already (a
+    /// login within the second of another's mint). Also the accounts signed in on that server.
     private func mintName(
         _ tokenName: String?, device: DeviceRecord, instance: InstanceURL, store: StateStore
     ) async throws -> (String, [AccountRecord]) {
@@ -69,8 +70,12 @@ extension CommandRunner {
         let signedInThere = try await store.accounts(onServerOf: instance)
         let earlier = try await store.pendingMints(instance: instance)
         if let tokenName { return (tokenName, signedInThere) }
-        let taken = !signedInThere.isEmpty || !earlier.isEmpty
-        return (taken ? TokenRotation.successorName(of: forInstall, at: context.now()) : forInstall, signedInThere)
+        guard !signedInThere.isEmpty || !earlier.isEmpty else { return (forInstall, signedInThere) }
+        let records = try await store.apiTokenRecords()
+        let recorded = Set(earlier + signedInThere.flatMap { [records[$0.id]?.details.name].compactMap { $0 } + (records[$0.id]?.staleNames ?? []) })
+        var instant = context.now()
+        while recorded.contains(TokenRotation.successorName(of: forInstall, at: instant)) { instant += 1 }
+        return (TokenRotation.successorName(of: forInstall, at: instant), signedInThere)
     }
 
     /// Runs ssh to mint the token. A Ctrl-C meanwhile (at its passphrase prompt, most often)

@@ -177,6 +177,27 @@ struct LoginSSHTests {
         #expect(scene.server.accepts(second.value))
     }
 
+    @Test("three logins --ssh within one second each mint a name of their own: a second later when the second's name is taken here")
+    func threeWithinOneSecond() async throws {
+        let scene = try await Scene.make()
+        defer { scene.stop() }
+        let instant = Date(timeIntervalSinceReferenceDate: 818_000_000)
+        let arguments = ["login", scene.server.baseURL, "--ssh"] + (scene.destination.map { [$0] } ?? [])
+
+        for _ in 0..<3 {
+            let login = await scene.cli.run(arguments, extraEnvironment: scene.ssh(config: scene.front.configFile(for: "alice"))) {
+                $0.now = { instant }
+            }
+            #expect(login.code == 0, "\(login.err)")
+        }
+
+        let names = scene.server.tokens(of: "alice").map(\.name)
+        let base = try #require(names.first)
+        let second = TokenRotation.successorName(of: base, at: instant)
+        let third = TokenRotation.successorName(of: base, at: instant + 1)
+        #expect(names == [base, second, third])
+    }
+
     @Test(
         "a second login --ssh that stops between the mint and the sign-in, its token left valid: the name was recorded first, and the next run revokes it"
     )
