@@ -9,8 +9,10 @@ import TestSupport
 /// What the model checks of the tokens in this machine's keyring and of their rotation:
 /// (8) after every step not taken beside a run, the keyring holds the item the database names
 /// for each account's token, and no item the database does not know of (as the item in use or
-/// a stale token's), and on a machine with no keyring the database names none; (9) after a fault-free run, no account it reconciled keeps a token due for
-/// rotation.
+/// a stale token's), and on a machine with no keyring the database names none; (9) after a
+/// fault-free run, no account it reconciled keeps a token due for rotation; (12) after a
+/// fault-free run on a machine with a keyring (one that started late too), no account it
+/// reconciled keeps its token awaiting the keyring.
 enum ModelKeyring {
     /// Every item of `keyring`. A read beside a run that deletes an item can find it gone
     /// between the search and the fetch of the secrets (and fail, as that run's own read
@@ -43,6 +45,18 @@ enum ModelKeyring {
         for account in try await store.accounts() { named.formUnion(try await store.allKeyringItems(ofAccount: account.id)) }
         if let item = named.first {
             throw ModelViolation(step: step, message: "with no keyring on the machine, the database names the keyring item \(item)")
+        }
+    }
+
+    /// (12), after the fault-free run that printed `result` on a machine with a keyring: no
+    /// account it reconciled keeps its token in the database awaiting the keyring.
+    static func checkMoved(_ result: CLIResult, _ store: StateStore, step: Int) async throws {
+        let rows = try result.json()["accounts"] as? [[String: Any]] ?? []
+        let reconciled = Set(
+            rows.filter { ($0["action"] as? String).map { !["skipped", "failed"].contains($0) } ?? false }.compactMap { $0["account"] as? String })
+        let awaiting = try await store.runFacts().awaitingKeyring
+        for account in try await store.accounts() where awaiting.contains(account.id) && reconciled.contains(account.name) {
+            throw ModelViolation(step: step, message: "a fault-free run left \(account.name)'s token awaiting the keyring, which answers")
         }
     }
 

@@ -297,5 +297,19 @@ enum ModelRegressions {
                 .signIn(0, via: .ssh, crash: nil),
                 .run(concurrency: 1, crash: nil),
             ]),
+        ModelSchedule(
+            name: "tokens signed in with no keyring, then one starts: the next run moves them in, and rotates them there",
+            returnsDeviceID: [true, true],
+            steps: [
+                .setToken("c0ffee00aaaabbbbccccdddd", label: nil),
+                .signIn(2, via: .ssh, crash: nil),
+                .run(concurrency: 1, crash: nil),
+                .keyringStarts,
+                .run(concurrency: 4, crash: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .nearExpiry,
+                .run(concurrency: 1, crash: nil),
+                .removeAccount(2, crash: nil),
+            ], keyring: false),
     ]
 }

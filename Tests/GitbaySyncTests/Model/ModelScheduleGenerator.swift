@@ -106,7 +106,10 @@ struct ModelScheduleGenerator {
         if copied {
             steps = steps.map { if case .nearExpiry = $0 { .run(concurrency: 1, crash: nil) } else { $0 } }
         }
-        // A quarter of the machines have no session bus: no keyring, every token in the database.
-        return ModelSchedule(name: name, returnsDeviceID: [chance(60), chance(60)], steps: steps, keyring: !chance(25))
+        // A quarter of the machines have no session bus: no keyring, every token in the
+        // database; on half of them a keyring starts later.
+        let keyring = !chance(25)
+        if !keyring, chance(50) { steps.insert(.keyringStarts, at: int(2...steps.count)) }
+        return ModelSchedule(name: name, returnsDeviceID: [chance(60), chance(60)], steps: steps, keyring: keyring)
     }
 }

@@ -52,6 +52,9 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
     case hungServer(instance: Int)
     /// The instance answers every request a second late, for one run.
     case slowServer(instance: Int)
+    /// The machine's keyring starts (a desktop session begins) where there was none: the
+    /// tokens kept in the database awaiting one move into it at the next run.
+    case keyringStarts
     /// This device's clock moves 61 days on: the API tokens signed in so far (90 days) are
     /// within a third of their lifetime of expiry, and the next run rotates them.
     case nearExpiry
@@ -62,7 +65,8 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
             .removeAccount(_, let crash), .relogin(_, let crash), .signIn(_, _, let crash), .clearDevice(let crash),
             .secondMachine(let crash):
             crash
-        case .revokeBehind, .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .slowServer, .nearExpiry:
+        case .revokeBehind, .keyringStarts, .setToken, .otherDevice, .reap, .takeToken, .alongsideRun, .hostileWait, .hungServer, .slowServer,
+            .nearExpiry:
             nil
         }
     }
@@ -92,6 +96,7 @@ enum ModelStep: Sendable, Equatable, CustomStringConvertible {
         case .hungServer(let instance): ".hungServer(instance: \(instance))"
         case .slowServer(let instance): ".slowServer(instance: \(instance))"
         case .nearExpiry: ".nearExpiry"
+        case .keyringStarts: ".keyringStarts"
         }
     }
 }

@@ -80,8 +80,8 @@ final class ModelWorld {
     let cli: CLIHarness
     /// This machine's OS keyring (a real Secret Service on a private bus): the accounts of
     /// `keyringUsers` keep their token there, the others in the database. Nil on a machine
-    /// with no session bus, where every token is kept in the database.
-    let session: SecretServiceSession?
+    /// with no session bus (until `keyringStarts`), where every token is kept in the database.
+    private(set) var session: SecretServiceSession?
     /// The users (by index) whose sign-in keeps the token in the keyring.
     static let keyringUsers: Set<Int> = [0, 2, 4]
     /// The clients' settings: the harness's, over the two servers in memory or over HTTP
@@ -245,6 +245,7 @@ final class ModelWorld {
                 clockMovedSinceRun = false
                 if !alongside {
                     try await ModelKeyring.checkRotated(result, try await cli.store(), now: Date().addingTimeInterval(clockAhead), step: number)
+                    if session != nil { try await ModelKeyring.checkMoved(result, try await cli.store(), step: number) }
                 }
             }
         case .pause(let index, _), .resume(let index, _):
@@ -266,6 +267,8 @@ final class ModelWorld {
             try await login(index, via: .named, crash: crash)
         case .signIn(let index, let via, let crash):
             try await login(index, via: via, crash: crash)
+        case .keyringStarts:
+            if session == nil { session = try await SecretServiceSession.start() }
         case .revokeBehind(let index, let current):
             try await revokeBehind(index, current: current)
             worldMoved = true

@@ -17,8 +17,9 @@ import TransportSupport
 /// account holds exactly its desired rows, (3) the next run writes nothing, and (4) an
 /// account is reported registered only when its row holds the current token. Accounts 0, 2
 /// and 4 keep their API token in a real Secret Service, the others in the database (all in
-/// the database on the quarter of machines with no session bus), and runs rotate both kinds
-/// near expiry, crashes included: (5) to (7) in `ModelTokens`, (8) and (9) in `ModelKeyring`.
+/// the database on the quarter of machines with no session bus, until a keyring starts on
+/// some), and runs rotate both kinds near expiry, crashes included: (5) to (7) in
+/// `ModelTokens`, (8), (9) and (12) in `ModelKeyring`.
 /// Accounts sign in again with a pasted token, named or not, or over `login --ssh` through a
 /// real sshd, and the user revokes their tokens on the web: (11) in `ModelWorld+Refused`.
 /// Before every run that nothing stops, (10) a dry run writes nothing and plans exactly that
