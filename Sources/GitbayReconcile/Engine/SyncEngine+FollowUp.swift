@@ -23,27 +23,37 @@ extension SyncEngine {
                 progress(.finished(entries[index]))
             }
         }
-        try await withThrowingTaskGroup(of: (Int, RunEntry).self) { group in
+        await withTaskGroup(of: (Int, RunEntry).self) { group in
             var next = work.startIndex
             while next < work.endIndex, next - work.startIndex < max(1, options.concurrency) {
                 let (index, entry) = (work[next], entries[work[next]])
-                group.addTask { (index, try await followUp(entry, renewer: renewer, due: due)) }
+                group.addTask { (index, await followUp(entry, renewer: renewer, due: due)) }
                 next += 1
             }
-            while let (index, entry) = try await group.next() {
+            while let (index, entry) = await group.next() {
                 entries[index] = entry
                 if let progress, held.contains(entry.outcome.accountID) { progress(.finished(entry)) }
                 guard next < work.endIndex else { continue }
                 let (waiting, entry) = (work[next], entries[work[next]])
-                group.addTask { (waiting, try await followUp(entry, renewer: renewer, due: due)) }
+                group.addTask { (waiting, await followUp(entry, renewer: renewer, due: due)) }
                 next += 1
             }
         }
         return entries
     }
 
-    /// One account's follow-up: its removal finished, or its token renewed.
-    private func followUp(_ entry: RunEntry, renewer: TokenRenewer, due: TokenRenewer.Due?) async throws -> RunEntry {
+    /// One account's follow-up: its removal finished, or its token renewed. A removal the
+    /// store fails is that account's failure alone, held for the next run; the others go on.
+    private func followUp(_ entry: RunEntry, renewer: TokenRenewer, due: TokenRenewer.Due?) async -> RunEntry {
+        do {
+            return try await followUpThrowing(entry, renewer: renewer, due: due)
+        } catch {
+            logger.warning("account.removal-held", ["account.name": entry.outcome.account, "error": String(describing: error)])
+            return RunEntry(outcome: AccountRemoval.held(entry.outcome, AccountFailure(error)), removing: entry.removing)
+        }
+    }
+
+    private func followUpThrowing(_ entry: RunEntry, renewer: TokenRenewer, due: TokenRenewer.Due?) async throws -> RunEntry {
         guard let account = entry.removing else {
             guard let due else { return entry }
             return RunEntry(outcome: await renewer.renew(entry.outcome, due))
