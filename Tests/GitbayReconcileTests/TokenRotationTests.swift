@@ -103,6 +103,22 @@ struct TokenRotationTests {
         #expect(try await world.engine(now: later).run().first?.outcome.isFailure == false)
     }
 
+    @Test("a rotation while this machine's clock runs ahead of the server's records the server's expiry, not the clock's")
+    func rotationExpiryFromTheServer() async throws {
+        let (server, world, alice, _, _) = try await Self.aliceWithMintedToken()
+        // This machine's clock is 61 days ahead; the server's is not.
+        let ahead: @Sendable () -> Date = { Date().addingTimeInterval(61 * Self.day) }
+
+        let renewal = try #require(try await world.engine(now: ahead).run().first?.outcome.tokenRenewal)
+
+        let stored = try #require(try await world.store.storedAPIToken(ofAccount: alice.id))
+        #expect(stored.details.name == renewal.successor)
+        let listed = try #require(server.tokens(of: "alice").first { $0.name == renewal.successor })
+        #expect(stored.details.expiresAt == SyncEngine.wholeSecond(listed.expiresAt), "the server's expiry, to its whole second")
+        let clocks = ahead().addingTimeInterval(90 * Self.day)
+        #expect(try #require(stored.details.expiresAt) < clocks.addingTimeInterval(-60 * Self.day), "the clock's would be 61 days later")
+    }
+
     /// A client whose transport stops at request `request` (counted from 1) as a crash there
     /// would: that one unsent (or its answer lost after the server applied it), none after it.
     static func crashingClient(_ server: FakeGitbayServer, at request: Int, afterServerApplied: Bool) -> ClientConfiguration {
