@@ -36,8 +36,8 @@ struct ChildProgram: Sendable {
     enum Failure: Error, Equatable {
         /// `posix_spawn` failed with this `errno`.
         case cannotStart(Int32)
-        /// Still running after `timeout`: stopped. What it had written on standard error.
-        case timedOut(errorOutput: [UInt8])
+        /// Still running after `timeout`: stopped. What it had written on standard output and error.
+        case timedOut(output: [UInt8], errorOutput: [UInt8])
         /// More than `outputLimit` bytes on standard output: stopped.
         case outputTooLong
         /// Stopped, or ended by the same Ctrl-C, on a request to stop (`stopsOnRequest`).
@@ -90,7 +90,7 @@ struct ChildProgram: Sendable {
             if ContinuousClock.now >= deadline {
                 child.stop()
                 reader.drain()
-                return .failure(.timedOut(errorOutput: reader.errorBytes))
+                return .failure(.timedOut(output: reader.outputBytes, errorOutput: reader.errorBytes))
             }
             reader.wait(milliseconds: 20)
         }

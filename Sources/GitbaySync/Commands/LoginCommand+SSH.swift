@@ -37,7 +37,7 @@ extension CommandRunner {
         let device = try await existing.device()
         let (name, signedInThere) = try await mintName(tokenName, device: device, instance: instance, store: existing)
         let minting = SSHTokenMint(program: program, destination: destination, name: name, lifetime: mint.lifetime)
-        let record = try await recordMint(minting, signedInThere, existing, instance: instance, made: made)
+        let record = try await recordMint(minting, signedInThere, existing, instance: instance, installMarker: device.installMarker, made: made)
         logger.info("login.ssh.mint", ["ssh.destination": destination.description, "token.name": name, "token.ttl": mint.lifetime.text])
         progress("minting the API token \(name) over ssh \(destination) (token create) …")
         let minted = try await mintToken(minting, record, instance: instance)
@@ -91,8 +91,7 @@ extension CommandRunner {
         case .failure(let failure):
             let said = Self.mintFailure(failure, minting, instance: instance)
             guard !failure.mayHaveMinted else {
-                // With accounts signed in there, the name is theirs to revoke too, as their runs do.
-                throw CommandFailure(record.accounts.isEmpty ? "\(said.message) \(record.pending.kept)" : said.message, exitCode: said.exitCode)
+                throw CommandFailure(record.kept.map { "\(said.message) \($0)" } ?? said.message, exitCode: said.exitCode)
             }
             await forget(record)
             guard failure == .interrupted else { throw said }
@@ -110,6 +109,8 @@ extension CommandRunner {
         let pending: PendingMint
         /// The database, when this login made it.
         let made: StateLocation?
+        /// What a failed login that may have minted says of the name kept; nil when none is.
+        let kept: String?
     }
 
     /// Records the name about to be minted, under each account of that server and as pending
@@ -118,13 +119,27 @@ extension CommandRunner {
     /// that a run of its user's account revokes (its own, or the next one signed in there, which
     /// adopts the pending name). The sign-in forgets it.
     private func recordMint(
-        _ minting: SSHTokenMint, _ accounts: [AccountRecord], _ store: StateStore, instance: InstanceURL, made: StateLocation?
+        _ minting: SSHTokenMint, _ accounts: [AccountRecord], _ store: StateStore, instance: InstanceURL, installMarker: String,
+        made: StateLocation?
     ) async throws -> MintRecord {
         let now = context.now()
         let recorded = try await recordMint(minting.name, accounts, store, at: now)
         let pending = PendingMint(store: store, instance: instance, destination: minting.destination, name: minting.name)
         try await pending.record(at: now)
-        return MintRecord(name: minting.name, accounts: recorded, store: store, pending: pending, made: made)
+        let kept = recorded.isEmpty ? pending.kept : Self.keptForAccounts(minting, installMarker: installMarker)
+        return MintRecord(name: minting.name, accounts: recorded, store: store, pending: pending, made: made, kept: kept)
+    }
+
+    /// What a failed login says of a name recorded as stale under the accounts of its server:
+    /// runs revoke only this install's names; a removal of the account revokes any.
+    private static func keptForAccounts(_ minting: SSHTokenMint, installMarker: String) -> String {
+        let name = minting.name
+        let head = "The server may have minted the token all the same: its name, \(name), is kept with the accounts of that server"
+        if TokenRotation.isThisInstalls(name, installMarker: installMarker) {
+            return "\(head), and the next run revokes the token if the server lists it."
+        }
+        return
+            "\(head), and removing the account revokes it; to end it now, revoke it with `\(minting.destination.command(["token", "revoke", name]))` if `\(minting.destination.command(["token", "list"]))` shows it."
     }
 
     /// Forgets a recorded name: nothing was minted under it, or it was revoked again.

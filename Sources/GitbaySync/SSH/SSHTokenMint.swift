@@ -68,7 +68,9 @@ struct SSHTokenMint: Sendable {
             return Self.outcome(of: ending)
         case .failure(.cannotStart(let code)):
             return .failure(.cannotStart(program: program.path, errno: code))
-        case .failure(.timedOut(let errors)):
+        case .failure(.timedOut(let output, let errors)):
+            // ssh may hang after the server's answer came: a token the server minted is used, not left valid.
+            if case .success(let minted) = MintedToken.parse(output) { return .success(minted) }
             return .failure(.timedOut(timeout, said: Self.said(errors)))
         case .failure(.outputTooLong):
             return .failure(.outputTooLong)
@@ -77,11 +79,14 @@ struct SSHTokenMint: Sendable {
         }
     }
 
-    /// What an ended ssh gave: exit 255 is ssh's own failure; anything else is the server's
-    /// answer, the envelope on standard output.
+    /// What an ended ssh gave: exit 255 is ssh's own failure, unless the server's answer came
+    /// before it; anything else is the server's answer, the envelope on standard output.
     static func outcome(of ending: ChildProgram.Ending) -> Result<MintedToken, Failure> {
         let said = said(ending.errorOutput)
         if ending.status == 255 {
+            // ssh failed after the server's answer came (the connection dropped before its exit
+            // status): the answer stands, so the token it carries is used, not left valid.
+            if case .success(let minted) = MintedToken.parse(ending.output) { return .success(minted) }
             if said.contains("Permission denied") { return .failure(.keyRefused(said: said)) }
             if said.contains("Host key verification failed") || said.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") {
                 return .failure(.hostKeyRefused(said: said))

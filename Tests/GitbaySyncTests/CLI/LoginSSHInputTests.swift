@@ -1,4 +1,5 @@
 import Foundation
+import GitbayFake
 import TestSupport
 import Testing
 
@@ -69,6 +70,28 @@ struct LoginSSHInputTests {
         // The server may have minted all the same: the name is kept for the next sign-in there, and no account.
         #expect(result.err.contains("only its name, gitbay-sync-"), "\(result.err)")
         #expect(try await scene.cli.store().accounts().isEmpty)
+    }
+
+    @Test("a second login --ssh whose answer never came says the name is kept with the accounts there, and what revokes the token")
+    func secondLoginSaysNameKept() async throws {
+        let server = try FakeGitbayServer()
+        let scene = try Scene()
+        let pasted = await scene.cli.run(["login", server.baseURL], stdin: server.mintToken(for: "alice", name: "pasted"))
+        #expect(pasted.code == 0, "\(pasted.err)")
+
+        let mint = await scene.cli.run(["login", server.baseURL, "--ssh"], extraEnvironment: scene.ssh)
+        let named = await scene.cli.run(["login", server.baseURL, "--ssh", "--token-name", "ci-sync"], extraEnvironment: scene.ssh)
+
+        #expect(mint.code == ExitCode.unavailable.rawValue, "\(mint.err)")
+        #expect(
+            mint.err.contains("is kept with the accounts of that server, and the next run revokes the token if the server lists it."), "\(mint.err)")
+        #expect(named.code == ExitCode.unavailable.rawValue, "\(named.err)")
+        #expect(
+            named.err.contains("its name, ci-sync, is kept with the accounts of that server, and removing the account revokes it"), "\(named.err)")
+        #expect(named.err.contains("`ssh git@127.0.0.1 token revoke ci-sync`"), "\(named.err)")
+        let account = try #require(try await scene.cli.store().accounts().first)
+        let stale = try #require(try await scene.cli.store().apiTokenRecords()[account.id]).staleNames
+        #expect(stale.contains("ci-sync") && stale.count == 2, "both names recorded: \(stale)")
     }
 
     @Test(

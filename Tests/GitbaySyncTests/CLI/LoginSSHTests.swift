@@ -247,6 +247,42 @@ struct LoginSSHTests {
         #expect(try await scene.cli.store().apiToken(ofAccount: account.id)?.exposedValue == first.value)
     }
 
+    /// A program standing for ssh: runs the real one with alice's key, then ends as `then`
+    /// says (`exit 255`: ssh's own failure; `exec sleep 30`: a hang past the timeout).
+    static func sshThen(_ then: String, _ scene: Scene, in folder: TemporaryDirectory) throws -> [String: String] {
+        let path = folder.file("ssh-then")
+        let ssh = [scene.front.sshPath, "-F", scene.front.configFile(for: "alice")].map(ShellWords.quoted).joined(separator: " ")
+        try "#!/bin/sh\n\(ssh) \"$@\"\n\(then)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return [SSHProgram.variable: path]
+    }
+
+    @Test(
+        "ssh that fails (255) or hangs past the timeout after the server answered: the token is used, or revoked again when the sign-in fails",
+        arguments: ["exit 255", "exec sleep 30"])
+    func answerBeforeSSHFailed(_ then: String) async throws {
+        let scene = try await Scene.make()
+        defer { scene.stop() }
+        let folder = try TemporaryDirectory()
+        let ssh = try Self.sshThen(then, scene, in: folder)
+        let arguments = ["login", scene.server.baseURL, "--ssh"] + (scene.destination.map { [$0] } ?? [])
+
+        let login = await scene.cli.run(arguments, extraEnvironment: ssh, adjust: { $0.sshTimeout = .seconds(8) })
+
+        #expect(login.code == 0, "\(login.err)")
+        let minted = try #require(scene.server.tokens(of: "alice").first)
+        let account = try #require(try await scene.cli.store().accounts().first)
+        #expect(try await scene.cli.store().apiToken(ofAccount: account.id)?.exposedValue == minted.value)
+
+        // The same ending, then a sign-in that fails: the token the answer carried is revoked again.
+        scene.server.inject(.garbage, command: "whoami")
+        let again = await scene.cli.run(arguments, extraEnvironment: ssh, adjust: { $0.sshTimeout = .seconds(8) })
+
+        #expect(again.code == ExitCode.unavailable.rawValue, "\(again.err)")
+        #expect(again.err.contains("minted for it was revoked again."), "\(again.err)")
+        #expect(scene.server.tokens(of: "alice").map(\.name) == [minted.name], "only the first sign-in's token is left")
+    }
+
     @Test("a sign-in that fails once the token is minted revokes it again, or says how to, and stores nothing")
     func failedSignInRevokes() async throws {
         let scene = try await Scene.make()

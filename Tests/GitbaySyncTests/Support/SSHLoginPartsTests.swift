@@ -159,6 +159,10 @@ struct SSHLoginPartsTests {
                 output: #"{"protocol_version":1,"data":{"name":"n","scope":"full","token":"\#(token)"},"exit_code":0,"more":1}"# + "\n",
                 errors: "", outcome: .success(token)),
             Ending(
+                name: "ssh failed after the server's answer: the answer stands", status: 255,
+                output: #"{"protocol_version":1,"data":{"name":"n","scope":"full","token":"\#(token)"},"exit_code":0}"# + "\n",
+                errors: "Connection to h closed by remote host.\n", outcome: .success(token)),
+            Ending(
                 name: "key refused", status: 255, output: "", errors: "git@h: Permission denied (publickey).\r\n",
                 outcome: .failure(.keyRefused(said: "git@h: Permission denied (publickey)."))),
             Ending(
