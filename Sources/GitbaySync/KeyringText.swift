@@ -50,7 +50,8 @@ enum KeyringText {
             "API token moved into the OS keyring"
                 + (wiped ? ", and wiped from the state database's files" : "; its bytes leave the state database's files at the next checkpoint")
         case .waiting(let reason):
-            "API token not moved into the OS keyring yet: \(reason); the next run tries again"
+            // The keyring's own words: a reason is printed as it is, so they are escaped here, once.
+            "API token not moved into the OS keyring yet: \(escaped: reason.description); the next run tries again"
         }
     }
 

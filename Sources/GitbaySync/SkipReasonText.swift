@@ -36,7 +36,7 @@ enum SkipReasonText {
             outcome.reason = "signed in again while its removal finished, so it stays signed in; the next `gitbay-sync run` registers it"
         case .keyringUnavailable(let reason):
             outcome.reason =
-                "waiting for the OS keyring, which holds its API token: \(reason); \(KeyringText.fix(reason)), and the next `gitbay-sync run` tries again"
+                "waiting for the OS keyring, which holds its API token: \(escaped: reason.description); \(KeyringText.fix(reason)), and the next `gitbay-sync run` tries again"
         }
         return outcome
     }

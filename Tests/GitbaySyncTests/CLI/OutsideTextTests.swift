@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import GitbayAPI
+@testable import GitbayKeyring
 @testable import GitbayReconcile
 @testable import GitbayState
 @testable import GitbaySupport
@@ -155,6 +156,29 @@ struct OutsideTextTests {
         #expect(stranger.code == ExitCode.noSuchAccount.rawValue)
         #expect(Self.isInert(stranger.err))
         #expect(Self.oneLine(stranger.err, holds: "the push is for \(Self.shown)@127.0.0.1:\(server.port), which is not signed in here"))
+    }
+
+    @Test("what the keyring says (a Secret Service's error text) reaches login's and run's words escaped, on one line, bounded")
+    func keyringTextEscaped() throws {
+        let said = KeyringUnavailable.said(Self.hostile + "\u{202E}" + String(repeating: "x", count: 1_000))
+        #expect(said.count <= 301 && !said.contains("\n"), "one line, bounded: \(said.count)")
+        let reason = KeyringUnavailable.failed(detail: said)
+        let instance = try InstanceURL(parsing: "https://gitbay.example")
+
+        let login = KeyringText.kept(KeptToken(place: .database, keyringUnavailable: reason), choice: nil)
+        var skipped = AccountOutcome(
+            accountID: 1, account: "alice@gitbay.example", instance: instance, action: .skipped, condition: .registered,
+            skipReason: .keyringUnavailable(reason))
+        skipped.tokenMove = .waiting(reason)
+        // As run words an entry: the skip's reason, then what became of the token's move.
+        let run = RemovalText.renewal(SkipReasonText.worded(SaidOutcome(skipped), now: Date()))
+        let texts = [login, OutcomeText.line(run, width: 20)]
+
+        for text in texts {
+            #expect(Self.isInert(text), "\(text)")
+            #expect(text.contains(#"evil\u{1B}]0;title\u{07}\u{1B}[2J"#), "escaped once: \(text)")
+            #expect(!text.contains(#"\\u{1B}"#), "not twice: \(text)")
+        }
     }
 
     @Test("an account name stored by an older version is escaped wherever it is printed")
