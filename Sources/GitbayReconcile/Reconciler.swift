@@ -34,27 +34,24 @@ package struct Reconciler: Sendable {
     /// What one round leaves for another account's own pass is taken up in the same run: the
     /// accounts whose row was put in doubt during the round, those of servers a proof made in
     /// it merged, and those whose row left the list right after it was written are reconciled
-    /// again at once (at most `rounds` rounds in all).
+    /// again at once (at most `rounds` rounds in all). An account of `options.handOff` is
+    /// handed over as its pass of the first round ends (`Options.HandOff`).
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
-        try await reconcileReadingTokens(only: only).outcomes
-    }
-
-    /// `reconcile(only:)`, with the API tokens its passes were given, by account id: what a
-    /// renewal afterwards uses, so that a run reads the keyring once, not again for it.
-    func reconcileReadingTokens(only: Set<Int64>? = nil) async throws -> (outcomes: [AccountOutcome], tokens: [Int64: Secret]) {
         var round = try await reconcileRound(only: only, progress: options.progress)
-        var (outcomes, tokens) = (round.outcomes, round.tokens)
+        var outcomes = round.outcomes
         for _ in 1..<Self.rounds {
             // An account that failed in this run is not tried again in it: a hung server would
             // cost its deadline twice. Its doubt stays for the next run.
             let failed = Set(outcomes.filter { $0.action == .failed }.map(\.accountID))
-            let again = try await leftForAnotherRound(round, only: only).subtracting(failed)
+            // An account whose removal was decided after its pass keeps its doubt for the next run too.
+            let again = try await leftForAnotherRound(round, only: only).subtracting(failed).subtracting(options.handOff?.final ?? [])
             guard !again.isEmpty, options.mayStartMore() else { break }
+            // One handed over is reconciled again once what it was handed over for is done (its token renewed).
+            await options.handOff?.settle(again)
             round = try await reconcileRound(only: again, progress: Self.changes(from: outcomes, to: options.progress), later: true)
             outcomes = Self.replacing(outcomes, with: round.outcomes)
-            tokens.merge(round.tokens, uniquingKeysWith: { _, later in later })
         }
-        return (outcomes, tokens)
+        return outcomes
     }
 
     /// What a later round tells `progress`: only an account's outcome that says something
@@ -72,7 +69,6 @@ package struct Reconciler: Sendable {
     /// What one round did, and what it leaves for another.
     private struct Round {
         var outcomes: [AccountOutcome]
-        var tokens: [Int64: Secret]
         /// The accounts whose row left the list right after it was written.
         var checkAgain: Set<Int64>
         /// The doubts raised, and the server names, as the round began.
@@ -116,6 +112,7 @@ package struct Reconciler: Sendable {
         let facts = try await store.runFacts()
         let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
+        let progress = later ? progress : options.handOff.map { $0.handingOver(tokens: apiTokens, telling: progress) } ?? progress
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
@@ -141,7 +138,7 @@ package struct Reconciler: Sendable {
             for index in outcomes.indices { outcomes[index].tokenMove = byName[outcomes[index].account] }
         }
         return Round(
-            outcomes: outcomes, tokens: apiTokens, checkAgain: Set(reconciled.filter(\.checkAgain).map(\.outcome.accountID)),
+            outcomes: outcomes, checkAgain: Set(reconciled.filter(\.checkAgain).map(\.outcome.accountID)),
             doubtMark: facts.doubtMark, names: facts.names)
     }
 

@@ -95,7 +95,8 @@ extension StateStore {
 
     /// Notes, for each account, that a run could not check it and why: since when, and in
     /// how many runs in a row for that reason. Written on each account's own behalf; a verdict
-    /// a pass saves clears it.
+    /// a pass saves clears it. An account signed out meanwhile (its removal finished while the
+    /// run went on) is left out.
     package func noteUnchecked(_ accounts: [(id: Int64, reason: UncheckedReason)], at now: Date) throws {
         guard !accounts.isEmpty else { return }
         try write { database in
@@ -103,13 +104,13 @@ extension StateStore {
                 try database.run(
                     """
                     INSERT INTO account_status (account_id, condition, unchecked_reason, unchecked_since, unchecked_runs)
-                    VALUES (?, 'pending', ?, ?, 1)
+                    SELECT id, 'pending', ?, ?, 1 FROM accounts WHERE id = ?
                     ON CONFLICT (account_id) DO UPDATE SET
                         unchecked_since = CASE WHEN unchecked_reason IS excluded.unchecked_reason
                             THEN unchecked_since ELSE excluded.unchecked_since END,
                         unchecked_runs = CASE WHEN unchecked_reason IS excluded.unchecked_reason THEN unchecked_runs + 1 ELSE 1 END,
                         unchecked_reason = excluded.unchecked_reason
-                    """, .integer(id), .text(reason.rawValue), .text(Timestamp.format(now)))
+                    """, .text(reason.rawValue), .text(Timestamp.format(now)), .integer(id))
             }
         }
     }

@@ -87,4 +87,44 @@ struct FollowUpIsolationTests {
         #expect(try await world.store.account(id: alice.id)?.state == .removing)
         #expect(entries.count == 2)
     }
+
+    @Test("alice's pass hangs on her server: bob's renewal is done and told meanwhile, not after her pass")
+    func hungPassHoldsNoRenewal() async throws {
+        let (first, second, world, alice, bob) = try await Self.twoServers()
+        defer { second.stop() }
+        first.inject(.hang, command: "notifications device list", user: "alice")
+        let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * Self.day) }
+        let told = Told()
+        let engine = world.engine(client: ReconcileWorld.patientClient, now: later)
+        let run = Task { try await engine.run(progress: told.take) }
+
+        let bobs = await told.first(within: .seconds(20)) { $0.outcome.accountID == bob.id }
+        first.stop()
+        let entries = try await run.value
+        #expect(bobs?.outcome.tokenRenewal?.successor != nil, "bob's renewal was told while alice's pass hung")
+        #expect(entries.first { $0.outcome.accountID == bob.id }?.outcome.tokenRenewal?.predecessorRevoked == true)
+        #expect(entries.first { $0.outcome.accountID == alice.id }?.outcome.action == .failed)
+    }
+
+    @Test("alice's pass hangs on her server: bob's removal finishes and is told meanwhile, not after her pass")
+    func hungPassHoldsNoRemoval() async throws {
+        let (first, second, world, alice, bob) = try await Self.twoServers()
+        defer { second.stop() }
+        try await world.store.setState(.removing, ofAccount: bob.id)
+        first.inject(.hang, command: "notifications device list", user: "alice")
+        let told = Told()
+        let engine = world.engine(client: ReconcileWorld.patientClient)
+        let run = Task { try await engine.run(progress: told.take) }
+
+        let bobs = await told.first(within: .seconds(20)) { $0.outcome.accountID == bob.id && $0.removal != nil }
+        first.stop()
+        let entries = try await run.value
+        guard case .removed = bobs?.removal else {
+            Issue.record("bob's removal was not told while alice's pass hung: \(String(describing: bobs?.removal))")
+            return
+        }
+        #expect(try await world.store.account(id: bob.id) == nil)
+        #expect(entries.first { $0.outcome.accountID == bob.id }?.removal == bobs?.removal)
+        #expect(entries.first { $0.outcome.accountID == alice.id }?.outcome.action == .failed)
+    }
 }

@@ -50,6 +50,21 @@ struct RunFactsTests {
         #expect(try await store.status(ofAccount: alice.id).lastSuccessAt == at)
     }
 
+    @Test("a note that a run could not check an account leaves out one signed out meanwhile, and notes the others")
+    func uncheckedAfterSignOut() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let alice = try await store.signIn(instance: Self.instance, username: "alice", apiToken: Secret("gb_a"))
+        let bob = try await store.signIn(instance: Self.instance, username: "bob", apiToken: Secret("gb_b"))
+        try await store.setState(.removing, ofAccount: bob.id, now: Date())
+        _ = try await store.deleteAccount(id: bob.id, removalStartedAt: try await store.account(id: bob.id)?.removalStartedAt)
+        #expect(try await store.account(id: bob.id) == nil)
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        try await store.noteUnchecked([(alice.id, .keyringLocked), (bob.id, .keyringLocked)], at: at)
+        #expect(try await store.status(ofAccount: alice.id).unchecked?.reason == .keyringLocked)
+        #expect(try await store.runFacts().statuses[bob.id] == nil)
+    }
+
     @Test("a lease taken before a write is refused when the account's records changed since the run read them")
     func leaseBeforeWrite() async throws {
         let folder = try TemporaryDirectory()

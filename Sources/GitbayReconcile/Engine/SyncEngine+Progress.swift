@@ -13,17 +13,21 @@ extension SyncEngine {
         case finished(RunEntry)
     }
 
-    /// The reconciler of a run that tells `progress`, leaving to the run the accounts `held`
-    /// (by id), which have more to do once reconciled.
-    func reconciler(telling progress: (@Sendable (RunProgress) -> Void)?, holding held: Set<Int64>) -> Reconciler {
-        guard let progress else { return reconciler }
+    /// The reconciler of a run that tells `progress` as each account is done, and hands the
+    /// accounts of `handOff` over as their pass ends: one of those is told once its follow-up
+    /// is done (`followUps`), and again when a later round changes what was told.
+    func reconciler(telling progress: (@Sendable (RunProgress) -> Void)?, handOff: Reconciler.Options.HandOff, followUps: FollowUps) -> Reconciler {
         var options = options
-        options.progress = { event in
-            switch event {
-            case .started(let account):
-                progress(.started(account))
-            case .finished(let outcome):
-                if !held.contains(outcome.accountID) { progress(.finished(RunEntry(outcome: outcome))) }
+        options.handOff = handOff
+        if let progress {
+            options.progress = { event in
+                switch event {
+                case .started(let account):
+                    progress(.started(account))
+                case .finished(let outcome):
+                    guard handOff.accounts.contains(outcome.accountID) else { return progress(.finished(RunEntry(outcome: outcome))) }
+                    if let done = followUps.done(outcome.accountID) { progress(.finished(done.entry(endingWith: outcome))) }
+                }
             }
         }
         return Reconciler(store: store, options: options, logger: logger)

@@ -19,17 +19,29 @@ extension SyncEngine {
     }
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
-    /// once), then, for each account on its own, finishes its removal when its deregistration
-    /// went through or renews its API token near its expiry (`followUp`). `progress` is told
-    /// as each account's pass starts and as each account is done (`RunProgress`).
+    /// once) and, for each account on its own as its pass ends, finishes its removal when its
+    /// deregistration went through or renews its API token near its expiry (`followUp`).
+    /// `progress` is told as each account's pass starts and as each account is done
+    /// (`RunProgress`).
     package func run(progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        // A removal or a renewal still to come: the account is told when that is done too.
-        let held = progress == nil ? [] : Set(removing.keys).union(try await renewalDue())
-        let reconciler = reconciler(telling: progress, holding: held)
-        let (outcomes, tokens) = try await reconciler.reconcileReadingTokens()
-        let entries = try await followUp(outcomes, removing: removing, tokens: tokens, telling: progress, held: held)
+        let followUps = FollowUps(removing: removing, renewing: try await renewalDue())
+        let (handed, sink) = AsyncStream.makeStream(of: (AccountOutcome, Secret?).self)
+        let handOff = Reconciler.Options.HandOff(
+            accounts: followUps.accounts, final: Set(removing.keys),
+            take: { outcome, token in
+                followUps.begin(outcome.accountID)
+                sink.yield((outcome, token))
+            }, settle: followUps.settle)
+        let reconciler = reconciler(telling: progress, handOff: handOff, followUps: followUps)
+        let outcomes = try await followingUp(handed, followUps, telling: progress) {
+            defer { sink.finish() }
+            return try await reconciler.reconcile()
+        }
+        let entries = outcomes.map { outcome in
+            followUps.done(outcome.accountID)?.entry(endingWith: outcome) ?? RunEntry(outcome: outcome, removing: removing[outcome.accountID])
+        }
         await recordHistory(entries, written: reconciler.history.row)
         return entries
     }
