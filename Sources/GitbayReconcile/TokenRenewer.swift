@@ -27,45 +27,20 @@ struct TokenRenewer: Sendable {
     let options: Reconciler.Options
     let logger: Logger
 
-    /// The renewals a run makes after its passes: the accounts whose token is due, each with
-    /// its stored token, and the install marker.
-    struct Due: Sendable {
-        let accounts: [Int64: (account: AccountRecord, stored: StoredAPIToken)]
-        let marker: String
-    }
-
-    /// The accounts of `outcomes` whose token a run renews now: those whose pass reached the
-    /// server and did not fail (active or paused, not one left waiting out a backoff, failed,
-    /// or being removed), when their token needs it; nil when none does, at no request.
-    /// `keyringTokens`, the tokens the passes were given (by account id), stand for those the
-    /// keyring holds: the keyring is not read again, and an account whose token it did not
-    /// give (locked, absent) is not renewed.
-    func renewals(after outcomes: [AccountOutcome], tokens keyringTokens: [Int64: Secret] = [:]) async throws -> Due? {
-        guard let (due, marker) = try await due(keyringTokens: keyringTokens) else { return nil }
-        let reached = Set(outcomes.filter { !$0.isFailure && $0.action != .skipped }.map(\.accountID))
-        let accounts = try await store.accounts().compactMap { account in
-            due[account.id].flatMap { stored in
-                reached.contains(account.id) && account.state != .removing ? (account.id, (account, stored)) : nil
-            }
-        }
-        return accounts.isEmpty ? nil : Due(accounts: Dictionary(accounts, uniquingKeysWith: { first, _ in first }), marker: marker)
-    }
-
-    /// `outcome` with its account's token renewed, when `due` names it and the run may still
-    /// start work; else as it is.
-    func renew(_ outcome: AccountOutcome, _ due: Due) async -> AccountOutcome {
-        guard let (account, stored) = due.accounts[outcome.accountID], options.mayStartMore() else { return outcome }
+    /// `outcome` with its account's token renewed, when its pass reached the server and did
+    /// not fail (active or paused, not one left waiting out a backoff, failed, or being
+    /// removed), its token needs it, and the run may still start work; else as it is. `token`
+    /// is the one the pass was given: the keyring is not read again, and an account whose
+    /// token it did not give (locked, absent) is not renewed. `marker` is the install marker.
+    func renewed(_ outcome: AccountOutcome, token: Secret?, marker: String) async throws -> AccountOutcome {
+        guard let token, !outcome.isFailure, outcome.action != .skipped, options.mayStartMore(),
+            let account = try await store.account(id: outcome.accountID), account.state != .removing,
+            let stored = try await store.storedAPIToken(ofAccount: account.id, token: token),
+            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: options.now()).isNeeded
+        else { return outcome }
         var outcome = outcome
-        await renew(account, stored, installMarker: due.marker, outcome: &outcome)
+        await renew(account, stored, installMarker: marker, outcome: &outcome)
         return outcome
-    }
-
-    /// The stored tokens a run would renew now, by account id, and the install marker; nil
-    /// when there are none. A token the keyring holds counts when `keyringTokens` has it.
-    func due(keyringTokens: [Int64: Secret]) async throws -> (tokens: [Int64: StoredAPIToken], marker: String)? {
-        guard let due = try await dueAccounts() else { return nil }
-        let tokens = try await store.storedAPITokens(keyringTokens: keyringTokens).filter { due.accounts.contains($0.key) }
-        return tokens.isEmpty ? nil : (tokens, due.marker)
     }
 
     /// The accounts whose token a run would renew now, wherever the token is kept, decided on
@@ -93,8 +68,12 @@ struct TokenRenewer: Sendable {
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: options.client, logger: logger)
         var renewal = TokenRenewal()
         do {
-            if need.cleanUp { try await cleanUp(account, stored, installMarker: installMarker, client, &renewal) }
-            if need.rotate { try await rotate(account, stored, client, &renewal, outcome: &outcome) }
+            var details = stored.details
+            if need.cleanUp { details = try await cleanUp(account, stored, installMarker: installMarker, client, &renewal) }
+            // An expiry the list just told may be near already.
+            if need.rotate || TokenRotation.need(details, staleNames: [], installMarker: installMarker, now: options.now()).rotate {
+                try await rotate(account, stored, client, &renewal, outcome: &outcome)
+            }
         } catch let error as GitbayError where error.kind == .authFailed {
             await refused(account, error, outcome: &outcome)
         } catch let error as KeyringUnavailable {
@@ -110,16 +89,19 @@ struct TokenRenewer: Sendable {
         if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
     }
 
-    /// Revokes the stale tokens the server still lists, and forgets every stale name checked.
+    /// Revokes the stale tokens the server still lists, and forgets every stale name checked;
+    /// returns the current token's details, with the expiry the list told when none was known.
     private func cleanUp(
         _ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, _ client: GitbayClient, _ renewal: inout TokenRenewal
-    ) async throws {
+    ) async throws -> APITokenDetails {
         let tokens = try await client.listTokens()
-        if stored.details.expiresAt == nil, stored.details.lifetime != nil, let name = stored.details.name,
+        var details = stored.details
+        if details.expiresAt == nil, details.lifetime != nil, let name = details.name,
             let expiresAt = SyncEngine.wholeSecond(Timestamp.parse(tokens.first(where: { $0.name == name })?.expiresAt))
         {
             // An expiry the sign-in or the rotation could not learn: the server's answer, now.
             try await store.setAPITokenExpiry(expiresAt, ofAccount: account.id, named: name)
+            details.expiresAt = expiresAt
         }
         let listed = Set(tokens.map(\.name))
         for name in stored.staleNames where TokenRotation.isThisInstalls(name, installMarker: installMarker) {
@@ -134,6 +116,7 @@ struct TokenRenewer: Sendable {
             if let item = stored.staleItems[name], item != stored.keyringItem { try await deleteItem(item) }
             try await store.forgetStaleTokenNames([name], ofAccount: account.id)
         }
+        return details
     }
 
     /// Mints the successor with the current token, stores it, then revokes the predecessor

@@ -14,6 +14,8 @@ extension SyncEngine {
         let removing: [Int64: AccountRecord]
         /// The accounts handed over: those being removed, and those whose token is due.
         let accounts: Set<Int64>
+        /// The install marker, when a token is due.
+        let marker: String?
 
         private struct State {
             var underWay: Set<Int64> = []
@@ -23,9 +25,10 @@ extension SyncEngine {
 
         private let state = Mutex(State())
 
-        init(removing: [Int64: AccountRecord], renewing: Set<Int64>) {
+        init(removing: [Int64: AccountRecord], renewing: (accounts: Set<Int64>, marker: String)?) {
             self.removing = removing
-            accounts = Set(removing.keys).union(renewing)
+            accounts = Set(removing.keys).union(renewing?.accounts ?? [])
+            marker = renewing?.marker
         }
 
         /// The account's follow-up is under way from now.
@@ -114,7 +117,7 @@ extension SyncEngine {
                 running += 1
                 let account = followUps.removing[outcome.accountID]
                 group.addTask {
-                    let entry = await followUp(outcome, token: token, removing: account, renewer: renewer)
+                    let entry = await followUp(outcome, token: token, removing: account, renewer: renewer, marker: followUps.marker)
                     followUps.end(FollowedUp(handed: outcome, entry: entry))
                     // Told at once, not when the loop next looks: it may be waiting on another's pass.
                     progress?(.finished(entry))
@@ -129,12 +132,13 @@ extension SyncEngine {
     /// One account's follow-up: its removal finished, or its token renewed. A removal the
     /// store fails is that account's failure alone, held for the next run; a renewal that
     /// cannot read what is due is its renewal's failure, tried again by the next run.
-    private func followUp(_ outcome: AccountOutcome, token: Secret?, removing account: AccountRecord?, renewer: TokenRenewer) async -> RunEntry {
+    private func followUp(
+        _ outcome: AccountOutcome, token: Secret?, removing account: AccountRecord?, renewer: TokenRenewer, marker: String?
+    ) async -> RunEntry {
         guard let account else {
+            guard let marker else { return RunEntry(outcome: outcome) }
             do {
-                let tokens = token.map { [outcome.accountID: $0] } ?? [:]
-                guard let due = try await renewer.renewals(after: [outcome], tokens: tokens) else { return RunEntry(outcome: outcome) }
-                return RunEntry(outcome: await renewer.renew(outcome, due))
+                return RunEntry(outcome: try await renewer.renewed(outcome, token: token, marker: marker))
             } catch {
                 logger.warning("token.renew-failed", ["account.name": outcome.account, "error": String(describing: error)])
                 var failed = outcome

@@ -33,11 +33,10 @@ extension SyncEngine {
         return Reconciler(store: store, options: options, logger: logger)
     }
 
-    /// The ids of the accounts whose API token a run renews now, wherever the token is kept:
-    /// which accounts are due is decided without the tokens, and the keyring is read once, by
-    /// the run.
-    func renewalDue() async throws -> Set<Int64> {
-        guard let due = try await TokenRenewer(store: store, options: options, logger: logger).dueAccounts() else { return [] }
-        return Set(due.accounts)
+    /// The accounts whose API token a run renews now, wherever the token is kept, and the
+    /// install marker (nil: none): which are due is decided without the tokens, and the
+    /// keyring is read once, by the run.
+    func renewalDue() async throws -> (accounts: Set<Int64>, marker: String)? {
+        try await TokenRenewer(store: store, options: options, logger: logger).dueAccounts()
     }
 }

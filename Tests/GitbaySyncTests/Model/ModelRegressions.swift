@@ -311,5 +311,12 @@ enum ModelRegressions {
                 .run(concurrency: 1, crash: nil),
                 .removeAccount(2, crash: nil),
             ], keyring: false),
+        ModelSchedule(
+            name: "a login --ssh killed after the mint, then a run near the token's expiry renews it", returnsDeviceID: [true, true],
+            steps: [
+                .signIn(2, via: .ssh, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
+                .nearExpiry,
+                .run(concurrency: 1, crash: nil),
+            ]),
     ]
 }
