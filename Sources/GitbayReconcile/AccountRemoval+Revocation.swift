@@ -9,33 +9,19 @@ import Foundation
 #endif
 
 extension AccountRemoval {
-    /// A revocation that did not go through: the name it was for, and what failed.
-    struct RevocationFailure: Error, Sendable, Equatable {
-        let name: String
-        let failure: AccountFailure
-    }
-
-    /// Revokes the account's tokens with its own token: the stale ones this install minted
-    /// first (whether or not the current one has a name), then the current one, the last
-    /// revocation sent with it; then checks that the current token is refused before calling it
-    /// revoked (`whoami` with it must answer 401). A stale name the server does not know (404)
-    /// is revoked already. Once the server refuses the token, nothing more can be sent with it:
-    /// the stale names not yet revoked are left, and said. The requests are counted in `outcome`.
-    /// A stop (the run's `stopNow`) cancels the requests in flight: the revocation then fails
-    /// with the cancellation (`AccountFailure.isStop`), and whether the server revoked is not known.
+    /// Revokes the account's tokens with its own token, as `RevocationMachine` decides, and
+    /// counts the requests in `outcome`. A stop (the run's `stopNow`) cancels the requests in
+    /// flight: the revocation then fails with the cancellation (`AccountFailure.isStop`), and
+    /// whether the server revoked is not known.
     func revoke(_ stored: StoredAPIToken, of account: AccountRecord, outcome: inout AccountOutcome) async
-        -> Swift.Result<TokenRevocation, RevocationFailure>
+        -> Swift.Result<TokenRevocation, RevocationMachine.Failure>
     {
         let client = GitbayClient(
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: reconciler.options.client,
             logger: reconciler.logger)
-        let before = outcome
-        let (result, after) = await cancelledAtStop {
-            var outcome = before
-            let result = await self.revoke(stored, with: client, outcome: &outcome)
-            return (result, outcome)
-        }
-        outcome = after
+        let machine = RevocationMachine(current: stored.details.name, staleNames: stored.staleNames)
+        let (result, writes) = await cancelledAtStop { await self.carryOut(machine, with: client) }
+        outcome.writes += writes
         outcome.requests += client.requestCount
         return result
     }
@@ -58,59 +44,49 @@ extension AccountRemoval {
         }
     }
 
-    private func revoke(_ stored: StoredAPIToken, with client: GitbayClient, outcome: inout AccountOutcome) async
-        -> Swift.Result<TokenRevocation, RevocationFailure>
+    /// Runs `machine` to its end, sending its requests with `client`; its result and the
+    /// server's writes.
+    private func carryOut(_ machine: RevocationMachine, with client: GitbayClient) async
+        -> (Swift.Result<TokenRevocation, RevocationMachine.Failure>, Int)
     {
-        let name = stored.details.name
-        var stale = stored.staleNames.filter { $0 != name }
-        while let next = stale.first {
-            switch await send(next, with: client, outcome: &outcome) {
-            case .refused: return .success(TokenRevocation(.refused(name: name), staleLeft: stale))
-            case .failed(let error): return .failure(RevocationFailure(name: next, failure: .server(error)))
-            case .answered: stale.removeFirst()
+        var machine = machine
+        var effect = machine.start()
+        while true {
+            switch effect {
+            case .revoke(let name):
+                effect = machine.revokeAnswered(await send(name, with: client))
+            case .checkToken(let name):
+                effect = machine.tokenChecked(await check(name, with: client))
+            case .finish(let result):
+                return (result, machine.writes)
             }
         }
-        guard let name else { return .success(.unnamed) }
-        let nameKnown: Bool
-        switch await send(name, with: client, outcome: &outcome) {
-        case .refused: return .success(TokenRevocation(.refused(name: name)))
-        case .failed(let error): return .failure(RevocationFailure(name: name, failure: .server(error)))
-        case .answered(let known): nameKnown = known
+    }
+
+    private func send(_ name: String, with client: GitbayClient) async -> RevocationMachine.RevokeAnswer {
+        do {
+            try await client.revokeToken(named: name)
+            return .revoked
+        } catch {
+            switch error.kind {
+            case .notFound: return .unknownName
+            case .authFailed: return .refused
+            default:
+                reconciler.logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"])
+                return .failed(error)
+            }
         }
-        // The answer names a token, not this one: only the token itself says it no longer works.
+    }
+
+    private func check(_ name: String, with client: GitbayClient) async -> RevocationMachine.CheckAnswer {
         do {
             _ = try await client.whoami()
             reconciler.logger.info("removal.token-still-valid", ["token.name": name])
-            return .success(TokenRevocation(.stillValid(name: name, nameKnown: nameKnown)))
-        } catch  where error.kind == .authFailed {
-            return .success(.revoked(name: name))
-        } catch {
-            reconciler.logger.info("removal.revoke-unchecked", ["token.name": name, "error": "\(error)"])
-            return .failure(RevocationFailure(name: name, failure: .server(error)))
-        }
-    }
-
-    /// How the server answered `token revoke <name>`.
-    private enum RevokeAnswer {
-        /// Done (`nameKnown`), or no token of that name (404).
-        case answered(nameKnown: Bool)
-        /// The token the request was sent with is refused (401).
-        case refused
-        case failed(GitbayError)
-    }
-
-    private func send(_ name: String, with client: GitbayClient, outcome: inout AccountOutcome) async -> RevokeAnswer {
-        do {
-            try await client.revokeToken(named: name)
-            outcome.writes += 1
-            return .answered(nameKnown: true)
-        } catch  where error.kind == .notFound {
-            outcome.writes += 1
-            return .answered(nameKnown: false)
+            return .accepted
         } catch  where error.kind == .authFailed {
             return .refused
         } catch {
-            reconciler.logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"])
+            reconciler.logger.info("removal.revoke-unchecked", ["token.name": name, "error": "\(error)"])
             return .failed(error)
         }
     }
