@@ -42,7 +42,7 @@ package indirect enum AccountFailure: Sendable, Equatable, CustomStringConvertib
 }
 
 /// What failed on this device, as a value.
-package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
+package enum LocalFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The state database could not be used.
     case store(StoreError)
     /// The OS keyring that holds the account's token did not answer.
@@ -57,6 +57,10 @@ package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
     /// device held still works: the name was not its own. `nameKnown`: the server had a token
     /// of that name (and revoked it).
     case tokenStillAccepted(name: String, nameKnown: Bool)
+    /// The account's stored user name is not one gitbay gives (`UserName`): an earlier
+    /// version stored it from a server that is not gitbay. Nothing is sent for the account
+    /// until it is removed.
+    case unusableName
     /// Any other failure, as it described itself.
     case other(String)
 
@@ -67,6 +71,7 @@ package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
             case let store as StoreError: .store(store)
             case let keyring as KeyringUnavailable: .keyring(keyring)
             case is CancellationError: .stopped
+            case let local as LocalFailure: local
             default: .other(String(describing: error))
             }
     }
@@ -82,6 +87,8 @@ package enum LocalFailure: Sendable, Equatable, CustomStringConvertible {
             "the server revoked the token named \(name), but the token this device held still works: that name was another token's"
         case .tokenStillAccepted(let name, false):
             "the server knows no token named \(name), and the token this device held still works"
+        case .unusableName:
+            "its stored user name is not a gitbay user name (\(UserName.rule)): an earlier version stored it from a server that is not gitbay, so nothing is sent for the account; remove the account and sign in again"
         case .other(let text): text
         }
     }

@@ -18,6 +18,9 @@ extension AccountPass {
             return planned(.list(rows, etag: etag))
         case (.listing, .notModified):
             return planned(.notModified)
+        case (.listing, .noClient(.local(.unusableName))):
+            // Not a token to replace: recorded, so that `status` says it until the account is removed.
+            return failed(.local(.unusableName))
         case (.listing, .noClient(let failure)):
             return notStarted(failure)
         case (.proving(let answer, false), .doubt(let doubt)):

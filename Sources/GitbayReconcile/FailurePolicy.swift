@@ -38,6 +38,8 @@ package enum FailurePolicy {
     /// The condition and the wait before the next attempt (nil: not until the user acts).
     /// Every wait is at most `longestWait`, whatever number the server sent.
     static func classify(_ failure: AccountFailure, failures: Int, ceiling: Duration = defaultCeiling) -> (AccountCondition, Duration?) {
+        // A stored name no gitbay gives stays so until the account is removed: no wait helps.
+        if failure == .local(.unusableName) { return (.error, nil) }
         guard let error = failure.server else { return (.error, backoff(failures: failures, ceiling: ceiling)) }
         let rare = min(rareRetry, max(bounded(ceiling), .seconds(60)))
         switch error.kind {

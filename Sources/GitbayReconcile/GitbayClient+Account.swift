@@ -15,9 +15,14 @@ extension GitbayClient {
     }
 
     /// The same, with the account's API token as already read (nil when none is stored).
+    ///
+    /// An account whose stored user name is not one gitbay gives (stored by an earlier version
+    /// from a server that is not gitbay) gets no client, unless it is being removed: removing
+    /// it is the fix.
     package static func forAccount(
         _ account: AccountRecord, token: Secret?, configuration: ClientConfiguration, logger: Logger
     ) throws -> GitbayClient {
+        guard account.state == .removing || UserName.isValid(account.username) else { throw LocalFailure.unusableName }
         guard let token else {
             throw GitbayError(
                 kind: .authFailed, account: account.name, command: [],

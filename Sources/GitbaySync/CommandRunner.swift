@@ -221,7 +221,9 @@ struct CommandRunner {
     private static func retryAdvice(_ failed: [SaidOutcome]) -> String {
         // A refused removal's own message says how it ends.
         let refused = failed.filter { $0.condition == .authFailed && $0.skipReason != .removalTokenRefused }.map(\.account)
-        let retried = failed.filter { $0.condition != .authFailed }.map(\.account)
+        // A name no gitbay gives is sent nothing: removing the account is what ends it.
+        let unusable = failed.filter { $0.failure == .local(.unusableName) }.map(\.account)
+        let retried = failed.filter { $0.condition != .authFailed && $0.failure != .local(.unusableName) }.map(\.account)
         var advice: [String] = []
         if !retried.isEmpty {
             let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"
@@ -233,6 +235,9 @@ struct CommandRunner {
             advice.append(
                 "Nothing retries \(refused.joined(separator: ", ")) until you sign in again as \(refused.count == 1 ? "its line says" : "their lines say"): the API token was refused."
             )
+        }
+        for name in unusable {
+            advice.append("Nothing is sent for \(name) until it is removed: `\(ShellWords.gitbaySync("remove-account", name))`.")
         }
         advice.append("`gitbay-sync status` shows each account's last error and next attempt.")
         return advice.joined(separator: " ")

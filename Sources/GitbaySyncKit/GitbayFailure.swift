@@ -24,6 +24,9 @@ public indirect enum GitbayFailure: Error, Sendable, Equatable, CustomStringConv
     /// `token revoke <name>` answered, yet the token this device held still works: the name
     /// was not its own. `nameKnown`: the server had a token of that name (and revoked it).
     case tokenStillAccepted(name: String, nameKnown: Bool)
+    /// The account's stored user name is not one gitbay gives: an earlier version stored it
+    /// from a server that is not gitbay. Nothing is sent for the account until it is signed out.
+    case unusableUsername
     /// Anything else, as it described itself.
     case other(message: String)
 
@@ -38,6 +41,7 @@ public indirect enum GitbayFailure: Error, Sendable, Equatable, CustomStringConv
         case .stopped: LocalFailure.stopped.description
         case .notReconciled: LocalFailure.notReconciled.description
         case .tokenStillAccepted(let name, let nameKnown): LocalFailure.tokenStillAccepted(name: name, nameKnown: nameKnown).description
+        case .unusableUsername: LocalFailure.unusableName.description
         case .other(let message): message
         }
     }
@@ -58,6 +62,7 @@ public indirect enum GitbayFailure: Error, Sendable, Equatable, CustomStringConv
         case .stopped: self = .stopped
         case .notReconciled: self = .notReconciled
         case .tokenStillAccepted(let name, let nameKnown): self = .tokenStillAccepted(name: name, nameKnown: nameKnown)
+        case .unusableName: self = .unusableUsername
         case .other(let text): self = .other(message: text)
         }
     }

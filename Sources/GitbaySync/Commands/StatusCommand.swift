@@ -55,7 +55,8 @@ extension CommandRunner {
         output.width = textWidth
         show(output)
         // An account the latest run could not check is not known to be right: not a success.
-        return output.waitingForYou.isEmpty && !output.rows.contains { $0.status.unchecked != nil } ? .success : .partialFailure
+        let unsure = output.rows.contains { $0.status.unchecked != nil || $0.hasUnusableName }
+        return output.waitingForYou.isEmpty && !unsure ? .success : .partialFailure
     }
 
     /// `status --history`.
