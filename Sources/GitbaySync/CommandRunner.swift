@@ -217,13 +217,14 @@ struct CommandRunner {
     }
 
     /// What tries the failed accounts again: runs do, after the backoff, except for a refused
-    /// token, which nothing retries until the user signs in again.
+    /// token, which nothing retries until the user signs in again. Its names are escaped here,
+    /// before any is quoted in a command to paste.
     private static func retryAdvice(_ failed: [SaidOutcome]) -> String {
         // A refused removal's own message says how it ends.
-        let refused = failed.filter { $0.condition == .authFailed && $0.skipReason != .removalTokenRefused }.map(\.account)
+        let refused = failed.filter { $0.condition == .authFailed && $0.skipReason != .removalTokenRefused }.map { TerminalText.escaped($0.account) }
         // A name no gitbay gives is sent nothing: removing the account is what ends it.
-        let unusable = failed.filter { $0.failure == .local(.unusableName) }.map(\.account)
-        let retried = failed.filter { $0.condition != .authFailed && $0.failure != .local(.unusableName) }.map(\.account)
+        let unusable = failed.filter { $0.failure == .local(.unusableName) }.map { TerminalText.escaped($0.account) }
+        let retried = failed.filter { $0.condition != .authFailed && $0.failure != .local(.unusableName) }.map { TerminalText.escaped($0.account) }
         var advice: [String] = []
         if !retried.isEmpty {
             let which = refused.isEmpty ? "" : " for \(retried.joined(separator: ", "))"

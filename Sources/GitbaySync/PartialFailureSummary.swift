@@ -11,12 +11,14 @@ struct PartialFailureSummary {
 
     var isEmpty: Bool { failures.isEmpty }
 
-    /// The lines for stderr, nothing when no account failed; `advice` follows the count.
+    /// The lines for stderr, nothing when no account failed; `advice` follows the count as it
+    /// is given, its outside text escaped by the caller: escaped again, the `\` of a printed
+    /// command's quoting (`'\''`) would end the quote early.
     func lines(advice: String? = nil) -> [String] {
         guard !failures.isEmpty else { return [] }
         let noun = total == 1 ? "account" : "accounts"
-        var last = "\(failures.count) of \(total) \(noun) failed: \(failures.map(\.account).joined(separator: ", "))."
-        if let advice { last += " " + advice }
-        return failures.map { "Error: \(escaped: $0.error)" } + [TerminalText.escaped(last)]
+        let names = failures.map { TerminalText.escaped($0.account) }.joined(separator: ", ")
+        let last = "\(failures.count) of \(total) \(noun) failed: \(names)." + (advice.map { " " + $0 } ?? "")
+        return failures.map { "Error: \(escaped: $0.error)" } + [last]
     }
 }

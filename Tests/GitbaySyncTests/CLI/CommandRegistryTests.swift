@@ -95,7 +95,7 @@ struct CommandRegistryTests {
         #expect(extra?.message == "unexpected argument 'c' for 'probe'")
     }
 
-    @Test("the partial-failure summary: one Error line per failure, then the count, names and advice, escaped")
+    @Test("the partial-failure summary: one Error line per failure, then the count and names, escaped, and the advice as given")
     func partialFailureSummary() {
         #expect(PartialFailureSummary(failures: [], total: 3).lines(advice: "Advice.").isEmpty)
         let one = PartialFailureSummary(failures: [("a@h", "a@h: refused")], total: 1)
@@ -104,5 +104,8 @@ struct CommandRegistryTests {
         #expect(two.lines() == ["Error: a@h: refused", "1 of 2 accounts failed: a@h."])
         let odd = PartialFailureSummary(failures: [("b\u{1B}@h", "b\u{1B}@h failed"), ("c@h", "c@h failed")], total: 4)
         #expect(odd.lines() == ["Error: b\\u{1B}@h failed", "Error: c@h failed", "2 of 4 accounts failed: b\\u{1B}@h, c@h."])
+        // The advice's names are escaped by its caller: escaped again, a quoted command's `\` would end its quote.
+        let advice = "Remove it: `gitbay-sync remove-account 'x'\\''y@h'`."
+        #expect(one.lines(advice: advice).last == "1 of 1 account failed: a@h. " + advice)
     }
 }
