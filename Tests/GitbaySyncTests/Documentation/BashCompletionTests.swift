@@ -8,10 +8,13 @@ import Testing
 /// lists two accounts and records how it was called.
 @Suite("Bash completion at work")
 struct BashCompletionTests {
-    /// Reads command lines on stdin and prints, for each, the words the script offers, in brackets. A line
-    /// holding a tab gives after it the word bash would complete (what follows its last `:`).
+    /// Reads command lines on stdin and prints, for each, the words the script offers, in brackets and apart
+    /// by U+001F (which JSON escapes, so no account name holds it). A line
+    /// holding a tab gives after it the word bash would complete (what follows its last `:`). It runs in
+    /// its HOME (the test's folder), so that a name a broken script ran writes nowhere else.
     static let driver = #"""
         source "$1"
+        cd "$HOME" || exit 1
         while IFS= read -r query; do
             line="${query%%$'\t'*}"
             COMP_LINE="$line"
@@ -22,7 +25,7 @@ struct BashCompletionTests {
             COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
             COMPREPLY=()
             _gitbay_sync
-            printf '[%s]\n' "${COMPREPLY[*]}"
+            (IFS=$'\037'; printf '[%s]\n' "${COMPREPLY[*]}")
         done
         """#
 
@@ -57,7 +60,7 @@ struct BashCompletionTests {
             #expect(result.code == 0)
             #expect(result.err == "")
             // Each answer is one line in brackets, so that an empty one is seen too.
-            let answers = result.out.split(separator: "\n").map { $0.dropFirst().dropLast().split(separator: " ").map(String.init) }
+            let answers = result.out.split(separator: "\n").map { $0.dropFirst().dropLast().split(separator: "\u{1F}").map(String.init) }
             try #require(answers.count == lines.count, "\(result.out)")
             return answers
         }

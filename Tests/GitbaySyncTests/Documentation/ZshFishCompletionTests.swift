@@ -26,30 +26,37 @@ struct ZshFishCompletionTests {
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Each driver prints, for each line typed, the words offered; both run in their HOME (the
+    /// test's folder), so that a name a broken script ran writes nowhere else.
     static let zshDriver = #"""
-        _describe() { local -a items; items=("${(@P)${@[-1]}}"); print -r -- "${(j: :)${(@)items%%:*}}"; }
-        compadd() { if [[ $1 == -a ]]; then print -r -- "${(P)2}"; else shift; print -r -- "$*"; fi; }
+        _describe() { local -a items; items=("${(@P)${@[-1]}}"); print -rl -- "${(@)items%%:*}"; }
+        compadd() { if [[ $1 == -a ]]; then print -rl -- "${(@P)2}"; else shift; print -rl -- "$@"; fi; }
         _files() { print -r -- files; }
         _message() { print -r -- message; }
         source "$1" > /dev/null
+        cd "$HOME" || exit 1
         while IFS= read -r line; do
             words=(${(z)line}); [[ $line == *' ' ]] && words+=('')
             CURRENT=${#words}; PREFIX=${words[CURRENT]}
-            print -r -- "[$(_gitbay-sync | tr '\n' ' ')]"
+            print -r -- "[$(_gitbay-sync | tr '\n' '\037')]"
         done
         """#
 
     static let fishDriver = #"""
         source $argv[1]
+        cd $HOME; or exit 1
         while read -l line
-            set -l offered (complete -C "$line" | string replace -r '\t.*' '' | string join ' ')
+            set -l offered (complete -C "$line" | string replace -r '\t.*' '' | string join \x1f)
             echo "[$offered]"
         end
         """#
 
-    /// The words offered for each line, by the shell at `path` running `driver`.
-    static func complete(_ shell: Shell, at path: String, driver: String, lines: [String]) async throws -> [Set<String>] {
-        let completer = try BashCompletionTests.Completer()
+    /// The words offered for each line, by the shell at `path` running `driver`, with
+    /// `standIn` as `gitbay-sync` (`BashCompletionTests.Completer`'s).
+    static func complete(
+        _ shell: Shell, at path: String, driver: String, lines: [String], standIn: String = BashCompletionTests.standIn
+    ) async throws -> [Set<String>] {
+        let completer = try BashCompletionTests.Completer(standIn: standIn)
         let folder = completer.folder
         try Completions.render(shell: shell, commands: CommandRegistry.specs, globalOptions: GlobalOptions.specs)
             .write(toFile: folder.file("completion"), atomically: true, encoding: .utf8)
@@ -62,7 +69,8 @@ struct ZshFishCompletionTests {
             ? ["-f", folder.file("driver"), folder.file("completion")] : ["--no-config", folder.file("driver"), folder.file("completion")]
         let result = try await process.run(arguments, stdin: lines.joined(separator: "\n") + "\n")
         #expect(result.code == 0, "\(result.err)")
-        let answers = result.out.split(separator: "\n").map { Set($0.dropFirst().dropLast().split(separator: " ").map(String.init)) }
+        // One line in brackets per line typed, its words apart by U+001F (which JSON escapes, so no account name holds it).
+        let answers = result.out.split(separator: "\n").map { Set($0.dropFirst().dropLast().split(separator: "\u{1F}").map(String.init)) }
         try #require(answers.count == lines.count, "\(result.out)")
         return answers
     }

@@ -8,7 +8,8 @@ import Testing
 
 /// Random and hostile user names, from one seed (printed; `GITBAY_SYNC_FUZZ_SEED` replays
 /// it), through everything a name meets: `UserName.isValid`, `login`'s refusal, the commands
-/// printed for copying, and the bash completion, with real shells reading what is printed.
+/// printed for copying (and by `status`, `doctor`, `run` and `accounts`), and the bash, zsh
+/// and fish completions, with real shells reading what is printed.
 /// The property: a name that passes is plain data to a shell, and no name, passing or not,
 /// is ever expanded or run.
 @Suite("Fuzz: user names are data to every shell")
@@ -25,15 +26,18 @@ struct UserNameFuzzTests {
     /// One name: hostile pieces joined, or characters of gitbay's own form, some of them
     /// too long, leading with a dot or a dash, or ending in `.git`.
     static func name(_ input: inout FuzzInput, canary: String) -> String {
-        if input.chance(50) {
-            let pieces = (0..<input.int(1...6)).map { _ in input.pick(fragments) }
-            return pieces.joined().replacing("CANARY", with: canary)
-        }
+        if input.chance(50) { return hostileName(&input, canary: canary) }
         let allowed = Array("abcdefghijklmnopqrstuvwxyz0123456789._-")
         var name = String((0..<input.int(1...70)).map { _ in input.pick(allowed) })
         if input.chance(20) { name = input.pick(["-", ".", "_"]) + name }
         if input.chance(10) { name += input.pick([".git", ".atom"]) }
         return name
+    }
+
+    /// One to six hostile pieces joined.
+    static func hostileName(_ input: inout FuzzInput, canary: String) -> String {
+        let pieces = (0..<input.int(1...6)).map { _ in input.pick(fragments) }
+        return pieces.joined().replacing("CANARY", with: canary)
     }
 
     /// The names of one run, with the canary's path.
@@ -95,22 +99,60 @@ struct UserNameFuzzTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("PWNED")))
     }
 
-    @Test("the bash completion offers every stored name, hostile or not, and runs none")
+    /// A stand-in `gitbay-sync` whose `accounts --json` lists `names` (as `user@127.0.0.1:8080`)
+    /// the way the command writes them, and the candidates a completion script should read from
+    /// it as text: each account's JSON string up to its first `"` (a name holding a `"` is cut
+    /// there, after its escaping `\`).
+    static func storedAccounts(_ names: [String], in folder: TemporaryDirectory) throws -> (standIn: String, offered: Set<String>) {
+        let accounts = names.map { "\($0)@127.0.0.1:8080" }
+        let rows = accounts.map { JSONValue.object([("account", .string($0)), ("instance", .string("http://127.0.0.1:8080"))]) }
+        try JSONValue.object([("accounts", .array(rows))]).rendered()
+            .write(toFile: folder.file("accounts.json"), atomically: true, encoding: .utf8)
+        let offered = accounts.map {
+            String(decoding: JSONValue.string($0).rendered().utf8.dropFirst().prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+        }
+        return ("#!/bin/sh\ncat '\(folder.file("accounts.json"))'\n", Set(offered))
+    }
+
+    /// Lines typed before Tab: the first two offer every account between them (fish offers a word
+    /// starting with a dot only after a dot); the others end in shell syntax.
+    static let completedLines = ["gitbay-sync pause ", "gitbay-sync remove-account .", "gitbay-sync remove-account $", "gitbay-sync push on `"]
+
+    @Test("the bash completion offers every stored name, hostile or not, as the word bash reads back, and runs none")
     func bashCompletionRunsNothing() async throws {
         let (_, count, seed) = FuzzInput.start("completed user names", default: 80)
         let folder = try TemporaryDirectory()
         let canary = folder.file("PWNED")
-        let names = Self.names(count: count, seed: seed, canary: canary).filter { !$0.contains("\n") }
-        let accounts = names.map { ["account": "\($0)@127.0.0.1:8080", "instance": "http://127.0.0.1:8080"] }
-        let json = try JSONSerialization.data(withJSONObject: ["accounts": accounts])
-        try json.write(to: URL(fileURLWithPath: folder.file("accounts.json")))
-        let completer = try BashCompletionTests.Completer(standIn: "#!/bin/sh\ncat '\(folder.file("accounts.json"))'\n")
+        let (standIn, offered) = try Self.storedAccounts(Self.names(count: count, seed: seed, canary: canary), in: folder)
+        let completer = try BashCompletionTests.Completer(standIn: standIn)
 
-        let lines = ["gitbay-sync pause ", "gitbay-sync remove-account $", "gitbay-sync resume -", "gitbay-sync push on `"]
-        let answers = try await completer.complete(lines)
+        let answers = try await completer.complete(Self.completedLines)
 
-        #expect(answers.count == lines.count)
-        #expect(!answers[0].isEmpty, "seed \(seed): the accounts are offered")
+        // Each candidate goes onto the line quoted: what bash reads back from it when the line runs.
+        let script = "cd '\(folder.path)' || exit 1\n" + answers[0...1].joined().map { "printf '%s\\0' \($0)\n" }.joined()
+        try script.write(toFile: folder.file("read-back.bash"), atomically: true, encoding: .utf8)
+        let bash = try BuiltBinary(executable: "/bin/bash", environment: ["PATH": "/usr/bin:/bin", "HOME": folder.path], folder: folder)
+        let readBack = try await bash.run([folder.file("read-back.bash")])
+        #expect(readBack.code == 0, "seed \(seed): \(readBack.err)")
+        let words = readBack.out.split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
+        #expect(words.count == answers[0].count + answers[1].count, "seed \(seed): a candidate read back as other than one word")
+        #expect(Set(words) == offered, "seed \(seed): offered \(Set(words).symmetricDifference(offered))")
         #expect(!FileManager.default.fileExists(atPath: canary), "seed \(seed): completing ran a name")
+    }
+
+    @Test("the zsh and fish completions offer every stored name, hostile or not, as text, and run none", arguments: [Shell.zsh, .fish])
+    func zshFishCompletionRunsNothing(_ shell: Shell) async throws {
+        let path = try ZshFishCompletionTests.required(shell.rawValue)
+        let (_, count, seed) = FuzzInput.start("\(shell) completed user names", default: 80)
+        let folder = try TemporaryDirectory()
+        let canary = folder.file("PWNED")
+        let (standIn, offered) = try Self.storedAccounts(Self.names(count: count, seed: seed, canary: canary), in: folder)
+        let driver = shell == .zsh ? ZshFishCompletionTests.zshDriver : ZshFishCompletionTests.fishDriver
+
+        let answers = try await ZshFishCompletionTests.complete(shell, at: path, driver: driver, lines: Self.completedLines, standIn: standIn)
+
+        let answer = answers[0].union(answers[1])
+        #expect(answer == offered, "seed \(seed), \(shell): offered \(answer.symmetricDifference(offered))")
+        #expect(!FileManager.default.fileExists(atPath: canary), "seed \(seed), \(shell): completing ran a name")
     }
 }
