@@ -31,7 +31,7 @@ extension APISurface {
         case .database(let database): "\(words(database.kind)) \(database.path)"
         case .tokenStore(let store): words(store)
         case .removalStep(let message), .other(let message): message
-        case .stopped, .notReconciled: failure.description
+        case .stopped, .notReconciled, .unusableUsername: failure.description
         case .tokenStillAccepted(let name, let nameKnown): "\(name) \(nameKnown)"
         }
     }
