@@ -54,26 +54,15 @@ extension AccountRemoval {
         while true {
             switch effect {
             case .revoke(let name):
-                effect = machine.revokeAnswered(await send(name, with: client))
+                let answer = await client.revokeAnswer(named: name)
+                if case .failed(let error) = answer {
+                    reconciler.logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"])
+                }
+                effect = machine.revokeAnswered(answer)
             case .checkToken(let name):
                 effect = machine.tokenChecked(await check(name, with: client))
             case .finish(let result):
                 return (result, machine.writes)
-            }
-        }
-    }
-
-    private func send(_ name: String, with client: GitbayClient) async -> RevocationMachine.RevokeAnswer {
-        do {
-            try await client.revokeToken(named: name)
-            return .revoked
-        } catch {
-            switch error.kind {
-            case .notFound: return .unknownName
-            case .authFailed: return .refused
-            default:
-                reconciler.logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"])
-                return .failed(error)
             }
         }
     }

@@ -34,3 +34,19 @@ extension GitbayClient {
         )
     }
 }
+
+extension GitbayClient {
+    /// `token revoke <name>`, answered as the revocation and renewal machines take it.
+    func revokeAnswer(named name: String) async -> RevocationMachine.RevokeAnswer {
+        do {
+            try await revokeToken(named: name)
+            return .revoked
+        } catch {
+            switch error.kind {
+            case .notFound: return .unknownName
+            case .authFailed: return .refused(error)
+            default: return .failed(error)
+            }
+        }
+    }
+}

@@ -33,7 +33,7 @@ struct RevocationMachine: Sendable {
         /// No token of that name (404): nothing of that name works.
         case unknownName
         /// The token the request was sent with is refused (401).
-        case refused
+        case refused(GitbayError)
         case failed(GitbayError)
     }
 

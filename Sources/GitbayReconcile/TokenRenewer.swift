@@ -58,127 +58,105 @@ struct TokenRenewer: Sendable {
         return due.isEmpty ? nil : (Set(due.keys), marker)
     }
 
-    /// Renews one account's token, holding its lease; another process holding it leaves the
-    /// renewal to that process or the next run.
+    /// Renews one account's token, holding its lease, as `RenewalMachine` decides; another
+    /// process holding the lease leaves the renewal to that process or the next run.
     private func renew(_ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, outcome: inout AccountOutcome) async {
         let holder = options.leaseHolder
         guard let grant = try? await store.takeLeases([account.id], holder: holder), grant.heldElsewhere.isEmpty else { return }
-        let need = TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: installMarker, now: options.now())
         let client = GitbayClient(
             instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: options.client, logger: logger)
-        var renewal = TokenRenewal()
-        do {
-            var details = stored.details
-            if need.cleanUp { details = try await cleanUp(account, stored, installMarker: installMarker, client, &renewal) }
-            // An expiry the list just told may be near already.
-            if need.rotate || TokenRotation.need(details, staleNames: [], installMarker: installMarker, now: options.now()).rotate {
-                try await rotate(account, stored, client, &renewal, outcome: &outcome)
+        var machine = RenewalMachine(
+            RenewalMachine.Facts(
+                details: stored.details, staleNames: stored.staleNames, keyringItem: stored.keyringItem, staleItems: stored.staleItems,
+                accountName: account.name, installMarker: installMarker, keyringPresent: options.keyring != nil))
+        var effect = machine.start(at: options.now())
+        // Requests of a successor's own client, when it discards itself.
+        var discarded = 0
+        while true {
+            if case .finish(let renewal, let refused) = effect {
+                if let refused { await self.refused(account, refused, outcome: &outcome) }
+                if let unavailable = renewal.keyringUnavailable {
+                    logger.info("token.renew-waits-for-keyring", ["reason": unavailable.description])
+                } else if let failure = renewal.failure {
+                    logger.info("token.renew-failed", ["error": failure.description])
+                }
+                outcome.tokenRenewal = renewal
+                break
             }
-        } catch let error as GitbayError where error.kind == .authFailed {
-            await refused(account, error, outcome: &outcome)
-        } catch let error as KeyringUnavailable {
-            // As for a run's read of the keyring: the account waits for it, never refused.
-            logger.info("token.renew-waits-for-keyring", ["reason": error.description])
-            (renewal.keyringUnavailable, renewal.failure) = (error, .local(.keyring(error)))
-        } catch {
-            logger.info("token.renew-failed", ["error": "\(error)"])
-            renewal.failure = AccountFailure(error)
+            effect = await carryOut(effect, of: account, with: client, &machine, discarded: &discarded)
         }
-        outcome.requests += client.requestCount
-        outcome.tokenRenewal = renewal
+        outcome.writes += machine.writes
+        outcome.requests += client.requestCount + discarded
         if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
     }
 
-    /// Revokes the stale tokens the server still lists, and forgets every stale name checked;
-    /// returns the current token's details, with the expiry the list told when none was known.
-    private func cleanUp(
-        _ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, _ client: GitbayClient, _ renewal: inout TokenRenewal
-    ) async throws -> APITokenDetails {
-        let tokens = try await client.listTokens()
-        var details = stored.details
-        if details.expiresAt == nil, details.lifetime != nil, let name = details.name,
-            let expiresAt = SyncEngine.wholeSecond(Timestamp.parse(tokens.first(where: { $0.name == name })?.expiresAt))
-        {
-            // An expiry the sign-in or the rotation could not learn: the server's answer, now.
-            try await store.setAPITokenExpiry(expiresAt, ofAccount: account.id, named: name)
-            details.expiresAt = expiresAt
-        }
-        let listed = Set(tokens.map(\.name))
-        for name in stored.staleNames where TokenRotation.isThisInstalls(name, installMarker: installMarker) {
-            // The current token is never revoked here, whatever is recorded.
-            if name != stored.details.name, listed.contains(name) {
-                try await Self.revoke(name, with: client, gone: [.notFound])
-                renewal.revoked.append(name)
-                // Its user's account revoked it: no longer pending for another sign-in there.
+    /// Carries out one step of the machine and hands it what came of it.
+    private func carryOut(
+        _ effect: RenewalMachine.Effect, of account: AccountRecord, with client: GitbayClient, _ machine: inout RenewalMachine,
+        discarded: inout Int
+    ) async -> RenewalMachine.Effect {
+        do {
+            switch effect {
+            case .listTokens:
+                let tokens = try await client.listTokens()
+                var expiries: [String: Date] = [:]
+                for token in tokens { expiries[token.name] = SyncEngine.wholeSecond(Timestamp.parse(token.expiresAt)) }
+                return machine.tokensListed(Set(tokens.map(\.name)), expiries: expiries, at: options.now())
+            case .recordExpiry(let expiresAt, let name):
+                try await store.setAPITokenExpiry(expiresAt, ofAccount: account.id, named: name)
+            case .revoke(let name):
+                return machine.revokeAnswered(await client.revokeAnswer(named: name))
+            case .forgetPendingMint(let name):
                 try await store.forgetPendingMint(name, instance: account.instance)
+            case .deleteItem(let item):
+                try await deleteItem(item)
+            case .forgetStaleName(let name):
+                try await store.forgetStaleTokenNames([name], ofAccount: account.id)
+            case .recordSuccessor(let name, let item, let now):
+                try await store.recordStaleTokenNames([name], ofAccount: account.id, keyringItem: item, now: now)
+            case .mint(let name, let ttl):
+                return machine.minted(try await client.createToken(named: name, ttl: ttl).token)
+            case .storeInKeyring(let token, let item):
+                guard let keyring = options.keyring else { throw APITokens.noKeyring }
+                try await keyring.store(token, for: item)
+            case .learnExpiry(let name):
+                return machine.expiryLearned(await SyncEngine.serverExpiry(of: name, client))
+            case .replace(let predecessor, let token, let item, let details, let now):
+                return machine.replaced(
+                    try await store.replaceAPIToken(
+                        ofAccount: account.id, named: predecessor, with: token, keyringItem: item, details: details, now: now))
+            case .discard(let token, let name, let item):
+                discarded += await discard(token, named: name, item: item, of: account)
+            case .finish:
+                preconditionFailure("the end carried out")
             }
-            // Revoked or never minted: its item goes before its name, never the item in use.
-            if let item = stored.staleItems[name], item != stored.keyringItem { try await deleteItem(item) }
-            try await store.forgetStaleTokenNames([name], ofAccount: account.id)
+            return machine.stepDone()
+        } catch let error as GitbayError where error.kind == .authFailed {
+            return machine.failed(.refused(error))
+        } catch let error as KeyringUnavailable {
+            // As for a run's read of the keyring: the account waits for it, never refused.
+            return machine.failed(.keyring(error))
+        } catch {
+            return machine.failed(.other(AccountFailure(error)))
         }
-        return details
-    }
-
-    /// Mints the successor with the current token, stores it, then revokes the predecessor
-    /// (and deletes its keyring item, when the keyring held it).
-    private func rotate(
-        _ account: AccountRecord, _ stored: StoredAPIToken, _ client: GitbayClient, _ renewal: inout TokenRenewal,
-        outcome: inout AccountOutcome
-    ) async throws {
-        guard let name = stored.details.name, let lifetime = stored.details.lifetime else { return }
-        let now = options.now()
-        let successor = TokenRotation.successorName(of: name, at: now)
-        guard successor != name else { return }
-        // The keyring's token goes to an item of its own; nothing is minted with no keyring to take it.
-        let item = stored.keyringItem.map { _ in TokenRotation.keyringItem(of: account.name, tokenName: successor) }
-        guard item == nil || options.keyring != nil else { return }
-        // Recorded before the mint: a crash after it leaves a name the next run can revoke, and an item it can delete.
-        try await store.recordStaleTokenNames([successor], ofAccount: account.id, keyringItem: item, now: now)
-        let minted = try await client.createToken(named: successor, ttl: TokenRotation.ttl(lifetime))
-        outcome.writes += 1
-        if let item, let keyring = options.keyring { try await keyring.store(minted.token, for: item) }
-        // The server's expiry, never this machine's clock plus the lifetime; unknown until a run learns it, if the list fails.
-        let expiresAt = await SyncEngine.serverExpiry(of: successor, client)
-        let details = APITokenDetails(name: successor, expiresAt: expiresAt, lifetime: lifetime)
-        guard
-            try await store.replaceAPIToken(ofAccount: account.id, named: name, with: minted.token, keyringItem: item, details: details, now: now)
-        else {
-            await discard(minted.token, named: successor, item: item, of: account, outcome: &outcome)
-            return
-        }
-        (renewal.predecessor, renewal.successor) = (name, successor)
-        // Gone already, or no longer taken: revoked either way.
-        try await Self.revoke(name, with: client, gone: [.notFound, .authFailed])
-        outcome.writes += 1
-        renewal.predecessorRevoked = true
-        if let previous = stored.keyringItem { try await deleteItem(previous) }
-        try await store.forgetStaleTokenNames([name], ofAccount: account.id)
     }
 
     /// A successor of no use (the account signed in again or is being removed meanwhile)
-    /// revokes itself and leaves the keyring; its name stays stale until both are done.
-    private func discard(_ token: Secret, named name: String, item: String?, of account: AccountRecord, outcome: inout AccountOutcome) async {
+    /// revokes itself and leaves the keyring; its name stays stale until both are done. The
+    /// requests it sent.
+    private func discard(_ token: Secret, named name: String, item: String?, of account: AccountRecord) async -> Int {
         let own = GitbayClient(instance: account.instance, apiToken: token, accountName: account.name, configuration: options.client, logger: logger)
         let revoked = (try? await own.revokeToken(named: name)) != nil
-        outcome.requests += own.requestCount
-        guard revoked else { return }
-        if let item { guard (try? await deleteItem(item)) != nil else { return } }
+        guard revoked else { return own.requestCount }
+        if let item { guard (try? await deleteItem(item)) != nil else { return own.requestCount } }
         try? await store.forgetStaleTokenNames([name], ofAccount: account.id)
+        return own.requestCount
     }
 
     /// Deletes a keyring item of a token no longer in use; one already gone is deleted too.
     private func deleteItem(_ item: String) async throws(KeyringUnavailable) {
         guard let keyring = options.keyring else { throw APITokens.noKeyring }
         try await keyring.delete(account: item)
-    }
-
-    /// `token revoke <name>`, where an answer of one of the `gone` kinds counts as revoked.
-    static func revoke(_ name: String, with client: GitbayClient, gone: [GitbayError.Kind]) async throws(GitbayError) {
-        do {
-            try await client.revokeToken(named: name)
-        } catch {
-            guard gone.contains(error.kind) else { throw error }
-        }
     }
 
     /// Records a token the server refused during its renewal: `auth-failed`, until a new sign-in.

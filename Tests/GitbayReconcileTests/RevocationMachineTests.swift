@@ -37,6 +37,8 @@ struct RevocationMachineTests {
 
     static let down = GitbayError(kind: .transport(.timedOut(.request, limit: .seconds(30))), account: "alice", command: ["token", "revoke"])
 
+    static let refusal = GitbayError(kind: .authFailed, account: "alice", command: ["token", "revoke"])
+
     static func done(_ revocation: TokenRevocation) -> Effect { .finish(.success(revocation)) }
     static func failed(_ name: String) -> Effect {
         .finish(.failure(RevocationMachine.Failure(name: name, failure: .server(down))))
@@ -63,7 +65,7 @@ struct RevocationMachineTests {
             exchanges: [(.revoke(.revoked), .checkToken(name: "cur")), (.check(.failed(down)), failed("cur"))], writes: 1),
         Case(
             name: "the current token refused at its revocation", current: "cur", stale: [], first: .revoke(name: "cur"),
-            exchanges: [(.revoke(.refused), done(TokenRevocation(.refused(name: "cur"))))], writes: 0),
+            exchanges: [(.revoke(.refused(refusal)), done(TokenRevocation(.refused(name: "cur"))))], writes: 0),
         Case(
             name: "the current token's revocation fails", current: "cur", stale: [], first: .revoke(name: "cur"),
             exchanges: [(.revoke(.failed(down)), failed("cur"))], writes: 0),
@@ -80,12 +82,13 @@ struct RevocationMachineTests {
             name: "refused midway: the stale names not yet revoked are left", current: "cur", stale: ["s1", "s2", "s3"],
             first: .revoke(name: "s1"),
             exchanges: [
-                (.revoke(.revoked), .revoke(name: "s2")), (.revoke(.refused), done(TokenRevocation(.refused(name: "cur"), staleLeft: ["s2", "s3"]))),
+                (.revoke(.revoked), .revoke(name: "s2")),
+                (.revoke(.refused(refusal)), done(TokenRevocation(.refused(name: "cur"), staleLeft: ["s2", "s3"]))),
             ],
             writes: 1),
         Case(
             name: "a refused unnamed token leaves its stale names", current: nil, stale: ["s1"], first: .revoke(name: "s1"),
-            exchanges: [(.revoke(.refused), done(TokenRevocation(.refused(name: nil), staleLeft: ["s1"])))], writes: 0),
+            exchanges: [(.revoke(.refused(refusal)), done(TokenRevocation(.refused(name: nil), staleLeft: ["s1"])))], writes: 0),
         Case(
             name: "a stale name's revocation fails: it is the one named", current: "cur", stale: ["s1", "s2"], first: .revoke(name: "s1"),
             exchanges: [(.revoke(.revoked), .revoke(name: "s2")), (.revoke(.failed(down)), failed("s2"))], writes: 1),
@@ -135,7 +138,8 @@ struct RevocationMachineTests {
                     #expect(!sent.contains(name) && !checked, "\(name) sent twice, or after the check")
                     #expect(sent.last != current || current == nil, "a revocation after the current token's")
                     sent.append(name)
-                    let answer = [RevocationMachine.RevokeAnswer.revoked, .unknownName, .refused, .failed(Self.down)].randomElement(using: &random)!
+                    let answer = [RevocationMachine.RevokeAnswer.revoked, .unknownName, .refused(Self.refusal), .failed(Self.down)].randomElement(
+                        using: &random)!
                     if answer == .revoked || answer == .unknownName { answered += 1 }
                     effect = machine.revokeAnswered(answer)
                 case .checkToken(let name):
@@ -170,9 +174,6 @@ struct RevocationMachineTests {
     }
 
     static func kind(_ answer: Answer) -> String {
-        switch answer {
-        case .revoke(.failed), .check(.failed): answer.description.split(separator: "(")[0].description
-        default: answer.description
-        }
+        String(answer.description.split(separator: "(")[0])
     }
 }
