@@ -57,7 +57,29 @@ package final class SecretServiceKeyring: TokenKeyring {
         }
     }
 
+    /// Searches made at most for one read: another client (another gitbay-sync rotating a
+    /// token) may delete an item between a search and the fetch of its secret.
+    static let searches = 5
+
+    /// What one search read: the tokens, or that an item it found was deleted before it was
+    /// read (with what the keyring said), so that only a new search tells what it holds.
+    private enum Read: Sendable {
+        case read([String: Secret])
+        case raced(KeyringUnavailable)
+    }
+
     package func readAll() async throws(KeyringUnavailable) -> [String: Secret] {
+        var said = KeyringUnavailable.failed(detail: "no search was made")
+        for _ in 0..<Self.searches {
+            switch try await search() {
+            case .read(let secrets): return secrets
+            case .raced(let reason): said = reason
+            }
+        }
+        throw said
+    }
+
+    private func search() async throws(KeyringUnavailable) -> Read {
         let unlock: Int32 = unlocking ? 1 : 0
         return try await perform { session, classify in
             var items: UnsafeMutablePointer<csecret_item>?
@@ -67,11 +89,14 @@ package final class SecretServiceKeyring: TokenKeyring {
                 csecret_result_free(&result)
                 csecret_items_free(items, count)
             }
+            if Self.isDeletedItem(result) { return .success(.raced(classify(result))) }
             guard result.status == CSECRET_OK else { return .failure(classify(result)) }
             var secrets: [String: Secret] = [:]
             for item in UnsafeBufferPointer(start: items, count: count) {
                 // One locked item of ours and the tokens are not all there: wait for the unlock.
-                guard item.locked == 0, let secret = item.secret else { return .failure(.locked) }
+                guard item.locked == 0 else { return .failure(.locked) }
+                // Unlocked with no secret: deleted after the search found it.
+                guard let secret = item.secret else { return .success(.raced(.failed(detail: "an item was deleted while it was read"))) }
                 let bytes = UnsafeRawBufferPointer(start: secret, count: item.secret_length)
                 let account = String(cString: item.account)
                 if secrets[account] == nil { secrets[account] = Secret(String(decoding: bytes, as: UTF8.self)) }
@@ -82,7 +107,20 @@ package final class SecretServiceKeyring: TokenKeyring {
                 defer { csecret_result_free(&collection) }
                 if collection.status == CSECRET_LOCKED { return .failure(.locked) }
             }
-            return .success(secrets)
+            return .success(.read(secrets))
+        }
+    }
+
+    /// Whether a search failed on an item deleted while it ran: a call on the item's path
+    /// that no object answers any more (gnome-keyring says UnknownMethod, the specification
+    /// NoSuchObject), or libsecret's SECRET_ERROR_NO_SUCH_OBJECT (3) for it.
+    private static func isDeletedItem(_ result: csecret_result) -> Bool {
+        guard result.status != CSECRET_OK else { return false }
+        switch result.remote_name.map({ String(cString: $0) }) {
+        case "org.freedesktop.Secret.Error.NoSuchObject", "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject":
+            return true
+        default:
+            return result.domain.map { String(cString: $0) } == "secret-error" && result.code == 3
         }
     }
 
