@@ -44,7 +44,8 @@ struct PinnedTokenTests {
     func installNameNotWarned() async throws {
         let scene = try await LoginSSHTests.Scene.make()
         defer { scene.stop() }
-        #expect(await scene.login(["--ttl", "10d"], destination: scene.destination).code == 0)
+        let login = await scene.login(["--ttl", "10d"], destination: scene.destination)
+        #expect(login.code == 0, "\(login.err)")
         let late = Date().addingTimeInterval(8.5 * 86_400)
 
         let status = await scene.cli.run(["status"], adjust: { $0.now = { late } })
