@@ -23,8 +23,14 @@ extension AccountPass {
             remember(nil, basis: nil)
             return succeeded()
         case .readingAfresh:
-            outcome = AccountOutcome(account, action: .failed, condition: .error)
-            outcome.failure = failure
+            if case .local(.keyring(let reason)) = failure {
+                // Its token unknown, not refused: the account was not checked, as when a run's first read fails.
+                outcome = AccountOutcome(account, action: .skipped, condition: status.condition)
+                outcome.skipReason = .keyringUnavailable(reason)
+            } else {
+                outcome = AccountOutcome(account, action: .failed, condition: .error)
+                outcome.failure = failure
+            }
             return end(with: Reconciler.Reconciled(outcome: finalOutcome))
         case .saving:
             outcome.action = .failed

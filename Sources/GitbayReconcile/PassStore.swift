@@ -77,9 +77,11 @@ struct PassStore: Sendable {
         try? await store.doubtRows(holdingFingerprint: fingerprint, by: pass.account.instance, at: options.now())
     }
 
-    /// Whether the account's stored API token is no longer the one its client sends.
+    /// Whether the account's stored API token may no longer be the one its client sent: it
+    /// is another, or it cannot be read to tell (a keyring another process is changing, or
+    /// one that stopped answering), and then the refusal proves nothing either.
     private func storedTokenChanged(_ account: AccountRecord, from sent: Secret?) async -> Bool {
-        guard let stored = try? await tokens.token(of: account) else { return false }
+        guard let stored = try? await tokens.token(of: account) else { return true }
         return stored != sent
     }
 

@@ -14,13 +14,15 @@ import TransportSupport
 /// A keyring in memory: its items, the calls made on it, and the reason it gives instead of
 /// answering while `failure` is set. `storeLost` and `deleteFailure` stand for a keyring that
 /// stores the item and then fails to say so (as a crash right after the write leaves it), and
-/// one that refuses a deletion.
+/// one that refuses a deletion. `failingFrom` fails every read from the one of that number on
+/// (the first is 1), as a keyring another process changes, or that locks, during a run.
 final class MemoryKeyring: TokenKeyring {
     let items = Mutex<[String: Secret]>([:])
     let calls = Mutex<[String]>([])
     let failure = Mutex<KeyringUnavailable?>(nil)
     let storeLost = Mutex<KeyringUnavailable?>(nil)
     let deleteFailure = Mutex<KeyringUnavailable?>(nil)
+    let failingFrom = Mutex<(read: Int, reason: KeyringUnavailable)?>(nil)
 
     init(failing failure: KeyringUnavailable? = nil) {
         self.failure.withLock { $0 = failure }
@@ -39,6 +41,7 @@ final class MemoryKeyring: TokenKeyring {
 
     func readAll() async throws(KeyringUnavailable) -> [String: Secret] {
         try answer("readAll")
+        if let failing = failingFrom.withLock({ $0 }), reads >= failing.read { throw failing.reason }
         return items.withLock { $0 }
     }
 
@@ -175,6 +178,26 @@ struct KeyringTokenTests {
         #expect(done.first?.removal.map { if case .removed = $0 { true } else { false } } == true)
         #expect(server.devices(of: "alice").isEmpty)
         #expect(keyring.items.withLock { $0.isEmpty }, "the removal deletes the keyring's item")
+    }
+
+    @Test("a token refused while the keyring cannot be read again to tell whether it is still the account's is not called refused")
+    func refusalUnconfirmed() async throws {
+        let keyring = MemoryKeyring()
+        let alice = try await signIn("alice", engine(keyring)).account
+        _ = try await engine(keyring).setDeviceToken(Secret(ReconcileWorld.token), label: "laptop")
+        let token = try #require(keyring.items.withLock { $0.values.first })
+        server.revokeToken(token.exposedValue)
+        // The run's own read answers; the one after the refusal, which would tell whether another process replaced the token, does not.
+        keyring.failingFrom.withLock { $0 = (read: keyring.reads + 2, reason: .locked) }
+
+        let outcome = try #require(try await engine(keyring).run().first?.outcome)
+
+        #expect(outcome.action == .skipped && outcome.skipReason == .keyringUnavailable(.locked), "\(outcome)")
+        #expect(try await world.store.status(ofAccount: alice.id).condition != .authFailed)
+
+        keyring.failingFrom.withLock { $0 = nil }
+        let refused = try #require(try await engine(keyring).run().first?.outcome)
+        #expect(refused.condition == .authFailed, "read again, the refused token is still the account's")
     }
 
     @Test("an earlier version's token moves into the keyring at the next run; a locked keyring leaves it, an absent one keeps it")
