@@ -22,7 +22,7 @@ extension GitbayClient {
     package static func forAccount(
         _ account: AccountRecord, token: Secret?, configuration: ClientConfiguration, logger: Logger
     ) throws -> GitbayClient {
-        guard account.state == .removing || UserName.isValid(account.username) else { throw LocalFailure.unusableName }
+        guard !account.hasUnusableName else { throw LocalFailure.unusableName }
         guard let token else {
             throw GitbayError(
                 kind: .authFailed, account: account.name, command: [],

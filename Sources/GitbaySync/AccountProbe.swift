@@ -74,6 +74,14 @@ struct AccountProbe: Sendable {
         if account.state == .removing {
             return [await removalCheck()]
         }
+        if account.hasUnusableName {
+            // Its token is not sent either: no request goes out for the account.
+            return [
+                .fail(
+                    "account.username", name, LocalFailure.unusableName.description,
+                    fix: "`\(ShellWords.gitbaySync("remove-account", TerminalText.escaped(name)))`, then sign in again")
+            ]
+        }
         let apiToken: Secret
         switch token {
         case nil: return [.fail("account.token", name, "no API token is stored", fix: signIn)]

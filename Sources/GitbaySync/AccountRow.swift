@@ -119,16 +119,10 @@ struct AccountRow {
         if status.condition == .authFailed, account.state == .active {
             lines.append("    to fix: \(escaped: FailureText.signInAgain(account))")
         }
-        if hasUnusableName {
+        if account.hasUnusableName {
             lines.append("    to fix: `\(ShellWords.gitbaySync("remove-account", TerminalText.escaped(account.name)))`, then sign in again")
         }
         return lines
-    }
-
-    /// Whether the account's stored user name is one gitbay never gives (stored by an earlier
-    /// version): nothing is sent for it until it is removed.
-    var hasUnusableName: Bool {
-        account.state != .removing && !UserName.isValid(account.username)
     }
 
     /// Why a next attempt recorded for `at` is not waited for (`FailurePolicy.isBeyondAnyWait`):

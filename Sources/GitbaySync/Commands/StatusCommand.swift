@@ -55,7 +55,7 @@ extension CommandRunner {
         output.width = textWidth
         show(output)
         // An account the latest run could not check is not known to be right: not a success.
-        let unsure = output.rows.contains { $0.status.unchecked != nil || $0.hasUnusableName }
+        let unsure = output.rows.contains { $0.status.unchecked != nil || $0.account.hasUnusableName }
         return output.waitingForYou.isEmpty && !unsure ? .success : .partialFailure
     }
 

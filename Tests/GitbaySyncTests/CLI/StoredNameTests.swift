@@ -16,7 +16,7 @@ import Testing
 struct StoredNameTests {
     static let user = "$(touch${IFS}PWNED)"
 
-    @Test("run sends nothing for it and fails it, naming the fix; another account is reconciled; remove-account removes it")
+    @Test("run and doctor send nothing for it and fail it, naming the fix; another account is reconciled; remove-account removes it")
     func refusedWithTheFix() async throws {
         let server = try FakeGitbayServer()
         let cli = try CLIHarness()
@@ -47,6 +47,13 @@ struct StoredNameTests {
         let refused = try #require(accounts.first { $0["account"] as? String == name })
         #expect(refused["action"] as? String == "failed")
         #expect(server.requests().allSatisfy { $0.user != Self.user })
+
+        // doctor says so too, and sends its token nowhere.
+        let doctor = await cli.run(["doctor"])
+        #expect(doctor.code != 0, "\(doctor.out)")
+        #expect(doctor.out.contains("account.username"), "\(doctor.out)")
+        #expect(doctor.out.contains("`gitbay-sync remove-account '\(name)'`"), "\(doctor.out)")
+        #expect(server.requests().allSatisfy { $0.user != Self.user }, "doctor sent a request for \(name)")
 
         let removal = await cli.run(["remove-account", name])
         #expect(removal.code == 0, "\(removal.out)\(removal.err)")
