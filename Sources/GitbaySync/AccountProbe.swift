@@ -76,11 +76,11 @@ struct AccountProbe: Sendable {
         }
         if account.hasUnusableName {
             // Its token is not sent either: no request goes out for the account.
-            return [
-                .fail(
-                    "account.username", name, LocalFailure.unusableName.description,
-                    fix: "`\(ShellWords.gitbaySync("remove-account", TerminalText.escaped(name)))`, then sign in again")
-            ]
+            var check = DoctorCheck.fail(
+                "account.username", name, LocalFailure.unusableName.description,
+                fix: "`\(ShellWords.gitbaySync("remove-account", name))`, then sign in again")
+            check.shownFix = "`\(ShellWords.gitbaySync("remove-account", TerminalText.escaped(name)))`, then sign in again"
+            return [check]
         }
         let apiToken: Secret
         switch token {

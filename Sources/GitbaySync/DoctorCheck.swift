@@ -17,6 +17,10 @@ struct DoctorCheck: Sendable, Equatable {
     let detail: String
     /// What to do about a failure or a warning; nil when the check passed outright.
     let fix: String?
+    /// The fix as text output prints it, when it holds a command with outside text made safe
+    /// for a terminal before it was quoted (escaped after, the quoting would break); nil: the
+    /// fix, escaped.
+    var shownFix: String?
 
     /// False only for a failure: a warning passes.
     var ok: Bool { level != .fail }
@@ -58,7 +62,8 @@ struct DoctorCheck: Sendable, Equatable {
         let padding = String(repeating: " ", count: 4 - label.count)
         let about = subject.isEmpty ? "" : "  \(escaped: subject)"
         let head = "\(style.paint(label, colour))\(padding)  \(name)\(about): \(escaped: detail)"
-        return fix.map { [head, "      fix: \(escaped: $0)"] } ?? [head]
+        guard let fix else { return [head] }
+        return [head, shownFix.map { "      fix: \($0)" } ?? "      fix: \(escaped: fix)"]
     }
 }
 
