@@ -77,6 +77,8 @@ final class Statement {
 
     /// The result columns by name, read on the first lookup and kept as long as the statement.
     private var columns: ResultColumns?
+    /// The column after the one last looked up.
+    private var nextColumn = 0
 
     /// How many columns a row of the result has.
     var columnCount: Int32 { sqlite3_column_count(handle) }
@@ -85,8 +87,10 @@ final class Statement {
     /// gives one); a `SQLiteError` naming it and the SQL when no column or more than one has it.
     func columnIndex(named name: String) throws(SQLiteError) -> Int32 {
         let columns = self.columns ?? readColumns()
-        switch columns.lookUp(name) {
+        switch columns.lookUp(name, trying: nextColumn) {
         case .found(let index):
+            // Rows are read column after column in one order: the next lookup tries the next one first.
+            nextColumn = Int(index) + 1
             return index
         case .missing:
             let names = columns.names.map { "\"\($0)\"" }.joined(separator: ", ")
@@ -129,16 +133,24 @@ struct ResultColumns {
     }
 
     let names: [String]
+    /// The names more than one column has: found once, as the statement first reads a row.
+    let shared: Set<String>
 
-    /// A scan, not a hash table: a result has a few columns, and comparing the lengths of
-    /// their names first costs less than hashing the one looked up.
-    func lookUp(_ name: String) -> LookUp {
+    init(names: [String]) {
+        self.names = names
+        var seen: Set<String> = []
+        shared = Set(names.filter { !seen.insert($0).inserted })
+    }
+
+    /// Tries column `hint` first, then scans: a result has a few columns, and comparing the
+    /// lengths of their names first costs less than hashing the one looked up.
+    func lookUp(_ name: String, trying hint: Int = 0) -> LookUp {
+        if !shared.isEmpty, shared.contains(name) { return .shared }
+        if hint < names.count, names[hint] == name { return .found(Int32(hint)) }
         let length = name.utf8.count
-        var found: Int?
         for (index, candidate) in names.enumerated() where candidate.utf8.count == length && candidate == name {
-            guard found == nil else { return .shared }
-            found = index
+            return .found(Int32(index))
         }
-        return found.map { .found(Int32($0)) } ?? .missing
+        return .missing
     }
 }
