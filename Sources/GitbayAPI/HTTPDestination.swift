@@ -1,4 +1,5 @@
 import GitbaySupport
+import Synchronization
 
 /// The rules every transport applies to the URLs it is handed and the URLs it names, written
 /// once so that libcurl and URLSession cannot disagree on them.
@@ -10,11 +11,22 @@ package enum HTTPDestination {
             throw .insecureURL(scheme: "none", host: "")
         }
         if scheme == "https" { return }
-        // InstanceURL holds the loopback rule; parsing only the authority reuses it.
-        if scheme == "http", (try? InstanceURL(parsing: "http://" + authority)) != nil { return }
+        if scheme == "http" {
+            let authority = String(authority)
+            if loopbackAuthorities.withLock({ $0.contains(authority) }) { return }
+            // InstanceURL holds the loopback rule; parsing only the authority reuses it.
+            if (try? InstanceURL(parsing: "http://" + authority)) != nil {
+                loopbackAuthorities.withLock { if $0.count < 64 { $0.insert(authority) } }
+                return
+            }
+        }
         let host = (try? InstanceURL(parsing: "https://" + authority))?.host ?? String(authority)
         throw .insecureURL(scheme: scheme, host: host)
     }
+
+    /// Authorities found to be loopback hosts plain `http` may reach: a run asks about the same
+    /// few for every request, and the rule never changes its answer (a few dozen at most).
+    private static let loopbackAuthorities = Mutex<Set<String>>([])
 
     /// Whether the URL names a loopback host (`127.0.0.0/8`, `::1`, `localhost`), by the rule
     /// `InstanceURL` holds. A loopback host is never reached through a proxy.
