@@ -11,8 +11,9 @@ import GitbaySupport
 /// A stop (`Options.stopNow`, or the round's task cancelled) cancels the requests in flight;
 /// each pass then ends as a cancellation (which records nothing) and none is started after.
 final class PassPool {
-    /// What reaches the loop.
-    enum Arrival: Sendable {
+    /// What reaches the loop. Boxed: a pass's payloads are large, and an arrival is moved
+    /// through the stream's buffer and copied out again.
+    indirect enum Arrival: Sendable {
         case event(Int, AccountPass.Event)
         /// An account read afresh, with the client and token for its next pass.
         case fresh(Int, AccountPass.Event, PassStore.Fresh?)
