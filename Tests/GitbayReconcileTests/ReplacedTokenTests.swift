@@ -34,6 +34,50 @@ struct ReplacedTokenTests {
         }
     }
 
+    /// Runs `replace` once, before the renewal's first request is sent.
+    final class ReplacingBeforeRenewal: HTTPTransport {
+        let base: MemoryTransport
+        let replace: @Sendable () async throws -> Void
+        let done = Mutex(false)
+
+        init(_ base: MemoryTransport, replace: @escaping @Sendable () async throws -> Void) {
+            self.base = base
+            self.replace = replace
+        }
+
+        func send(_ request: HTTPRequest, limits: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
+            // Every request but the passes' lists is the renewal's (its device is registered already).
+            if !request.url.contains("argv=notifications"), !done.withLock({ $0 }) {
+                done.withLock { $0 = true }
+                try? await replace()
+            }
+            return try await base.send(request, limits: limits)
+        }
+    }
+
+    @Test("a token refused during its renewal after another process replaced it is not called refused")
+    func renewalRefusedAfterReplacement() async throws {
+        let (server, world, alice, old, _) = try await TokenRotationTests.aliceWithMintedToken()
+        let new = server.mintToken(for: "alice")
+        let store = world.store
+        var client = ReconcileWorld.client
+        client.http = ReplacingBeforeRenewal(MemoryTransport([server])) {
+            // Another process's sign-in, after this run's pass read the token: the new one stored, the old one revoked.
+            try await store.access { database in
+                try database.run("UPDATE api_tokens SET token = ? WHERE account_id = ?", .text(new), .integer(alice.id))
+            }
+            server.revokeToken(old)
+        }
+        let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * 86_400) }
+
+        let outcome = try #require(try await world.engine(client: client, now: later).run().first?.outcome)
+
+        #expect(outcome.condition != .authFailed && !outcome.isFailure, "\(outcome)")
+        #expect(try await world.store.status(ofAccount: alice.id).condition != .authFailed)
+        let stored = try await world.store.apiToken(ofAccount: alice.id)
+        #expect(server.accepts(new) && stored == Secret(new), "the token stored now is left as it is")
+    }
+
     @Test("a 401 to a token another process replaced meanwhile plans the pass again with the stored one")
     func refusedAfterReplacement() async throws {
         let server = try FakeGitbayServer()
