@@ -15,7 +15,7 @@ enum BashCompletion {
 
             _gitbay_sync_accounts() {
                 command gitbay-sync "$@" accounts --json 2>/dev/null \
-                    | grep -o '"account": *"[^"]*"' | sed 's/^"account": *"//; s/"$//'
+                    | grep -oE '"account": *"([^"\\]|\\.)*"' | sed -E 's/^"account": *"//; s/"$//; s/\\(.)/\1/g'
             }
             """#
     }

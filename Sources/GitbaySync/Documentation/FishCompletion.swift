@@ -124,7 +124,7 @@ enum FishCompletion {
                     set db $tokens[$index] $tokens[(math $index + 1)]
                 end
             end
-            command gitbay-sync $db accounts --json 2>/dev/null | string match -ar '"account": *"[^"]*"' | string replace -r '^"account": *"(.*)"$' '$1'
+            command gitbay-sync $db accounts --json 2>/dev/null | string match -ar '"account": *"(?:[^"\\\\\\\\]|\\\\\\\\.)*"' | string replace -r '^"account": *"(.*)"$' '$1' | string replace -ra '\\\\\\\\(.)' '$1'
         end
         """
     }

@@ -16,7 +16,7 @@ enum ZshCompletion {
             _gitbay_sync_accounts() {
                 local -a accounts
                 accounts=(${(f)"$(command gitbay-sync "$@" accounts --json 2>/dev/null \
-                    | grep -o '"account": *"[^"]*"' | sed 's/^"account": *"//; s/"$//')"})
+                    | grep -oE '"account": *"([^"\\]|\\.)*"' | sed -E 's/^"account": *"//; s/"$//; s/\\(.)/\1/g')"})
                 (( ${#accounts} )) && compadd -a accounts
             }
             """#

@@ -99,17 +99,28 @@ struct UserNameFuzzTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("PWNED")))
     }
 
-    /// A stand-in `gitbay-sync` whose `accounts --json` lists `names` (as `user@127.0.0.1:8080`)
+    /// A stand-in `gitbay-sync` whose `accounts --json` lists `names` and one more (as `user@127.0.0.1:8080`)
     /// the way the command writes them, and the candidates a completion script should read from
-    /// it as text: each account's JSON string up to its first `"` (a name holding a `"` is cut
-    /// there, after its escaping `\`).
+    /// it as text: each account's JSON string with the backslash of each escape dropped, which
+    /// is the name itself unless it holds a control character (`\n` offers `n`).
     static func storedAccounts(_ names: [String], in folder: TemporaryDirectory) throws -> (standIn: String, offered: Set<String>) {
-        let accounts = names.map { "\($0)@127.0.0.1:8080" }
+        // One that holds a quote and a backslash, every time: offered whole.
+        let accounts = (names + [#"say"hi\"#]).map { "\($0)@127.0.0.1:8080" }
         let rows = accounts.map { JSONValue.object([("account", .string($0)), ("instance", .string("http://127.0.0.1:8080"))]) }
         try JSONValue.object([("accounts", .array(rows))]).rendered()
             .write(toFile: folder.file("accounts.json"), atomically: true, encoding: .utf8)
-        let offered = accounts.map {
-            String(decoding: JSONValue.string($0).rendered().utf8.dropFirst().prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+        let offered = accounts.map { account in
+            var text = String.UnicodeScalarView()
+            var escaping = false
+            for scalar in JSONValue.string(account).rendered().unicodeScalars.dropFirst().dropLast() {
+                if !escaping, scalar == "\\" {
+                    escaping = true
+                    continue
+                }
+                escaping = false
+                text.append(scalar)
+            }
+            return String(text)
         }
         return ("#!/bin/sh\ncat '\(folder.file("accounts.json"))'\n", Set(offered))
     }
