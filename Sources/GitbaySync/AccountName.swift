@@ -1,7 +1,9 @@
 import GitbayState
+import GitbaySupport
 
 /// How the command line names an account: `user@host` or `user@host:port` as `accounts` shows
-/// it (the host in any case), or the user name alone when only one account has it.
+/// it (the host in any case, a name holding a backslash or a control character escaped as it is
+/// shown, or not), or the user name alone when only one account has it.
 enum AccountName {
     /// `name` with its host part lower-cased, as accounts are stored; the user name is taken as
     /// given.
@@ -16,6 +18,9 @@ enum AccountName {
     static func find(_ name: String, among accounts: [AccountRecord]) throws(CommandFailure) -> AccountRecord {
         let normalised = normalised(name)
         if let account = accounts.first(where: { $0.name == normalised }) { return account }
+        // As every command prints a stored name that holds a backslash or a control character:
+        // escaped (`TerminalText`), which reads back as one name only, and is pasted so.
+        if let account = accounts.first(where: { TerminalText.escaped($0.name) == normalised && $0.name != normalised }) { return account }
         if !name.contains("@") {
             let same = accounts.filter { $0.username == name }
             if same.count == 1 { return same[0] }

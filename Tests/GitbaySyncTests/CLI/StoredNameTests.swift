@@ -59,4 +59,22 @@ struct StoredNameTests {
         #expect(removal.code == 0, "\(removal.out)\(removal.err)")
         #expect(try await cli.store().accounts().map(\.username) == ["alice"])
     }
+
+    @Test("a stored name holding a backslash or a control character is found by the escaped form every command prints")
+    func escapedNameFound() async throws {
+        let server = try FakeGitbayServer()
+        let cli = try CLIHarness()
+        let instance = try InstanceURL(parsing: server.baseURL)
+        let user = "x\\y\u{1B}[2J"
+        try await cli.store().signIn(instance: instance, username: user, apiToken: Secret(server.mintToken(for: user)))
+        let name = "\(user)@127.0.0.1:\(server.port)"
+        let shown = TerminalText.escaped(name)
+        #expect(shown != name)
+
+        let status = await cli.run(["status"])
+        #expect(status.out.contains("remove-account '\(shown)'"), "\(status.out)")
+        let removal = await cli.run(["remove-account", shown])
+        #expect(removal.code == 0, "\(removal.out)\(removal.err)")
+        #expect(try await cli.store().accounts().isEmpty)
+    }
 }
