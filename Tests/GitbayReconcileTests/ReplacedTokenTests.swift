@@ -14,40 +14,22 @@ import TransportSupport
 /// account as the token stored now makes it, never `auth-failed` for a token it no longer has.
 @Suite("A replaced token")
 struct ReplacedTokenTests {
-    /// Runs `replace` once, before the first request is answered.
+    /// Runs `replace` once, before the first request that `when` picks is sent.
     final class ReplacingTransport: HTTPTransport {
         let base: MemoryTransport
+        let when: @Sendable (HTTPRequest) -> Bool
         let replace: @Sendable () async throws -> Void
         let done = Mutex(false)
 
-        init(_ base: MemoryTransport, replace: @escaping @Sendable () async throws -> Void) {
-            self.base = base
-            self.replace = replace
+        init(
+            _ base: MemoryTransport, when: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true },
+            replace: @escaping @Sendable () async throws -> Void
+        ) {
+            (self.base, self.when, self.replace) = (base, when, replace)
         }
 
         func send(_ request: HTTPRequest, limits: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
-            if !done.withLock({ $0 }) {
-                done.withLock { $0 = true }
-                try? await replace()
-            }
-            return try await base.send(request, limits: limits)
-        }
-    }
-
-    /// Runs `replace` once, before the renewal's first request is sent.
-    final class ReplacingBeforeRenewal: HTTPTransport {
-        let base: MemoryTransport
-        let replace: @Sendable () async throws -> Void
-        let done = Mutex(false)
-
-        init(_ base: MemoryTransport, replace: @escaping @Sendable () async throws -> Void) {
-            self.base = base
-            self.replace = replace
-        }
-
-        func send(_ request: HTTPRequest, limits: TransportConfiguration) async throws(TransportError) -> HTTPResponse {
-            // Every request but the passes' lists is the renewal's (its device is registered already).
-            if !request.url.contains("argv=notifications"), !done.withLock({ $0 }) {
+            if when(request), !done.withLock({ $0 }) {
                 done.withLock { $0 = true }
                 try? await replace()
             }
@@ -61,13 +43,16 @@ struct ReplacedTokenTests {
         let new = server.mintToken(for: "alice")
         let store = world.store
         var client = ReconcileWorld.client
-        client.http = ReplacingBeforeRenewal(MemoryTransport([server])) {
-            // Another process's sign-in, after this run's pass read the token: the new one stored, the old one revoked.
-            try await store.access { database in
-                try database.run("UPDATE api_tokens SET token = ? WHERE account_id = ?", .text(new), .integer(alice.id))
-            }
-            server.revokeToken(old)
-        }
+        // Every request but the passes' lists is the renewal's (its device is registered already).
+        client.http = ReplacingTransport(
+            MemoryTransport([server]), when: { !$0.url.contains("argv=notifications") },
+            replace: {
+                // Another process's sign-in, after this run's pass read the token: the new one stored, the old one revoked.
+                try await store.access { database in
+                    try database.run("UPDATE api_tokens SET token = ? WHERE account_id = ?", .text(new), .integer(alice.id))
+                }
+                server.revokeToken(old)
+            })
         let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * 86_400) }
 
         let outcome = try #require(try await world.engine(client: client, now: later).run().first?.outcome)
