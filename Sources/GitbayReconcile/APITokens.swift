@@ -87,6 +87,14 @@ package struct APITokens: Sendable {
         return try await readKeyring()[item]
     }
 
+    /// Whether `account`'s stored token may no longer be `sent`: it is another, or it cannot
+    /// be read to tell (a keyring another process is changing, or one that stopped answering).
+    /// A refusal of `sent` then says nothing of the token stored now.
+    func mayHaveReplaced(_ sent: Secret?, of account: AccountRecord) async -> Bool {
+        guard let stored = try? await token(of: account) else { return true }
+        return stored != sent
+    }
+
     /// The tokens of `accounts` wherever they live, the keyring read once when it holds any
     /// of theirs: each account's token, or the keyring's reason when it holds the account's
     /// and cannot be read. An account without a token is missing.

@@ -56,7 +56,7 @@ struct PassStore: Sendable {
             case .save(let status, let snapshot):
                 // A token refused after another process replaced it (a rotation, a sign-in) says
                 // nothing of the token stored now: the pass is planned again with that one.
-                if status.condition == .authFailed, await storedTokenChanged(account, from: token) { return .saved(false) }
+                if status.condition == .authFailed, await tokens.mayHaveReplaced(token, of: account) { return .saved(false) }
                 return .saved(
                     try await store.saveStatus(status, ofAccount: account.id, settlingDoubtsThrough: pass.settings.doubtMark, ifStill: snapshot))
             case .giveBackLease:
@@ -75,14 +75,6 @@ struct PassStore: Sendable {
     func doubtOtherNames(after pass: AccountPass) async {
         guard let fingerprint = pass.device.tokenIdentity?.fingerprint else { return }
         try? await store.doubtRows(holdingFingerprint: fingerprint, by: pass.account.instance, at: options.now())
-    }
-
-    /// Whether the account's stored API token may no longer be the one its client sent: it
-    /// is another, or it cannot be read to tell (a keyring another process is changing, or
-    /// one that stopped answering), and then the refusal proves nothing either.
-    private func storedTokenChanged(_ account: AccountRecord, from sent: Secret?) async -> Bool {
-        guard let stored = try? await tokens.token(of: account) else { return true }
-        return stored != sent
     }
 
     /// The account as read afresh for another pass, and the client for it (none when the read

@@ -75,7 +75,7 @@ struct TokenRenewer: Sendable {
         while true {
             if case .finish(var renewal, let refused) = effect {
                 if let refused {
-                    if await tokenReplaced(account, sent: stored.token) {
+                    if await APITokens(store: store, keyring: options.keyring).mayHaveReplaced(stored.token, of: account) {
                         // Another process renewed or replaced the token since the pass read it: the old one was refused.
                         renewal.failure = nil
                         logger.info("token.renew-superseded", ["account.name": account.name])
@@ -165,13 +165,6 @@ struct TokenRenewer: Sendable {
     private func deleteItem(_ item: String) async throws(KeyringUnavailable) {
         guard let keyring = options.keyring else { throw APITokens.noKeyring }
         try await keyring.delete(account: item)
-    }
-
-    /// Whether the account's stored token may no longer be `sent`: another, or unreadable
-    /// (then the refusal proves nothing of the token stored now either).
-    private func tokenReplaced(_ account: AccountRecord, sent: Secret) async -> Bool {
-        guard let current = try? await APITokens(store: store, keyring: options.keyring).token(of: account) else { return true }
-        return current != sent
     }
 
     /// Records a token the server refused during its renewal: `auth-failed`, until a new sign-in.

@@ -20,7 +20,7 @@ enum AccountName {
         if let account = accounts.first(where: { $0.name == normalised }) { return account }
         // As every command prints a stored name that holds a backslash or a control character:
         // escaped (`TerminalText`), which reads back as one name only, and is pasted so.
-        if let account = accounts.first(where: { TerminalText.escaped($0.name) == normalised && $0.name != normalised }) { return account }
+        if let account = accounts.first(where: { TerminalText.escaped($0.name) == normalised }) { return account }
         if !name.contains("@") {
             let same = accounts.filter { $0.username == name }
             if same.count == 1 { return same[0] }

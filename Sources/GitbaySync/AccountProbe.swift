@@ -77,9 +77,8 @@ struct AccountProbe: Sendable {
         if account.hasUnusableName {
             // Its token is not sent either: no request goes out for the account.
             var check = DoctorCheck.fail(
-                "account.username", name, LocalFailure.unusableName.description,
-                fix: "`\(ShellWords.gitbaySync("remove-account", name))`, then sign in again")
-            check.shownFix = "`\(ShellWords.gitbaySync("remove-account", TerminalText.escaped(name)))`, then sign in again"
+                "account.username", name, LocalFailure.unusableName.description, fix: FailureText.removeUnusable(account, shown: false))
+            check.shownFix = FailureText.removeUnusable(account, shown: true)
             return [check]
         }
         let apiToken: Secret

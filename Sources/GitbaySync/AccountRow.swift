@@ -120,7 +120,7 @@ struct AccountRow {
             lines.append("    to fix: \(escaped: FailureText.signInAgain(account))")
         }
         if account.hasUnusableName {
-            lines.append("    to fix: `\(ShellWords.gitbaySync("remove-account", TerminalText.escaped(account.name)))`, then sign in again")
+            lines.append("    to fix: \(FailureText.removeUnusable(account, shown: true))")
         }
         return lines
     }

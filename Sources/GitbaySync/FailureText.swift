@@ -68,6 +68,13 @@ enum FailureText {
         signInAgain(account.instance, account: account.name, ssh: account.sshDestination)
     }
 
+    /// The fix for a stored user name gitbay never gives: the command that removes the account,
+    /// with its name `shown` (escaped for a terminal, then quoted) or as stored (for `--json`).
+    static func removeUnusable(_ account: AccountRecord, shown: Bool) -> String {
+        let name = shown ? TerminalText.escaped(account.name) : account.name
+        return "`\(ShellWords.gitbaySync("remove-account", name))`, then sign in again"
+    }
+
     private static func capitalized(_ text: String) -> String {
         text.prefix(1).uppercased() + text.dropFirst()
     }
