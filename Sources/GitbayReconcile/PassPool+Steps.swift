@@ -79,7 +79,7 @@ extension PassPool {
 
     /// Records the account's result and starts what now fits. An add answered without its id
     /// whose row the pass did not record (`unsettled`) first leaves the token's rows under
-    /// other names in doubt.
+    /// other names in doubt; an account whose token is due is renewed first, its result held.
     func finish(_ result: Reconciler.Reconciled, of index: Int, unsettled: AccountPass?, _ group: inout TaskGroup<Void>) {
         if let unsettled {
             let (store, sink) = (store, arrivals.continuation)
@@ -87,6 +87,11 @@ extension PassPool {
                 await store.doubtOtherNames(after: unsettled)
                 sink.yield(.finished(index, result))
             }
+            return
+        }
+        if let lane = inFlight[index], lane.held == nil, let renewing, renewing.accounts.contains(accounts[index].0.id) {
+            lane.held = result
+            renew(result.outcome, token: lane.token, marker: renewing.marker, of: index, &group)
             return
         }
         inFlight[index] = nil

@@ -21,6 +21,8 @@ final class PassPool {
         case addFailed(Int, AccountPass, GitbayError)
         /// The account's pass ended, its doubts raised.
         case finished(Int, Reconciler.Reconciled)
+        /// A step of the account's token renewal, after its pass.
+        case renewal(Int, RenewalArrival)
         case stop
     }
 
@@ -39,6 +41,12 @@ final class PassPool {
         var recording = false
         /// The request in flight, to cancel on a stop.
         var transfer: TransportTransfer?
+        /// The pass's result, held while the account's token is renewed after it.
+        var held: Reconciler.Reconciled?
+        /// The token renewal under way after the pass.
+        var renewal: TokenRenewer.Renewal?
+        /// The renewal's request in flight, to cancel on a stop.
+        var request: Task<Void, Never>?
 
         init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger) {
             (self.pass, self.client, self.token, self.logger) = (pass, client, token, logger)
@@ -50,6 +58,8 @@ final class PassPool {
     let facts: RunFacts
     let apiTokens: [Int64: Secret]
     let progress: Reconciler.Options.Listener?
+    /// The accounts whose token is renewed after their pass, and the install marker.
+    let renewing: (accounts: Set<Int64>, marker: String)?
     var queue: RunQueue<Int>
     var inFlight: [Int: InFlight] = [:]
     var results: [Reconciler.Reconciled] = []
@@ -58,13 +68,14 @@ final class PassPool {
 
     init(
         _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens: [Int64: Secret], store: PassStore,
-        progress: Reconciler.Options.Listener?
+        renewing: (accounts: Set<Int64>, marker: String)? = nil, progress: Reconciler.Options.Listener?
     ) {
         self.accounts = accounts
         self.facts = facts
         apiTokens = tokens
         self.store = store
         self.progress = progress
+        self.renewing = renewing
         let options = store.options
         queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
     }
@@ -97,7 +108,10 @@ final class PassPool {
         case .stop:
             guard !stopped else { return }
             stopped = true
-            for lane in inFlight.values { lane.transfer?.cancel() }
+            for lane in inFlight.values {
+                lane.transfer?.cancel()
+                lane.request?.cancel()
+            }
             if queue.running == 0 { arrivals.continuation.finish() }
         case .event(let index, let event):
             if let lane = inFlight[index] {
@@ -117,6 +131,8 @@ final class PassPool {
             }
         case .finished(let index, let result):
             finish(result, of: index, unsettled: nil, &group)
+        case .renewal(let index, let arrival):
+            take(arrival, of: index, &group)
         case .fresh(let index, let event, let fresh):
             if let fresh, let lane = inFlight[index] {
                 lane.spent += (try? lane.client.get())?.requestCount ?? 0

@@ -41,6 +41,9 @@ extension Reconciler {
         /// The accounts whose run goes on after their pass (nil: none), handed over as their
         /// pass of the first round ends.
         package var handOff: HandOff?
+        /// The accounts whose API token the first round renews after their pass, and the
+        /// install marker (nil: none).
+        package var renewing: (accounts: Set<Int64>, marker: String)?
         /// Who takes the accounts' leases: one command of this process.
         package var leaseHolder: LeaseHolder
         /// The OS keyring, for the tokens kept there; nil keeps every new token in the database.
@@ -60,29 +63,23 @@ extension Reconciler {
             case finished(AccountOutcome)
         }
 
-        /// Accounts whose run goes on after their pass (a removal to finish, a token to renew),
-        /// and who takes them: `take` is told each one's outcome as its pass of the first round
-        /// ends, with the API token the pass was given, while the other accounts' passes go on.
-        /// A later round reconciles an account handed over only once `settle` says what it was
-        /// handed over for is done, and never one of `final` (its removal decided).
+        /// Accounts whose run goes on after their pass (a removal to finish), and who takes
+        /// them: `take` is told each one's outcome as its pass of the first round ends, while
+        /// the other accounts' passes go on. A later round never reconciles one of them (its
+        /// removal decided).
         package struct HandOff: Sendable {
             package let accounts: Set<Int64>
-            package let final: Set<Int64>
-            package let take: @Sendable (AccountOutcome, Secret?) -> Void
-            package let settle: @Sendable (Set<Int64>) async -> Void
+            package let take: @Sendable (AccountOutcome) -> Void
 
-            package init(
-                accounts: Set<Int64>, final: Set<Int64>, take: @escaping @Sendable (AccountOutcome, Secret?) -> Void,
-                settle: @escaping @Sendable (Set<Int64>) async -> Void
-            ) {
-                (self.accounts, self.final, self.take, self.settle) = (accounts, final, take, settle)
+            package init(accounts: Set<Int64>, take: @escaping @Sendable (AccountOutcome) -> Void) {
+                (self.accounts, self.take) = (accounts, take)
             }
 
             /// What the first round tells: `progress`, each account of this hand-off handed
-            /// over first as its pass ends (or as it is left alone), with its API token.
-            func handingOver(tokens: [Int64: Secret], telling progress: Listener?) -> Listener {
+            /// over first as its pass ends (or as it is left alone).
+            func handingOver(telling progress: Listener?) -> Listener {
                 { event in
-                    if case .finished(let outcome) = event, accounts.contains(outcome.accountID) { take(outcome, tokens[outcome.accountID]) }
+                    if case .finished(let outcome) = event, accounts.contains(outcome.accountID) { take(outcome) }
                     progress?(event)
                 }
             }

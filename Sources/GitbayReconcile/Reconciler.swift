@@ -35,7 +35,8 @@ package struct Reconciler: Sendable {
     /// accounts whose row was put in doubt during the round, those of servers a proof made in
     /// it merged, and those whose row left the list right after it was written are reconciled
     /// again at once (at most `rounds` rounds in all). An account of `options.handOff` is
-    /// handed over as its pass of the first round ends (`Options.HandOff`).
+    /// handed over as its pass of the first round ends (`Options.HandOff`); the token of one
+    /// of `options.renewing` is renewed right after that pass, in the same round.
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
         var round = try await reconcileRound(only: only, progress: options.progress)
         var outcomes = round.outcomes
@@ -44,10 +45,8 @@ package struct Reconciler: Sendable {
             // cost its deadline twice. Its doubt stays for the next run.
             let failed = Set(outcomes.filter { $0.action == .failed }.map(\.accountID))
             // An account whose removal was decided after its pass keeps its doubt for the next run too.
-            let again = try await leftForAnotherRound(round, only: only).subtracting(failed).subtracting(options.handOff?.final ?? [])
+            let again = try await leftForAnotherRound(round, only: only).subtracting(failed).subtracting(options.handOff?.accounts ?? [])
             guard !again.isEmpty, options.mayStartMore() else { break }
-            // One handed over is reconciled again once what it was handed over for is done (its token renewed).
-            await options.handOff?.settle(again)
             round = try await reconcileRound(only: again, progress: Self.changes(from: outcomes, to: options.progress), later: true)
             outcomes = Self.replacing(outcomes, with: round.outcomes)
         }
@@ -91,7 +90,7 @@ package struct Reconciler: Sendable {
 
     /// `outcomes` with the accounts of `later` replaced by their later outcome, which counts
     /// the requests and writes of both, and keeps the earlier action when the later one
-    /// changed nothing; a later skip replaces nothing. Accounts only `later` has come last.
+    /// changed nothing, and the earlier token renewal; a later skip replaces nothing. Accounts only `later` has come last.
     static func replacing(_ outcomes: [AccountOutcome], with later: [AccountOutcome]) -> [AccountOutcome] {
         var byID = Dictionary(later.map { ($0.accountID, $0) }, uniquingKeysWith: { first, _ in first })
         var result = outcomes.map { earlier -> AccountOutcome in
@@ -99,6 +98,8 @@ package struct Reconciler: Sendable {
             replaced.requests += earlier.requests
             replaced.writes += earlier.writes
             if replaced.action == .unchanged, earlier.action != .failed { replaced.action = earlier.action }
+            // The first round's renewal stands: a later round renews nothing.
+            replaced.tokenRenewal = replaced.tokenRenewal ?? earlier.tokenRenewal
             return replaced
         }
         result += later.filter { byID[$0.accountID] != nil }
@@ -112,13 +113,14 @@ package struct Reconciler: Sendable {
         let facts = try await store.runFacts()
         let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
-        let progress = later ? progress : options.handOff.map { $0.handingOver(tokens: apiTokens, telling: progress) } ?? progress
+        let progress = later ? progress : options.handOff.map { $0.handingOver(telling: progress) } ?? progress
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
         let skipped = entries.compactMap(\.skippedOutcome)
         if let progress { skipped.forEach { progress(.finished($0)) } }
-        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens, progress: progress)
+        let renewing = later ? nil : options.renewing
+        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens, renewing: renewing, progress: progress)
         // The full round's row goes into the run history with the steady verdicts: the run's end
         // writes it again only when it has more to say.
         let run =

@@ -70,3 +70,29 @@ extension RenewalMachine {
         return finish()
     }
 }
+
+/// What came of an effect, as the loop carrying the machine out hands it back.
+extension RenewalMachine {
+    enum Answer: Sendable {
+        case listed(Set<String>, expiries: [String: Date])
+        case done
+        case revoke(RevocationMachine.RevokeAnswer)
+        case minted(Secret)
+        case expiry(Date?)
+        case replaced(Bool)
+        case failed(Failure)
+    }
+
+    /// Hands `answer` to the step it answers; `now` is the time it came.
+    mutating func take(_ answer: Answer, at now: Date) -> Effect {
+        switch answer {
+        case .listed(let names, let expiries): tokensListed(names, expiries: expiries, at: now)
+        case .done: stepDone()
+        case .revoke(let answer): revokeAnswered(answer)
+        case .minted(let token): minted(token)
+        case .expiry(let expiresAt): expiryLearned(expiresAt)
+        case .replaced(let swapped): replaced(swapped)
+        case .failed(let failure): failed(failure)
+        }
+    }
+}

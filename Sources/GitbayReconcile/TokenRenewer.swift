@@ -27,19 +27,84 @@ struct TokenRenewer: Sendable {
     let options: Reconciler.Options
     let logger: Logger
 
-    /// `outcome` with its account's token renewed, when its pass reached the server and did
-    /// not fail (active or paused, not one left waiting out a backoff, failed, or being
-    /// removed), its token needs it, and the run may still start work; else as it is. `token`
-    /// is the one the pass was given: the keyring is not read again, and an account whose
-    /// token it did not give (locked, absent) is not renewed. `marker` is the install marker.
-    func renewed(_ outcome: AccountOutcome, token: Secret?, marker: String) async throws -> AccountOutcome {
-        guard let token, !outcome.isFailure, outcome.action != .skipped, options.mayStartMore(),
-            let account = try await store.account(id: outcome.accountID), account.state != .removing,
-            let stored = try await store.storedAPIToken(ofAccount: account.id, token: token),
-            TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: options.now()).isNeeded
-        else { return outcome }
+    /// A renewal under way: the account and its token as read under its lease, the machine,
+    /// and the client of the token.
+    struct Renewal: Sendable {
+        let account: AccountRecord
+        let stored: StoredAPIToken
+        let client: GitbayClient
+        /// The lease was taken for the renewal (false: this run held it already).
+        let leaseTaken: Bool
+        var machine: RenewalMachine
+        /// Requests of a successor's own client, when it discards itself.
+        var discarded = 0
+    }
+
+    /// The renewal of `outcome`'s account and its first step, when its pass reached the server
+    /// and did not fail (active or paused, not one left waiting out a backoff, failed, or
+    /// being removed), its token needs it, and the run may still start work; else nil.
+    /// `token` is the one the pass was given: the keyring is not read again, and an account
+    /// whose token it did not give (locked, absent) is not renewed. The account and its token's
+    /// record are read once its lease is held, so that a rotation or sign-in by another process
+    /// is seen; another process holding the lease leaves the renewal to it or the next run.
+    /// A store that cannot say what is due fails the renewal (thrown), tried again next run.
+    func begin(_ outcome: AccountOutcome, token: Secret?, marker: String) async throws -> (Renewal, RenewalMachine.Effect)? {
+        guard let token, !outcome.isFailure, outcome.action != .skipped, options.mayStartMore() else { return nil }
+        let holder = options.leaseHolder
+        guard let grant = try? await store.takeLeases([outcome.accountID], holder: holder), grant.heldElsewhere.isEmpty else { return nil }
+        let leaseTaken = grant.taken.contains(outcome.accountID)
+        let due: (AccountRecord, StoredAPIToken)?
+        do {
+            if let account = try await store.account(id: outcome.accountID), account.state != .removing,
+                let stored = try await store.storedAPIToken(ofAccount: account.id, token: token),
+                TokenRotation.need(stored.details, staleNames: stored.staleNames, installMarker: marker, now: options.now()).isNeeded
+            {
+                due = (account, stored)
+            } else {
+                due = nil
+            }
+        } catch {
+            if leaseTaken { try? await store.releaseLeases([outcome.accountID], holder: holder) }
+            throw error
+        }
+        guard let (account, stored) = due else {
+            if leaseTaken { try? await store.releaseLeases([outcome.accountID], holder: holder) }
+            return nil
+        }
+        let client = GitbayClient(
+            instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: options.client, logger: logger)
+        var machine = RenewalMachine(
+            RenewalMachine.Facts(
+                details: stored.details, staleNames: stored.staleNames, keyringItem: stored.keyringItem, staleItems: stored.staleItems,
+                accountName: account.name, installMarker: marker, keyringPresent: options.keyring != nil))
+        let first = machine.start(at: options.now())
+        return (Renewal(account: account, stored: stored, client: client, leaseTaken: leaseTaken, machine: machine), first)
+    }
+
+    /// `outcome` with what the finished renewal did: a refusal of the token is recorded
+    /// (`auth-failed`) only while the refused token is still the account's. Gives the lease back.
+    func end(_ renewal: Renewal, _ last: RenewalMachine.Effect, outcome: AccountOutcome) async -> AccountOutcome {
+        guard case .finish(var done, let refused) = last else { preconditionFailure("a renewal ended on \(last)") }
         var outcome = outcome
-        await renew(account, stored, installMarker: marker, outcome: &outcome)
+        let account = renewal.account
+        if let refused {
+            if await APITokens(store: store, keyring: options.keyring).mayHaveReplaced(renewal.stored.token, of: account) {
+                // Another process renewed or replaced the token since the pass read it: the old one was refused.
+                done.failure = nil
+                logger.info("token.renew-superseded", ["account.name": account.name])
+            } else {
+                await self.refused(account, refused, outcome: &outcome)
+            }
+        }
+        if let unavailable = done.keyringUnavailable {
+            logger.info("token.renew-waits-for-keyring", ["reason": unavailable.description])
+        } else if let failure = done.failure {
+            logger.info("token.renew-failed", ["error": failure.description])
+        }
+        outcome.tokenRenewal = done
+        outcome.writes += renewal.machine.writes
+        outcome.requests += renewal.client.requestCount + renewal.discarded
+        if renewal.leaseTaken { try? await store.releaseLeases([account.id], holder: options.leaseHolder) }
         return outcome
     }
 
@@ -58,62 +123,21 @@ struct TokenRenewer: Sendable {
         return due.isEmpty ? nil : (Set(due.keys), marker)
     }
 
-    /// Renews one account's token, holding its lease, as `RenewalMachine` decides; another
-    /// process holding the lease leaves the renewal to that process or the next run.
-    private func renew(_ account: AccountRecord, _ stored: StoredAPIToken, installMarker: String, outcome: inout AccountOutcome) async {
-        let holder = options.leaseHolder
-        guard let grant = try? await store.takeLeases([account.id], holder: holder), grant.heldElsewhere.isEmpty else { return }
-        let client = GitbayClient(
-            instance: account.instance, apiToken: stored.token, accountName: account.name, configuration: options.client, logger: logger)
-        var machine = RenewalMachine(
-            RenewalMachine.Facts(
-                details: stored.details, staleNames: stored.staleNames, keyringItem: stored.keyringItem, staleItems: stored.staleItems,
-                accountName: account.name, installMarker: installMarker, keyringPresent: options.keyring != nil))
-        var effect = machine.start(at: options.now())
-        // Requests of a successor's own client, when it discards itself.
-        var discarded = 0
-        while true {
-            if case .finish(var renewal, let refused) = effect {
-                if let refused {
-                    if await APITokens(store: store, keyring: options.keyring).mayHaveReplaced(stored.token, of: account) {
-                        // Another process renewed or replaced the token since the pass read it: the old one was refused.
-                        renewal.failure = nil
-                        logger.info("token.renew-superseded", ["account.name": account.name])
-                    } else {
-                        await self.refused(account, refused, outcome: &outcome)
-                    }
-                }
-                if let unavailable = renewal.keyringUnavailable {
-                    logger.info("token.renew-waits-for-keyring", ["reason": unavailable.description])
-                } else if let failure = renewal.failure {
-                    logger.info("token.renew-failed", ["error": failure.description])
-                }
-                outcome.tokenRenewal = renewal
-                break
-            }
-            effect = await carryOut(effect, of: account, with: client, &machine, discarded: &discarded)
-        }
-        outcome.writes += machine.writes
-        outcome.requests += client.requestCount + discarded
-        if grant.taken.contains(account.id) { try? await store.releaseLeases([account.id], holder: holder) }
-    }
-
-    /// Carries out one step of the machine and hands it what came of it.
-    private func carryOut(
-        _ effect: RenewalMachine.Effect, of account: AccountRecord, with client: GitbayClient, _ machine: inout RenewalMachine,
-        discarded: inout Int
-    ) async -> RenewalMachine.Effect {
+    /// Carries out one step of the renewal; what came of it, for its machine. A successor
+    /// that discards itself counts its requests in `renewal`.
+    func carryOut(_ effect: RenewalMachine.Effect, of renewal: inout Renewal) async -> RenewalMachine.Answer {
+        let (account, client) = (renewal.account, renewal.client)
         do {
             switch effect {
             case .listTokens:
                 let tokens = try await client.listTokens()
                 var expiries: [String: Date] = [:]
                 for token in tokens { expiries[token.name] = SyncEngine.wholeSecond(Timestamp.parse(token.expiresAt)) }
-                return machine.tokensListed(Set(tokens.map(\.name)), expiries: expiries, at: options.now())
+                return .listed(Set(tokens.map(\.name)), expiries: expiries)
             case .recordExpiry(let expiresAt, let name):
                 try await store.setAPITokenExpiry(expiresAt, ofAccount: account.id, named: name)
             case .revoke(let name):
-                return machine.revokeAnswered(await client.revokeAnswer(named: name))
+                return .revoke(await client.revokeAnswer(named: name))
             case .forgetPendingMint(let name):
                 try await store.forgetPendingMint(name, instance: account.instance)
             case .deleteItem(let item):
@@ -123,29 +147,29 @@ struct TokenRenewer: Sendable {
             case .recordSuccessor(let name, let item, let now):
                 try await store.recordStaleTokenNames([name], ofAccount: account.id, keyringItem: item, now: now)
             case .mint(let name, let ttl):
-                return machine.minted(try await client.createToken(named: name, ttl: ttl).token)
+                return .minted(try await client.createToken(named: name, ttl: ttl).token)
             case .storeInKeyring(let token, let item):
                 guard let keyring = options.keyring else { throw APITokens.noKeyring }
                 try await keyring.store(token, for: item)
             case .learnExpiry(let name):
-                return machine.expiryLearned(await SyncEngine.serverExpiry(of: name, client))
+                return .expiry(await SyncEngine.serverExpiry(of: name, client))
             case .replace(let predecessor, let token, let item, let details, let now):
-                return machine.replaced(
+                return .replaced(
                     try await store.replaceAPIToken(
                         ofAccount: account.id, named: predecessor, with: token, keyringItem: item, details: details, now: now))
             case .discard(let token, let name, let item):
-                discarded += await discard(token, named: name, item: item, of: account)
+                renewal.discarded += await discard(token, named: name, item: item, of: account)
             case .finish:
                 preconditionFailure("the end carried out")
             }
-            return machine.stepDone()
+            return .done
         } catch let error as GitbayError where error.kind == .authFailed {
-            return machine.failed(.refused(error))
+            return .failed(.refused(error))
         } catch let error as KeyringUnavailable {
             // As for a run's read of the keyring: the account waits for it, never refused.
-            return machine.failed(.keyring(error))
+            return .failed(.keyring(error))
         } catch {
-            return machine.failed(.other(AccountFailure(error)))
+            return .failed(.other(AccountFailure(error)))
         }
     }
 

@@ -49,4 +49,36 @@ struct RunProgressTests {
         #expect(try await world.store.status(ofAccount: bob.id) == bobBefore)
         #expect(fast.devices(of: "alice").count == 1)
     }
+
+    @Test(
+        "a stop during a token's renewal cancels its request in flight: the run ends at once, the renewal failed as stopped, and the next run renews"
+    )
+    func stopDuringRenewal() async throws {
+        let (server, world) = (try FakeGitbayServer(), try await ReconcileWorld())
+        defer { server.stop() }
+        let marker = try await world.store.device().installMarker
+        _ = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-" + marker)
+        try await world.setToken()
+        _ = try await world.run()
+        // The mint hangs past the test's time limit: only the stop can end it.
+        server.inject(.hang, command: "token create", user: "alice")
+        let later: @Sendable () -> Date = { Date().addingTimeInterval(61 * 86_400) }
+        let stop = ShutdownSignal()
+        stop.claim()
+        var options = world.engine(client: ReconcileWorld.patientClient, now: later).options
+        options.stopNow = { await stop.wait(for: .stopping) }
+        let watcher = Task {
+            while !server.requests().contains(where: { $0.argv.starts(with: ["token", "create"]) }) { try? await Task.sleep(for: .milliseconds(20)) }
+            stop.request()
+        }
+        let entries = try await SyncEngine(store: world.store, options: options, logger: .disabled).run()
+        watcher.cancel()
+        let renewal = try #require(entries.first?.outcome.tokenRenewal)
+        #expect(renewal.successor == nil)
+        #expect(renewal.failure?.isStop == true, "\(String(describing: renewal.failure))")
+
+        server.clearFaults()
+        let next = try await world.engine(now: later).run()
+        #expect(next.first?.outcome.tokenRenewal?.successor != nil)
+    }
 }

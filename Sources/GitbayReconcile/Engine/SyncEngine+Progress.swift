@@ -13,12 +13,15 @@ extension SyncEngine {
         case finished(RunEntry)
     }
 
-    /// The reconciler of a run that tells `progress` as each account is done, and hands the
-    /// accounts of `handOff` over as their pass ends: one of those is told once its follow-up
-    /// is done (`followUps`), and again when a later round changes what was told.
-    func reconciler(telling progress: (@Sendable (RunProgress) -> Void)?, handOff: Reconciler.Options.HandOff, followUps: FollowUps) -> Reconciler {
+    /// The reconciler of a run that tells `progress` as each account is done, renews the
+    /// tokens `renewing` names, and hands the accounts of `handOff` over as their pass ends:
+    /// one of those is told once its follow-up is done (`followUps`).
+    func reconciler(
+        telling progress: (@Sendable (RunProgress) -> Void)?, handOff: Reconciler.Options.HandOff, followUps: FollowUps,
+        renewing: (accounts: Set<Int64>, marker: String)?
+    ) -> Reconciler {
         var options = options
-        options.handOff = handOff
+        (options.handOff, options.renewing) = (handOff, renewing)
         if let progress {
             options.progress = { event in
                 switch event {

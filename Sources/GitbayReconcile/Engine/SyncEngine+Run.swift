@@ -19,22 +19,18 @@ extension SyncEngine {
     }
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
-    /// once) and, for each account on its own as its pass ends, finishes its removal when its
-    /// deregistration went through or renews its API token near its expiry (`followUp`).
+    /// once), renewing an API token near its expiry right after its account's pass, and, for
+    /// each account being signed out on its own as its pass ends, finishes its removal when its
+    /// deregistration went through (`followUp`).
     /// `progress` is told as each account's pass starts and as each account is done
     /// (`RunProgress`).
     package func run(progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let followUps = FollowUps(removing: removing, renewing: try await renewalDue())
-        let (handed, sink) = AsyncStream.makeStream(of: (AccountOutcome, Secret?).self)
-        let handOff = Reconciler.Options.HandOff(
-            accounts: followUps.accounts, final: Set(removing.keys),
-            take: { outcome, token in
-                followUps.begin(outcome.accountID)
-                sink.yield((outcome, token))
-            }, settle: followUps.settle)
-        let reconciler = reconciler(telling: progress, handOff: handOff, followUps: followUps)
+        let followUps = FollowUps(removing: removing)
+        let (handed, sink) = AsyncStream.makeStream(of: AccountOutcome.self)
+        let handOff = Reconciler.Options.HandOff(accounts: Set(removing.keys), take: { sink.yield($0) })
+        let reconciler = reconciler(telling: progress, handOff: handOff, followUps: followUps, renewing: try await renewalDue())
         let outcomes = try await followingUp(handed, followUps, telling: progress) {
             defer { sink.finish() }
             return try await reconciler.reconcile()
