@@ -13,7 +13,7 @@ import Testing
 @Suite("Renewal machine, random answers")
 struct RenewalMachineFuzzTests {
     typealias Effect = RenewalMachine.Effect
-    typealias Fixed = RenewalMachineTests
+    typealias Fixed = RenewalMachineTableTests
 
     static let failures: [RenewalMachine.Failure] = [.refused(Fixed.refusal), .keyring(.locked), .other(.server(Fixed.down))]
 
@@ -32,7 +32,7 @@ struct RenewalMachineFuzzTests {
                     ($0, Bool.random(using: &random) ? "in-use" : "old-\($0)")
                 })
             let expiresIn = [80.0, 40, 10].randomElement(using: &random)! * 86_400
-            var machine = Fixed.machine(expiresIn: expiresIn, stale: stale, item: item, staleItems: staleItems)
+            var machine = RenewalMachine(Fixed.facts(expiresIn: expiresIn, stale: stale, item: item, staleItems: staleItems))
             var effect = machine.start(at: Fixed.now)
             var (recorded, swapped, steps) = (Set<String>(), false, 0)
             while steps < 100 {
