@@ -15,10 +15,13 @@ extension SecretServiceKeyring {
         @Sendable (UnsafeMutablePointer<csecret_session>, (csecret_result) -> KeyringUnavailable) -> Result<Value, KeyringUnavailable>
 
     /// Opens the library and a session on the bus of this keyring's environment, runs
-    /// `operation` in it on the queue, and closes the session, all within `timeout`.
+    /// `operation` in it on the queue, and closes the session, all within `timeout`. An
+    /// environment that names no bus fails before the library is opened: loading libsecret and
+    /// the GLib stack costs more than a steady run of one account, on every run of a headless
+    /// machine whose tokens wait for a keyring.
     func perform<Value: Sendable>(_ operation: @escaping Operation<Value>) async throws(KeyringUnavailable) -> Value {
-        let library = try SecretLibrary.library(at: libraryPath).get()
         let address = try SessionBus.address(in: environment, exists: { FileManager.default.fileExists(atPath: $0) }).get()
+        let library = try SecretLibrary.library(at: libraryPath).get()
         let cancellation = OperationCancellation(library: library)
         let timeout = self.timeout
         let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)

@@ -48,6 +48,22 @@ struct KeyringUnavailableTests {
         }
     }
 
+    @Test("no session bus in the environment: the library is not even opened (a missing one is not what is reported)")
+    func noBusNoLibraryLoaded() async throws {
+        let folder = try TemporaryDirectory()
+        let keyring = SecretServiceKeyring(environment: ["GITBAY_SYNC_LIBSECRET": folder.file("libsecret-1.so.0"), "XDG_RUNTIME_DIR": folder.path])
+
+        let failures = await Self.failures(of: keyring)
+
+        #expect(failures.count == 3)
+        for failure in failures {
+            guard case .noSessionBus = failure else {
+                Issue.record("expected noSessionBus, got \(String(describing: failure))")
+                continue
+            }
+        }
+    }
+
     @Test("a bus address where nothing listens: no session bus, and the secret is in no error")
     func nothingListening() async throws {
         let folder = try TemporaryDirectory()
