@@ -1,6 +1,7 @@
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -33,14 +34,12 @@ extension CommandRunner {
         let shutdown = context.shutdown
         shutdown.claim()
         let store = try await openExistingStore()
-        let records = try await store.accounts()
-        let names = records.map(\.name)
         let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
-        let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
-        let live = progressOutput(order: records.map(\.id))
+        let (live, read) = (progressOutput(order: []), RunAccounts())
         let entries = try await liveEntries(
-            store, concurrency: concurrency, now: now, live: live, width: width,
-            history: historyTrigger(unattended: unattended))
+            store, concurrency: concurrency, now: now, live: live, read: read, history: historyTrigger(unattended: unattended))
+        let records = try await read.records(orIn: store)
+        let width = read.width(of: records)
         let outcomes = (entries ?? []).map { Self.said($0, now: context.now()) }
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
@@ -49,7 +48,7 @@ extension CommandRunner {
             ReportedOutput(
                 json: .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))]
                 ),
-                text: names.isEmpty && outcomes.isEmpty
+                text: records.isEmpty && outcomes.isEmpty
                     ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
             ))
         if !global.json { printChanged(done, printed: live.done, width: width) }
@@ -78,7 +77,7 @@ extension CommandRunner {
     /// The run's entries, each account's line printed as it is done; nil when a second signal
     /// cancelled the run before it returned them.
     private func liveEntries(
-        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int,
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, read: RunAccounts,
         history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
@@ -90,12 +89,16 @@ extension CommandRunner {
                 stopNow: { await shutdown.wait(for: .stopping) }, history: history,
                 progress: { event in
                     switch event {
+                    case .read(let accounts):
+                        read.tell(accounts, laidOut: !json)
+                        live.order(accounts.map(\.id))
                     case .started(let account):
                         live.started(account.id, name: account.name)
                     case .finished(let entry):
                         let outcome = Self.said(entry, now: clock())
                         let line =
-                            json || outcome.stopped ? nil : Self.outcomeLine(outcome, width: width, counts: counts, fit: fit, journal: journal)
+                            json || outcome.stopped
+                            ? nil : Self.outcomeLine(outcome, width: read.width, counts: counts, fit: fit, journal: journal)
                         live.finished(outcome.accountID, line: line)
                     }
                 })
@@ -140,6 +143,37 @@ extension CommandRunner {
         let names = notDone.map { TerminalText.escaped($0) }.joined(separator: ", ")
         return
             "Error: interrupted: \(notDone.count) of \(total) account\(total == 1 ? "" : "s") not done: \(names). The others are recorded; the next `gitbay-sync run` reconciles these."
+    }
+}
+
+/// The accounts a run read as it began (`SyncEngine.RunProgress.read`), and the width of their
+/// names in its lines: what `run` lays its lines out by and names when stopped, not read again.
+final class RunAccounts: Sendable {
+    private let told = Mutex<(records: [AccountRecord], width: Int)?>(nil)
+
+    /// Keeps the accounts the run read; with `laidOut` (text output), the width of their names too.
+    func tell(_ records: [AccountRecord], laidOut: Bool) {
+        let width = laidOut ? Self.width(of: records) : 0
+        told.withLock { $0 = (records, width) }
+    }
+
+    /// The accounts told or, when none were (a second signal cancelled the run before it read
+    /// them), those `store` holds now.
+    func records(orIn store: StateStore) async throws -> [AccountRecord] {
+        if let records = told.withLock({ $0?.records }) { return records }
+        return try await store.accounts()
+    }
+
+    /// The width of the names told (0 before, or under `--json`, which lays out no line).
+    var width: Int { told.withLock { $0?.width ?? 0 } }
+
+    /// The width told, or, when none was, that of `records`' names.
+    func width(of records: [AccountRecord]) -> Int {
+        told.withLock { $0?.width } ?? Self.width(of: records)
+    }
+
+    private static func width(of records: [AccountRecord]) -> Int {
+        records.map { TerminalText.escaped($0.name).count }.max() ?? 0
     }
 }
 
