@@ -95,10 +95,10 @@ extension CommandRunner {
                     case .started(let account):
                         live.started(account.id, name: account.name)
                     case .finished(let entry):
+                        // Under --json no line is printed: the outcome is worded once, as the run returns.
+                        guard !json else { return live.finished(entry.outcome.accountID, line: nil) }
                         let outcome = Self.said(entry, now: clock())
-                        let line =
-                            json || outcome.stopped
-                            ? nil : Self.outcomeLine(outcome, width: read.width, counts: counts, fit: fit, journal: journal)
+                        let line = outcome.stopped ? nil : Self.outcomeLine(outcome, width: read.width, counts: counts, fit: fit, journal: journal)
                         live.finished(outcome.accountID, line: line)
                     }
                 })
