@@ -90,12 +90,16 @@ package final class RunProgressOutput: Sendable {
     private func release(_ state: inout State, all: Bool) {
         guard !state.held.isEmpty else { return }
         var ready: [String] = []
-        let now = now()
-        for id in state.order {
-            if let line = state.held.removeValue(forKey: id) {
-                ready.append(line)
-            } else if !all, state.done[id] == nil, !isLong(state.inFlight[id]?.since ?? began, now: now) {
-                break
+        // With `all`, one line has no order to keep: off a terminal, where each account's line is
+        // printed as it is done, the accounts are not gone through for every line.
+        if !all || state.held.count > 1 {
+            let now = now()
+            for id in state.order {
+                if let line = state.held.removeValue(forKey: id) {
+                    ready.append(line)
+                } else if !all, state.done[id] == nil, !isLong(state.inFlight[id]?.since ?? began, now: now) {
+                    break
+                }
             }
         }
         if all || state.order.isEmpty {
