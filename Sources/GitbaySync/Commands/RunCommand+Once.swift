@@ -45,9 +45,8 @@ extension CommandRunner {
         // What a stop cut short is not the account's failure: it is named as not done.
         let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
         show(
-            ReportedOutput(
-                json: .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))]
-                ),
+            RunOutput(
+                outcomes: outcomes,
                 text: records.isEmpty && outcomes.isEmpty
                     ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
             ))
@@ -145,6 +144,17 @@ extension CommandRunner {
         let names = notDone.map { TerminalText.escaped($0) }.joined(separator: ", ")
         return
             "Error: interrupted: \(notDone.count) of \(total) account\(total == 1 ? "" : "s") not done: \(names). The others are recorded; the next `gitbay-sync run` reconciles these."
+    }
+}
+
+/// What `run` prints on stdout as it ends: under `--json` every outcome, made only then; as
+/// text, what a run without accounts says (the accounts' lines were printed as they came).
+struct RunOutput: CommandOutput {
+    let outcomes: [SaidOutcome]
+    let text: [String]
+
+    var json: JSONValue {
+        .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))])
     }
 }
 
