@@ -56,6 +56,9 @@ extension Reconciler {
 
         /// What `progress` is told.
         package enum Progress: Sendable {
+            /// The run read every account, in sign-in order: told once, by its first round,
+            /// before anything else.
+            case read([AccountRecord])
             /// The account's pass started: its first request is on its way.
             case started(AccountRecord)
             /// The account's pass ended (or it was left alone), with its outcome before the

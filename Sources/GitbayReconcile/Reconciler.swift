@@ -111,6 +111,7 @@ package struct Reconciler: Sendable {
     /// round found (`replacing`).
     private func reconcileRound(only: Set<Int64>?, progress: Options.Listener?, later: Bool = false) async throws -> Round {
         let facts = try await store.runFacts()
+        if !later { progress?(.read(facts.accounts)) }
         let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
         let progress = later ? progress : options.handOff.map { $0.handingOver(telling: progress) } ?? progress

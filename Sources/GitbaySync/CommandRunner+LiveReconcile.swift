@@ -44,6 +44,8 @@ extension CommandRunner {
             store, mayStartMore: { shutdown.phase == .running }, stopNow: { await shutdown.wait(for: .stopping) },
             progress: { event in
                 switch event {
+                case .read:
+                    break
                 case .started(let account):
                     live.started(account.id, name: account.name)
                 case .finished(let outcome):

@@ -193,7 +193,8 @@ struct CommandRunner {
             for outcome in outcomes { context.console.out(outcomeLine(outcome, width: width)) }
         }
         let err = journalErr
-        let failed = outcomes.filter(\.isFailure)
+        // A closure: the key path `\.isFailure` is SaidOutcome's dynamic member, applied at run time for each outcome.
+        let failed = outcomes.filter { $0.isFailure }
         let summary = PartialFailureSummary(
             failures: failed.map { outcome in
                 (outcome.account, outcome.error ?? outcome.reason.map { "\(outcome.account): \($0)" } ?? "\(outcome.account) failed")

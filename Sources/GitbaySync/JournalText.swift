@@ -101,11 +101,12 @@ struct JournalText: Sendable {
     /// The `-v` line closing a cycle.
     static func summary(_ number: Int, _ outcomes: [SaidOutcome], next: Duration?) -> String {
         let failed = outcomes.filter { $0.action == .failed && !$0.stopped }.count
-        let stopped = outcomes.filter(\.stopped).count
+        // Closures, not key paths: those of SaidOutcome's dynamic members are applied at run time.
+        let stopped = outcomes.filter { $0.stopped }.count
         let waiting = outcomes.filter { $0.action == .skipped && $0.isFailure }.count
         let quiet: Set<AccountOutcome.Action> = [.unchanged, .shadowed, .skipped]
         let changed = outcomes.filter { !$0.isFailure && !quiet.contains($0.action) }.count
-        let requests = outcomes.map(\.requests).reduce(0, +)
+        let requests = outcomes.reduce(0) { $0 + $1.requests }
         let then = next.map { "; next in \(IntervalParser.format(.seconds($0.components.seconds)))" } ?? "; no next cycle"
         let stillFailed = (waiting == 0 ? "" : ", \(waiting) still failed (skipped)") + (stopped == 0 ? "" : ", \(stopped) stopped")
         return

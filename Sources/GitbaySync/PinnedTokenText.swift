@@ -28,15 +28,16 @@ enum PinnedTokenText {
 extension CommandRunner {
     /// A run's warning on standard error for each account whose pinned token lapses soon.
     func warnOfPinnedTokens(_ store: StateStore) async {
-        guard let device = try? await store.device(), let records = try? await store.apiTokenRecords() else { return }
+        // Only a token with a name, an expiry and a lifetime can be warned of: most runs have none, and read no more.
+        guard let details = try? await store.namedExpiringTokenDetails(), !details.isEmpty, let device = try? await store.device() else { return }
         let now = context.now()
-        // The accounts are read only when a token is due for the warning: most runs have none.
-        let due = records.values.contains { record in
-            TokenRotation.pinnedLapseWarning(record.details, installMarker: device.installMarker).map { now >= $0 } ?? false
+        // The accounts are read only when a token is due for the warning.
+        let due = details.values.contains { token in
+            TokenRotation.pinnedLapseWarning(token, installMarker: device.installMarker).map { now >= $0 } ?? false
         }
         guard due, let accounts = try? await store.accounts() else { return }
         for account in accounts {
-            guard let token = records[account.id]?.details,
+            guard let token = details[account.id],
                 let warning = PinnedTokenText.warning(account, token: token, installMarker: device.installMarker, now: now)
             else { continue }
             context.console.err(journalErr.line(.warning, "warning: \(escaped: warning)"))

@@ -37,9 +37,11 @@ package final class RunProgressOutput: Sendable {
         var drawn: String?
         /// Lines of accounts done, waiting for an account before them in `order`.
         var held: [Int64: String] = [:]
+        /// The accounts' ids in sign-in order, the order their lines keep on a terminal.
+        var order: [Int64]
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// Whether the status line is drawn at all (a terminal, text output).
     private let shows: Bool
     private let delay: Duration
@@ -47,8 +49,6 @@ package final class RunProgressOutput: Sendable {
     private let now: @Sendable () -> Date
     private let out: @Sendable (String) -> Void
     private let errRaw: @Sendable (String) -> Void
-    /// The accounts' ids in sign-in order, the order their lines keep on a terminal.
-    private let order: [Int64]
     /// When the output began: an account not started yet counts as in flight since then (one
     /// skipped at once is done before the accounts ahead of it have started).
     private let began: Date
@@ -58,8 +58,14 @@ package final class RunProgressOutput: Sendable {
         errRaw: @escaping @Sendable (String) -> Void, order: [Int64] = []
     ) {
         (self.shows, self.delay, self.width, self.now, self.out, self.errRaw) = (shows, delay, width, now, out, errRaw)
-        self.order = order
+        state = Mutex(State(order: order))
         began = now()
+    }
+
+    /// Sets the order the lines keep, for an output made before the accounts were read; told
+    /// before any account is done.
+    func order(_ accounts: [Int64]) {
+        state.withLock { $0.order = accounts }
     }
 
     func started(_ account: Int64, name: String) {
@@ -84,15 +90,19 @@ package final class RunProgressOutput: Sendable {
     private func release(_ state: inout State, all: Bool) {
         guard !state.held.isEmpty else { return }
         var ready: [String] = []
-        let now = now()
-        for id in order {
-            if let line = state.held.removeValue(forKey: id) {
-                ready.append(line)
-            } else if !all, state.done[id] == nil, !isLong(state.inFlight[id]?.since ?? began, now: now) {
-                break
+        // With `all`, one line has no order to keep: off a terminal, where each account's line is
+        // printed as it is done, the accounts are not gone through for every line.
+        if !all || state.held.count > 1 {
+            let now = now()
+            for id in state.order {
+                if let line = state.held.removeValue(forKey: id) {
+                    ready.append(line)
+                } else if !all, state.done[id] == nil, !isLong(state.inFlight[id]?.since ?? began, now: now) {
+                    break
+                }
             }
         }
-        if all || order.isEmpty {
+        if all || state.order.isEmpty {
             ready += state.held.values
             state.held = [:]
         }

@@ -41,6 +41,9 @@ struct RunProgressTests {
         }
         let events = told.all
         #expect(events.contains(.started(alice)) && events.contains(.started(bob)))
+        // The accounts the run read come first, once, in sign-in order: its caller need not read them again.
+        #expect(events.first == .read([alice, bob]))
+        #expect(events.count { if case .read = $0 { true } else { false } } == 1)
         let done = events.compactMap { event -> AccountOutcome? in if case .finished(let entry) = event { entry.outcome } else { nil } }
         #expect(done.map(\.account) == [alice.name, bob.name])
         #expect(done.first?.action == .added)

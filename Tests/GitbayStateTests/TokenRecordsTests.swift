@@ -32,4 +32,27 @@ struct TokenRecordsTests {
         // Read as tokens, the one the keyring holds is there only once the keyring was read.
         #expect(Set(try await store.storedAPITokens().keys) == [alice.id])
     }
+
+    @Test("the tokens a pinned name's lapse can be warned of: those with a name, an expiry and a lifetime, their details as recorded")
+    func namedExpiring() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let instance = try InstanceURL(parsing: "https://gitbay.example")
+        let (expiry, lifetime) = (Date(timeIntervalSince1970: 1_800_000_000), Duration.seconds(90 * 86_400))
+        let given: [(String, APITokenDetails)] = [
+            ("full", APITokenDetails(name: "pinned", expiresAt: expiry, lifetime: lifetime)),
+            ("unnamed", APITokenDetails(name: nil, expiresAt: expiry, lifetime: lifetime)),
+            ("endless", APITokenDetails(name: "pinned", expiresAt: nil, lifetime: lifetime)),
+            ("unknown-lifetime", APITokenDetails(name: "pinned", expiresAt: expiry, lifetime: nil)),
+            ("no-lifetime", APITokenDetails(name: "pinned", expiresAt: expiry, lifetime: .zero)),
+        ]
+        var ids: [String: Int64] = [:]
+        for (username, details) in given {
+            ids[username] = try await store.signIn(instance: instance, username: username, apiToken: Secret(username), details: details).id
+        }
+        let full = try #require(ids["full"])
+        let details = try await store.namedExpiringTokenDetails()
+        #expect(Array(details.keys) == [full])
+        #expect(details[full] == (try await store.apiTokenRecords())[full]?.details)
+    }
 }

@@ -4,6 +4,9 @@ import GitbaySupport
 extension SyncEngine {
     /// What a run tells as it goes, for a caller that shows each account as it is done.
     package enum RunProgress: Sendable, Equatable {
+        /// The run read every account, in sign-in order: told once, before anything else, so
+        /// that a caller need not read them again to lay out what it shows.
+        case read([AccountRecord])
         /// The account's pass started: its first request is on its way.
         case started(AccountRecord)
         /// The account is done for this run, its entry as `run` returns it. The verdicts of
@@ -25,6 +28,8 @@ extension SyncEngine {
         if let progress {
             options.progress = { event in
                 switch event {
+                case .read(let accounts):
+                    progress(.read(accounts))
                 case .started(let account):
                     progress(.started(account))
                 case .finished(let outcome):

@@ -1,6 +1,7 @@
 import GitbayReconcile
 import GitbayState
 import GitbaySupport
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -33,23 +34,20 @@ extension CommandRunner {
         let shutdown = context.shutdown
         shutdown.claim()
         let store = try await openExistingStore()
-        let records = try await store.accounts()
-        let names = records.map(\.name)
         let baseline = unattended ? await notificationBaseline(store, notify: notify) : nil
-        let width = names.map { TerminalText.escaped($0).count }.max() ?? 0
-        let live = progressOutput(order: records.map(\.id))
+        let (live, read) = (progressOutput(order: []), RunAccounts())
         let entries = try await liveEntries(
-            store, concurrency: concurrency, now: now, live: live, width: width,
-            history: historyTrigger(unattended: unattended))
+            store, concurrency: concurrency, now: now, live: live, read: read, history: historyTrigger(unattended: unattended))
+        let records = try await read.records(orIn: store)
+        let width = read.width(of: records)
         let outcomes = (entries ?? []).map { Self.said($0, now: context.now()) }
         let interrupted = shutdown.phase != .running
         // What a stop cut short is not the account's failure: it is named as not done.
         let done = interrupted ? outcomes.filter { !$0.stopped } : outcomes
         show(
-            ReportedOutput(
-                json: .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))]
-                ),
-                text: names.isEmpty && outcomes.isEmpty
+            RunOutput(
+                outcomes: outcomes,
+                text: records.isEmpty && outcomes.isEmpty
                     ? [journalOut.line(.info, "No accounts. Sign in with `gitbay-sync login <instance-url>`.")] : []
             ))
         if !global.json { printChanged(done, printed: live.done, width: width) }
@@ -78,7 +76,7 @@ extension CommandRunner {
     /// The run's entries, each account's line printed as it is done; nil when a second signal
     /// cancelled the run before it returned them.
     private func liveEntries(
-        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, width: Int,
+        _ store: StateStore, concurrency: Int?, now: Bool, live: RunProgressOutput, read: RunAccounts,
         history: RunHistoryRecord.Trigger
     ) async throws -> [SyncEngine.RunEntry]? {
         let shutdown = context.shutdown
@@ -90,12 +88,16 @@ extension CommandRunner {
                 stopNow: { await shutdown.wait(for: .stopping) }, history: history,
                 progress: { event in
                     switch event {
+                    case .read(let accounts):
+                        read.tell(accounts, laidOut: !json)
+                        live.order(accounts.map(\.id))
                     case .started(let account):
                         live.started(account.id, name: account.name)
                     case .finished(let entry):
+                        // Under --json no line is printed: the outcome is worded once, as the run returns.
+                        guard !json else { return live.finished(entry.outcome.accountID, line: nil) }
                         let outcome = Self.said(entry, now: clock())
-                        let line =
-                            json || outcome.stopped ? nil : Self.outcomeLine(outcome, width: width, counts: counts, fit: fit, journal: journal)
+                        let line = outcome.stopped ? nil : Self.outcomeLine(outcome, width: read.width, counts: counts, fit: fit, journal: journal)
                         live.finished(outcome.accountID, line: line)
                     }
                 })
@@ -123,7 +125,9 @@ extension CommandRunner {
     func printChanged(_ outcomes: [SaidOutcome], printed: [Int64: String?], width: Int) {
         for outcome in outcomes {
             let line = outcomeLine(outcome, width: width)
-            if (printed[outcome.accountID] ?? nil).map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
+            let before = printed[outcome.accountID] ?? nil
+            // The same line is the same without its counts: most accounts' lines are, and skip that comparison's regex.
+            if before != line, before.map(Self.withoutCounts) != Self.withoutCounts(line) { context.console.out(line) }
         }
     }
 
@@ -140,6 +144,48 @@ extension CommandRunner {
         let names = notDone.map { TerminalText.escaped($0) }.joined(separator: ", ")
         return
             "Error: interrupted: \(notDone.count) of \(total) account\(total == 1 ? "" : "s") not done: \(names). The others are recorded; the next `gitbay-sync run` reconciles these."
+    }
+}
+
+/// What `run` prints on stdout as it ends: under `--json` every outcome, made only then; as
+/// text, what a run without accounts says (the accounts' lines were printed as they came).
+struct RunOutput: CommandOutput {
+    let outcomes: [SaidOutcome]
+    let text: [String]
+
+    var json: JSONValue {
+        .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))])
+    }
+}
+
+/// The accounts a run read as it began (`SyncEngine.RunProgress.read`), and the width of their
+/// names in its lines: what `run` lays its lines out by and names when stopped, not read again.
+final class RunAccounts: Sendable {
+    private let told = Mutex<(records: [AccountRecord], width: Int)?>(nil)
+
+    /// Keeps the accounts the run read; with `laidOut` (text output), the width of their names too.
+    func tell(_ records: [AccountRecord], laidOut: Bool) {
+        let width = laidOut ? Self.width(of: records) : 0
+        told.withLock { $0 = (records, width) }
+    }
+
+    /// The accounts told or, when none were (a second signal cancelled the run before it read
+    /// them), those `store` holds now.
+    func records(orIn store: StateStore) async throws -> [AccountRecord] {
+        if let records = told.withLock({ $0?.records }) { return records }
+        return try await store.accounts()
+    }
+
+    /// The width of the names told (0 before, or under `--json`, which lays out no line).
+    var width: Int { told.withLock { $0?.width ?? 0 } }
+
+    /// The width told, or, when none was, that of `records`' names.
+    func width(of records: [AccountRecord]) -> Int {
+        told.withLock { $0?.width } ?? Self.width(of: records)
+    }
+
+    private static func width(of records: [AccountRecord]) -> Int {
+        records.map { TerminalText.escaped($0.name).count }.max() ?? 0
     }
 }
 
