@@ -28,6 +28,10 @@ extension AccountRemoval {
             }
             (stored, hold, unread) = (nil, hold ?? revocation, .some(name))
         }
+        // A sign-in made since the removal began (during the hook, say) has replaced the token
+        // and its name: the name read above would be the new token's. Checked after the read,
+        // so that the name revoked below is the removal's own.
+        guard try await isStillRemoving(account) else { return .signedInAgain(try await stillSignedIn(account, outcome)) }
         var token = Self.unsent(stored, refused: outcome.condition == .authFailed)
         if let unread {
             // Not read, so not revoked: whatever its name, it stays valid.

@@ -170,7 +170,7 @@ package struct AccountRemoval: Sendable {
     }
 
     /// True while the account is still in the removal it was read in.
-    private func isStillRemoving(_ account: AccountRecord) async throws -> Bool {
+    func isStillRemoving(_ account: AccountRecord) async throws -> Bool {
         guard let now = try await reconciler.store.account(id: account.id) else { return false }
         return now.state == .removing && now.removalStartedAt == account.removalStartedAt
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GitbayFake
 import ReconcileSupport
+import Synchronization
 import TestSupport
 import Testing
 
@@ -21,6 +22,46 @@ struct TokenRevocationTests {
     actor Counter {
         private(set) var value = 0
         func add() { value += 1 }
+    }
+
+    /// A pre-removal step that signs the account in again, with a token minted under another
+    /// name, as `login --ssh` would while the removal waits on the hook.
+    final class SignInAgainStep: PreRemovalStep {
+        let world: ReconcileWorld
+        let server: FakeGitbayServer
+        let token = Mutex<String?>(nil)
+
+        init(world: ReconcileWorld, server: FakeGitbayServer) {
+            (self.world, self.server) = (world, server)
+        }
+
+        func run(for account: AccountRecord, shutdown: ShutdownSignal) async throws {
+            let (_, minted) = try await world.signInMinted(server, "alice", name: "gitbay-sync-desk-gbs-aaaaaa")
+            token.withLock { $0 = minted }
+        }
+    }
+
+    @Test("a run's removal whose account is signed in again during the hook does not revoke the new sign-in's token, and keeps the account")
+    func signInDuringRunRemoval() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, _) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-aaaaaa")
+        try await world.setToken()
+        _ = try await world.run()
+        try await world.store.setState(.removing, ofAccount: alice.id)
+        let step = SignInAgainStep(world: world, server: server)
+
+        let entries = try await world.engine(step: step).run()
+
+        let new = try #require(step.token.withLock { $0 }, "the step ran")
+        #expect(server.accepts(new), "the removal revoked the token of the sign-in made during it")
+        #expect(!server.requests().contains { $0.argv == ["token", "revoke", "gitbay-sync-desk-gbs-aaaaaa"] })
+        #expect(try await world.store.account(id: alice.id)?.state == .active)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == Secret(new))
+        guard case .signedInAgain = entries.first?.removal else {
+            Issue.record("the removal did not end as signed in again: \(String(describing: entries.first?.removal))")
+            return
+        }
     }
 
     static let revokeFailure = FakeFault.status(503, body: #"{"protocol_version":1,"error":"store busy"}"#)
