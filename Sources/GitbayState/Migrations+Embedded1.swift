@@ -4,7 +4,7 @@
 extension Migration {
     /// Migrations 1 to 8, in order.
     static let part1: [Migration] = [
-        Migration(version: 1, name: "initial", sql: #"""
+        Migration(version: 1, name: "initial", checksum: "feb186631ca80438", sql: #"""
 -- The state of one device: which accounts are signed in, the push token, and which server
 -- rows this device holds. Migrations are append-only: never edit a file once released.
 
@@ -85,7 +85,7 @@ CREATE TABLE account_status (
     etag_basis      TEXT
 ) STRICT;
 """#),
-        Migration(version: 2, name: "row_identity", sql: #"""
+        Migration(version: 2, name: "row_identity", checksum: "f51886cd177d223e", sql: #"""
 -- A record names one server row over time and the token that row holds. Ids alone prove
 -- nothing (a server reuses them) and neither does the token display (it shows 8 bytes).
 
@@ -110,7 +110,7 @@ ALTER TABLE device_token_history ADD COLUMN shown TEXT;
 -- lesson stored by an earlier version is discarded.
 ALTER TABLE instances DROP COLUMN row_policy;
 """#),
-        Migration(version: 3, name: "account_leases", sql: #"""
+        Migration(version: 3, name: "account_leases", checksum: "274192b0023bf397", sql: #"""
 -- Which process is reconciling an account right now. Two runs never reconcile one account at
 -- once, and a removal never deletes an account while a run may still add a row for it, yet
 -- no lock is held across the network: a lease is a row, taken and given back in short
@@ -124,14 +124,14 @@ CREATE TABLE account_leases (
     expires_at TEXT NOT NULL
 ) STRICT;
 """#),
-        Migration(version: 4, name: "next_retry_reason", sql: #"""
+        Migration(version: 4, name: "next_retry_reason", checksum: "811e5f3094cb88d4", sql: #"""
 -- Why an account waits until next_retry_at, so `status` and `run` can say: 'backoff'
 -- (failures in a row), 'retry-after' (the server asked), 'write-limit' (the server's write
 -- limit named the wait), 'denied' or 'push-disabled' (retried rarely). NULL when it does not
 -- wait.
 ALTER TABLE account_status ADD COLUMN next_retry_reason TEXT;
 """#),
-        Migration(version: 5, name: "unattended_runs", sql: #"""
+        Migration(version: 5, name: "unattended_runs", checksum: "ebad8163927e4210", sql: #"""
 -- The latest run nobody typed, per trigger: the installed service's `run --unattended`
 -- ('service') and a cycle of `run --every` ('every'). `doctor` reads it to tell when the
 -- service last ran and how it went.
@@ -151,7 +151,7 @@ CREATE TABLE unattended_runs (
     pid             INTEGER NOT NULL
 ) STRICT;
 """#),
-        Migration(version: 6, name: "installs_and_servers", sql: #"""
+        Migration(version: 6, name: "installs_and_servers", checksum: "9b0ee8b39665c9d5", sql: #"""
 -- An install is bound to the machine it was made on, and one server may answer under several
 -- names.
 
@@ -187,7 +187,7 @@ CREATE TABLE same_servers (
     PRIMARY KEY (instance, other)
 ) STRICT;
 """#),
-        Migration(version: 7, name: "token_names", sql: #"""
+        Migration(version: 7, name: "token_names", checksum: "743dee330e5a31c9", sql: #"""
 -- What is known of an account's API token besides the token itself.
 
 -- The name the token was minted under (`token create --name`): given by `login --ssh`, which
@@ -198,7 +198,7 @@ ALTER TABLE api_tokens ADD COLUMN name TEXT;
 -- not known, or for a token that never expires.
 ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;
 """#),
-        Migration(version: 8, name: "token_store", sql: #"""
+        Migration(version: 8, name: "token_store", checksum: "c04a57bc9194d5d1", sql: #"""
 -- Where an account's API token lives. `store` is 'keyring' when the OS keyring holds it (the
 -- item of service gitbay-sync and account accounts.name): the row keeps only that reference,
 -- and `token` is NULL. 'database' when it is kept here (asked for with `login --token-store

@@ -4,7 +4,7 @@
 extension Migration {
     /// Migrations 9 to 18, in order.
     static let part2: [Migration] = [
-        Migration(version: 9, name: "token_rotation", sql: #"""
+        Migration(version: 9, name: "token_rotation", checksum: "2df16481811d3c4c", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
 
 -- How long the token was minted to live (`token create --ttl`), in seconds: a rotation mints
@@ -28,7 +28,7 @@ CREATE TABLE stale_api_tokens (
 -- because the token could not be revoked does not run the step again.
 ALTER TABLE accounts ADD COLUMN removal_step_passed_for TEXT;
 """#),
-        Migration(version: 10, name: "keyring_items", sql: #"""
+        Migration(version: 10, name: "keyring_items", checksum: "b2045015ee9ec55f", sql: #"""
 -- Which keyring item holds a token, so that a rotation can write its successor beside the
 -- token in use instead of over it.
 
@@ -43,7 +43,7 @@ ALTER TABLE api_tokens ADD COLUMN keyring_item TEXT;
 -- item once the token is revoked, before they forget the name. NULL: no item to delete.
 ALTER TABLE stale_api_tokens ADD COLUMN keyring_item TEXT;
 """#),
-        Migration(version: 11, name: "run_history", sql: #"""
+        Migration(version: 11, name: "run_history", checksum: "ced63ab5ffb8e981", sql: #"""
 -- The latest runs, newest kept, for `status --history`: when each started and ended, what
 -- started it, how it went and what it changed. A run writes its row in a transaction it makes
 -- anyway (a steady run's, the one that records its verdicts), and deletes the rows past the
@@ -69,13 +69,13 @@ CREATE TABLE run_history (
     UNIQUE (started_at, pid)
 ) STRICT;
 """#),
-        Migration(version: 12, name: "ssh_destinations", sql: #"""
+        Migration(version: 12, name: "ssh_destinations", checksum: "29375fc1a1426669", sql: #"""
 -- Where the account's server serves SSH, as `login --ssh` was given it (`user@host` or
 -- `user@host:port`): the commands a message gives for revoking a token by hand go there.
 -- NULL: never given, and `git@` the instance's host is meant.
 ALTER TABLE accounts ADD COLUMN ssh_destination TEXT;
 """#),
-        Migration(version: 13, name: "distinct_servers", sql: #"""
+        Migration(version: 13, name: "distinct_servers", checksum: "4679a578855713d7", sql: #"""
 -- Pairs of instance URLs seen to name two servers: after an account under one recorded a row
 -- of this device's token, an account under the other still listed the row it had recorded
 -- with the same id and `added`. A row that later goes missing never proves such a pair one
@@ -87,7 +87,7 @@ CREATE TABLE distinct_servers (
     PRIMARY KEY (instance, other)
 ) STRICT;
 """#),
-        Migration(version: 14, name: "unchecked_accounts", sql: #"""
+        Migration(version: 14, name: "unchecked_accounts", checksum: "6bfb1c81112ee1ec", sql: #"""
 -- Why the latest run could not check an account, since when, and in how many runs in a row:
 -- nothing was asked of its server (its API token could not be read from the OS keyring,
 -- another gitbay-sync held it, or what it should have kept changing). `status` says so and
@@ -135,7 +135,7 @@ INSERT INTO unattended_runs_next (trigger, started_at, finished_at, result, acco
 DROP TABLE unattended_runs;
 ALTER TABLE unattended_runs_next RENAME TO unattended_runs;
 """#),
-        Migration(version: 15, name: "row_doubts", sql: #"""
+        Migration(version: 15, name: "row_doubts", checksum: "1c7271e01689d0c3", sql: #"""
 -- What one account's pass learned about another's row, for that account's own next pass:
 -- an add under another name of what may be the same server may have moved the row (the add
 -- failed unanswered, or the lists that would settle it could not be read). Only the account's
@@ -148,7 +148,7 @@ CREATE TABLE row_doubts (
     by_instance TEXT NOT NULL
 ) STRICT;
 """#),
-        Migration(version: 16, name: "pending_mints", sql: #"""
+        Migration(version: 16, name: "pending_mints", checksum: "214410172f3734c4", sql: #"""
 -- A token `login --ssh` is about to mint on a server no account here is signed in to: its
 -- name, recorded before the mint, for the account it will belong to is not known until the
 -- token answers `whoami`. A login stopped between the mint and the sign-in (a kill, a crash)
@@ -162,13 +162,13 @@ CREATE TABLE pending_mints (
     PRIMARY KEY (instance, ssh_destination, name)
 ) STRICT;
 """#),
-        Migration(version: 17, name: "push_choice", sql: #"""
+        Migration(version: 17, name: "push_choice", checksum: "3e1cb540c020363b", sql: #"""
 -- The push switch as the user last set it here with `push off` (1) or `push on` (0): a
 -- deliberate choice that `status` shows, not a failure. The server holds the setting itself;
 -- this is only what was asked for from this device.
 ALTER TABLE accounts ADD COLUMN push_off INTEGER NOT NULL DEFAULT 0 CHECK (push_off IN (0, 1));
 """#),
-        Migration(version: 18, name: "row_doubt_rows", sql: #"""
+        Migration(version: 18, name: "row_doubt_rows", checksum: "86a450d22dd0c801", sql: #"""
 -- The row a doubt is about, when one is known: another account recorded a row holding this
 -- device's token under another name, with the same id and `added` as this account's record
 -- of it. When this account's own next list no longer has that row, the row moved from one

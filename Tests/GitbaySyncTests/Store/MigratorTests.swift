@@ -33,6 +33,15 @@ struct MigratorTests {
         }
     }
 
+    @Test("each embedded checksum is the fingerprint of its SQL, as every database recorded it")
+    func embeddedChecksums() {
+        for migration in Migration.all {
+            #expect(migration.checksum == Migration.fingerprint(migration.sql), "run scripts/generate-migrations: \(migration.name)")
+        }
+        // The first migration's, as every database made so far recorded it: the fingerprint itself never changes.
+        #expect(Migration.all.first?.checksum == "feb186631ca80438")
+    }
+
     @Test("a fresh database gets every migration, and opening again applies nothing")
     func freshThenNoOp() async throws {
         let folder = try TemporaryDirectory()
