@@ -28,9 +28,7 @@ extension AccountRemoval {
             }
             (stored, hold, unread) = (nil, hold ?? revocation, .some(name))
         }
-        // A sign-in made since the removal began (during the hook, say) has replaced the token
-        // and its name: the name read above would be the new token's. Checked after the read,
-        // so that the name revoked below is the removal's own.
+        // Checked after the read: a sign-in since the removal began replaced the token and its name.
         guard try await isStillRemoving(account) else { return .signedInAgain(try await stillSignedIn(account, outcome)) }
         var token = Self.unsent(stored, refused: outcome.condition == .authFailed)
         if let unread {
