@@ -73,6 +73,11 @@ extension PassPool {
             preconditionFailure("a renewal step for no renewal")
         }
         let (renewer, sink) = (renewer, arrivals.continuation)
+        let answering: @Sendable () async -> Void = {
+            var renewal = renewal
+            let answer = await renewer.carryOut(effect, of: &renewal)
+            sink.yield(.renewal(index, .answered(answer, discarded: renewal.discarded)))
+        }
         switch effect {
         case .finish:
             group.addTask { sink.yield(.renewal(index, .ended(await renewer.end(renewal, effect, outcome: held.outcome)))) }
@@ -84,17 +89,9 @@ extension PassPool {
             take(.answered(.failed(.other(.server(cancelled))), discarded: renewal.discarded), of: index, &group)
         case .listTokens, .revoke, .mint, .learnExpiry:
             // A request: its own task, which a stop cancels (`PassPool.InFlight.request`).
-            lane.request = Task {
-                var renewal = renewal
-                let answer = await renewer.carryOut(effect, of: &renewal)
-                sink.yield(.renewal(index, .answered(answer, discarded: renewal.discarded)))
-            }
+            lane.request = Task(operation: answering)
         default:
-            group.addTask {
-                var renewal = renewal
-                let answer = await renewer.carryOut(effect, of: &renewal)
-                sink.yield(.renewal(index, .answered(answer, discarded: renewal.discarded)))
-            }
+            group.addTask(operation: answering)
         }
     }
 
