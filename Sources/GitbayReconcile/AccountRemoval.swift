@@ -90,43 +90,33 @@ package struct AccountRemoval: Sendable {
     }
 
     /// Finishes a removal whose deregistration `outcome` is known (from this run's reconcile):
-    /// the step (unless it passed already in this removal), the token revoked, then the
-    /// deletion. Nothing is run or deleted once the account is no longer in the removal
-    /// `account` was read in: a sign-in made meanwhile wins, whatever the interleaving.
+    /// the steps of its machine (`RemovalMachine`) carried out one after another.
     package func complete(_ account: AccountRecord, after outcome: AccountOutcome, force: Bool) async throws -> Result {
-        var outcome = outcome
-        guard try await isStillRemoving(account) else { return .signedInAgain(try await stillSignedIn(account, outcome)) }
-        var hold: RemovalHold?
-        if try await Self.revokedAfterStep(account, outcome, reconciler.store) {
-            // Deregistered before the step passed: the refusal is the removal's own revocation.
-            (outcome.action, outcome.condition, outcome.failure, outcome.skipReason) = (.unchanged, .removing, nil, nil)
+        guard let result = try await carryOut(Ongoing(account, after: outcome, force: force, inRun: false)) else {
+            preconditionFailure("remove-account's removal left for a run")
         }
-        if !(outcome.isFailure || outcome.action == .skipped) {
-            if let failure = await runStep(for: account) {
-                if failure.interrupted { return .interrupted(Self.held(outcome, .local(.removalStep(failure.detail))), reason: failure.detail) }
-                hold = .stepFailed(failure.detail)
+        return result
+    }
+
+    /// Carries `removal` out to its end, one step after another; nil when a run's removal was
+    /// left for a later run. A stop cancels a revocation's request in flight.
+    func carryOut(_ removal: Ongoing) async throws -> Result? {
+        var removal = removal
+        var effect = removal.machine.start()
+        while true {
+            let answer: RemovalMachine.Answer
+            switch effect {
+            case .finish(let last):
+                return try await end(last, of: removal)
+            case .revoke, .checkToken:
+                guard let client = removal.client else { preconditionFailure("a request with no token read") }
+                let request = effect
+                answer = await cancelledAtStop { await self.request(request, with: client) }
+            default:
+                answer = try await carryOut(effect, of: &removal)
             }
-        } else {
-            hold = .deregistrationFailed(outcome.failure ?? Self.skipFailure(outcome.skipReason))
+            effect = removal.machine.take(answer, stopping: shutdown.phase != .running)
         }
-        // A stop holds the removal whatever `force` says: the user asked to stop, not to delete.
-        if let hold, !force || shutdown.phase != .running { return .kept(Self.held(outcome, hold.failure), reason: hold) }
-        return try await revokeAndDelete(account, outcome: outcome, hold: hold, force: force)
-    }
-
-    /// What kept a skipped pass from deregistering the device: the keyring that did not
-    /// give the token, else the server the pass could not reach.
-    private static func skipFailure(_ reason: RunSchedule.SkipReason?) -> AccountFailure {
-        if case .keyringUnavailable(let unavailable) = reason { return .local(.keyring(unavailable)) }
-        return .local(.other("the server could not be reached"))
-    }
-
-    /// True when the token of an account whose step passed in this removal (so this device was
-    /// deregistered before it) is refused: its revocation went through and its answer was lost
-    /// (a crash), or it expired. Nothing is left to send with it; the removal can end.
-    static func revokedAfterStep(_ account: AccountRecord, _ outcome: AccountOutcome, _ store: StateStore) async throws -> Bool {
-        guard outcome.condition == .authFailed else { return false }
-        return try await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)
     }
 
     /// `outcome` of a removal held by `failure`.
@@ -138,23 +128,6 @@ package struct AccountRemoval: Sendable {
         if outcome.condition != .authFailed { outcome.condition = .removing }
         outcome.failure = outcome.failure ?? failure
         return outcome
-    }
-
-    /// Runs the pre-removal step, unless it passed already in this removal; nil when it passed,
-    /// else what it said and whether a stop request cut it short (the status then says so).
-    private func runStep(for account: AccountRecord) async -> (detail: String, interrupted: Bool)? {
-        let store = reconciler.store
-        if (try? await store.removalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)) == true { return nil }
-        do {
-            try await step.run(for: account, shutdown: shutdown)
-            try? await store.markRemovalStepPassed(ofAccount: account.id, removalStartedAt: account.removalStartedAt)
-            return nil
-        } catch {
-            let interrupted = error is any PreRemovalInterruption
-            // The deregistration stands: say so, so that no one reads the account as still registered.
-            await saveHeldStatus(account, detail: interrupted ? Self.interruptedDetail : Self.hookFailedDetail, error: String(describing: error))
-            return (String(describing: error), interrupted)
-        }
     }
 
     /// Records that the account is deregistered and still `removing`, for `detail`.

@@ -89,15 +89,8 @@ extension SyncEngine {
     }
 
     private func finishRemoval(_ account: AccountRecord, after reconciled: AccountOutcome) async throws -> RunEntry {
-        var outcome = reconciled
-        if outcome.condition == .authFailed, outcome.skipReason == nil {
-            // Refused now: no later run sends the token again.
-            outcome.skipReason = .removalTokenRefused
-        }
-        let deregistered = !outcome.isFailure && outcome.action != .skipped
-        let revoked = try await AccountRemoval.revokedAfterStep(account, outcome, store)
-        guard deregistered || revoked else { return RunEntry(outcome: outcome, removing: account) }
-        let result = try await removal.complete(account, after: outcome, force: false)
-        return RunEntry(outcome: outcome, removing: account, removal: result)
+        let removal = AccountRemoval.Ongoing(account, after: reconciled, force: false, inRun: true)
+        let result = try await self.removal.carryOut(removal)
+        return RunEntry(outcome: result?.outcome ?? removal.machine.outcome, removing: account, removal: result)
     }
 }
