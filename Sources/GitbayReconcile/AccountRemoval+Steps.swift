@@ -112,25 +112,3 @@ extension AccountRemoval {
         }
     }
 }
-
-extension RemovalMachine.End {
-    /// The account's outcome as the removal ends.
-    var outcome: AccountOutcome {
-        get {
-            switch self {
-            case .untouched(let outcome), .kept(let outcome, _, _), .interrupted(let outcome, _), .signedInAgain(let outcome),
-                .delete(let outcome, _, _):
-                outcome
-            }
-        }
-        set {
-            switch self {
-            case .untouched: self = .untouched(newValue)
-            case .kept(_, let reason, let saving): self = .kept(newValue, reason: reason, saving: saving)
-            case .interrupted(_, let reason): self = .interrupted(newValue, reason: reason)
-            case .signedInAgain: self = .signedInAgain(newValue)
-            case .delete(_, let hold, let token): self = .delete(newValue, hold: hold, token: token)
-            }
-        }
-    }
-}

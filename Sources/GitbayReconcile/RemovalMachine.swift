@@ -42,28 +42,6 @@ struct RemovalMachine: Sendable {
         case delete(AccountOutcome, hold: RemovalHold?, token: TokenRevocation)
     }
 
-    /// The status of an account held after its deregistration: why, and what failed.
-    struct HeldStatus: Sendable, Equatable {
-        let detail: String
-        let error: String
-    }
-
-    /// How the pre-removal step failed.
-    struct StepFailure: Sendable, Equatable {
-        let detail: String
-        /// A stop request cut it short.
-        let interrupted: Bool
-    }
-
-    /// What reading the token found.
-    enum TokenRead: Sendable, Equatable {
-        /// The names of the token the account has (nil: it has none).
-        case found(current: String?, staleNames: [String])
-        case none
-        /// The keyring holds the token and did not give it; the name and stale names recorded.
-        case unavailable(KeyringUnavailable, name: String?, staleNames: [String])
-    }
-
     /// What came of the step in flight.
     enum Answer: Sendable, Equatable {
         case checked(stillRemoving: Bool, stepPassed: Bool)
