@@ -79,7 +79,8 @@ extension PassPool {
 
     /// Records the account's result and starts what now fits. An add answered without its id
     /// whose row the pass did not record (`unsettled`) first leaves the token's rows under
-    /// other names in doubt; an account whose token is due is renewed first, its result held.
+    /// other names in doubt; an account being signed out has its removal finished first, and
+    /// one whose token is due is renewed first, its result held.
     func finish(_ result: Reconciler.Reconciled, of index: Int, unsettled: AccountPass?, _ group: inout TaskGroup<Void>) {
         if let unsettled {
             let (store, sink) = (store, arrivals.continuation)
@@ -89,15 +90,26 @@ extension PassPool {
             }
             return
         }
-        if let lane = inFlight[index], lane.held == nil, let renewing, renewing.accounts.contains(accounts[index].0.id) {
+        let account = accounts[index].0
+        if inFlight[index]?.held == nil, let removal = removals?.removing[account.id] {
+            inFlight[index] = nil
+            remove(removal, after: result, of: index, &group)
+            return
+        }
+        if let lane = inFlight[index], lane.held == nil, let renewing, renewing.accounts.contains(account.id) {
             lane.held = result
             renew(result.outcome, token: lane.token, marker: renewing.marker, of: index, &group)
             return
         }
-        inFlight[index] = nil
+        close(result, of: index, instance: account.instance, &group)
+    }
+
+    /// The account is done: its result recorded, its place given to the next.
+    func close(_ result: Reconciler.Reconciled, of index: Int, instance: InstanceURL, _ group: inout TaskGroup<Void>) {
+        (inFlight[index], removing[index]) = (nil, nil)
         results.append(result)
         progress?(.finished(result.outcome))
-        queue.finished(accounts[index].0.instance)
+        queue.finished(instance)
         startWhatFits(&group)
     }
 }

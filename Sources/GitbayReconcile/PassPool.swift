@@ -23,6 +23,8 @@ final class PassPool {
         case finished(Int, Reconciler.Reconciled)
         /// A step of the account's token renewal, after its pass.
         case renewal(Int, RenewalArrival)
+        /// A step of the account's removal, after its pass.
+        case removal(Int, RemovalArrival)
         case stop
     }
 
@@ -60,24 +62,35 @@ final class PassPool {
     let progress: Reconciler.Options.Listener?
     /// The accounts whose token is renewed after their pass, and the install marker.
     let renewing: (accounts: Set<Int64>, marker: String)?
+    /// The accounts being signed out, whose removal follows their pass.
+    let removals: RunRemovals?
+    /// The removing accounts the round left alone, whose removal is their only machine: lane
+    /// `accounts.count + k` is the removal of `leftAlone[k]`.
+    let leftAlone: [Reconciler.Reconciled]
     var queue: RunQueue<Int>
     var inFlight: [Int: InFlight] = [:]
+    /// The removals under way.
+    var removing: [Int: RemovalLane] = [:]
     var results: [Reconciler.Reconciled] = []
     var stopped = false
     let arrivals = AsyncStream.makeStream(of: Arrival.self)
 
     init(
         _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens: [Int64: Secret], store: PassStore,
-        renewing: (accounts: Set<Int64>, marker: String)? = nil, progress: Reconciler.Options.Listener?
+        renewing: (accounts: Set<Int64>, marker: String)? = nil, removals: RunRemovals? = nil, leftAlone: [AccountOutcome] = [],
+        progress: Reconciler.Options.Listener?
     ) {
         self.accounts = accounts
+        self.removals = removals
+        self.leftAlone = leftAlone.map { Reconciler.Reconciled(outcome: $0) }
         self.facts = facts
         apiTokens = tokens
         self.store = store
         self.progress = progress
         self.renewing = renewing
         let options = store.options
-        queue = RunQueue(accounts.indices.map { (accounts[$0].0.instance, $0) }, overall: options.concurrency, perInstance: options.bound(for:))
+        let lanes = accounts.indices.map { (accounts[$0].0.instance, $0) } + leftAlone.indices.map { (leftAlone[$0].instance, accounts.count + $0) }
+        queue = RunQueue(lanes, overall: options.concurrency, perInstance: options.bound(for:))
     }
 
     /// Carries every account out; the results in the order they ended.
@@ -100,6 +113,12 @@ final class PassPool {
             sink.yield(.stop)
         }
         watcher?.cancel()
+        // The removals a stop kept from starting: left alone, as the round found them.
+        let ended = Set(results.map(\.outcome.accountID))
+        for left in leftAlone where !ended.contains(left.outcome.accountID) {
+            results.append(left)
+            progress?(.finished(left.outcome))
+        }
         return results
     }
 
@@ -112,6 +131,7 @@ final class PassPool {
                 lane.transfer?.cancel()
                 lane.request?.cancel()
             }
+            for lane in removing.values { lane.request?.cancel() }
             if queue.running == 0 { arrivals.continuation.finish() }
         case .event(let index, let event):
             if let lane = inFlight[index] {
@@ -133,6 +153,8 @@ final class PassPool {
             finish(result, of: index, unsettled: nil, &group)
         case .renewal(let index, let arrival):
             take(arrival, of: index, &group)
+        case .removal(let index, let arrival):
+            take(arrival, ofRemoval: index, &group)
         case .fresh(let index, let event, let fresh):
             if let fresh, let lane = inFlight[index] {
                 lane.spent += (try? lane.client.get())?.requestCount ?? 0
@@ -145,6 +167,12 @@ final class PassPool {
     /// Starts the accounts the bounds allow, each with its first step.
     func startWhatFits(_ group: inout TaskGroup<Void>) {
         while !stopped, store.options.mayStartMore(), let (_, index) = queue.start() {
+            guard index < accounts.count else {
+                let left = leftAlone[index - accounts.count]
+                guard let removals, let account = removals.removing[left.outcome.accountID] else { preconditionFailure("no removal left alone") }
+                remove(account, after: left, of: index, &group)
+                continue
+            }
             let (account, desire) = accounts[index]
             progress?(.started(account))
             let token = apiTokens[account.id]

@@ -38,9 +38,9 @@ extension Reconciler {
         package var stopNow: (@Sendable () async -> Void)?
         /// Told as each account's pass starts and ends (nil: nobody listens).
         package var progress: Listener?
-        /// The accounts whose run goes on after their pass (nil: none), handed over as their
-        /// pass of the first round ends.
-        package var handOff: HandOff?
+        /// The accounts being signed out, whose removal the first round finishes after their
+        /// pass (nil: none).
+        package var removals: RunRemovals?
         /// The accounts whose API token the first round renews after their pass, and the
         /// install marker (nil: none).
         package var renewing: (accounts: Set<Int64>, marker: String)?
@@ -64,28 +64,6 @@ extension Reconciler {
             /// The account's pass ended (or it was left alone), with its outcome before the
             /// round records the verdicts of the steady ones together.
             case finished(AccountOutcome)
-        }
-
-        /// Accounts whose run goes on after their pass (a removal to finish), and who takes
-        /// them: `take` is told each one's outcome as its pass of the first round ends, while
-        /// the other accounts' passes go on. A later round never reconciles one of them (its
-        /// removal decided).
-        package struct HandOff: Sendable {
-            package let accounts: Set<Int64>
-            package let take: @Sendable (AccountOutcome) -> Void
-
-            package init(accounts: Set<Int64>, take: @escaping @Sendable (AccountOutcome) -> Void) {
-                (self.accounts, self.take) = (accounts, take)
-            }
-
-            /// What the first round tells: `progress`, each account of this hand-off handed
-            /// over first as its pass ends (or as it is left alone).
-            func handingOver(telling progress: Listener?) -> Listener {
-                { event in
-                    if case .finished(let outcome) = event, accounts.contains(outcome.accountID) { take(outcome) }
-                    progress?(event)
-                }
-            }
         }
 
         /// The default of `concurrency`.

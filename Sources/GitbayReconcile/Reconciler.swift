@@ -34,9 +34,10 @@ package struct Reconciler: Sendable {
     /// What one round leaves for another account's own pass is taken up in the same run: the
     /// accounts whose row was put in doubt during the round, those of servers a proof made in
     /// it merged, and those whose row left the list right after it was written are reconciled
-    /// again at once (at most `rounds` rounds in all). An account of `options.handOff` is
-    /// handed over as its pass of the first round ends (`Options.HandOff`); the token of one
-    /// of `options.renewing` is renewed right after that pass, in the same round.
+    /// again at once (at most `rounds` rounds in all). The removal of an account of
+    /// `options.removals` is finished right after its pass of the first round (or in its place,
+    /// when the round left the account alone), and the token of one of `options.renewing` is
+    /// renewed right after that pass, in the same round.
     package func reconcile(only: Set<Int64>? = nil) async throws -> [AccountOutcome] {
         var round = try await reconcileRound(only: only, progress: options.progress)
         var outcomes = round.outcomes
@@ -45,7 +46,7 @@ package struct Reconciler: Sendable {
             // cost its deadline twice. Its doubt stays for the next run.
             let failed = Set(outcomes.filter { $0.action == .failed }.map(\.accountID))
             // An account whose removal was decided after its pass keeps its doubt for the next run too.
-            let again = try await leftForAnotherRound(round, only: only).subtracting(failed).subtracting(options.handOff?.accounts ?? [])
+            let again = try await leftForAnotherRound(round, only: only).subtracting(failed).filter { options.removals?.removing[$0] == nil }
             guard !again.isEmpty, options.mayStartMore() else { break }
             round = try await reconcileRound(only: again, progress: Self.changes(from: outcomes, to: options.progress), later: true)
             outcomes = Self.replacing(outcomes, with: round.outcomes)
@@ -114,14 +115,16 @@ package struct Reconciler: Sendable {
         if !later { progress?(.read(facts.accounts)) }
         let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
-        let progress = later ? progress : options.handOff.map { $0.handingOver(telling: progress) } ?? progress
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }
         }
-        let skipped = entries.compactMap(\.skippedOutcome)
+        let removals = later ? nil : options.removals
+        // A removing account left alone still has its removal to finish: the pool tells it.
+        let leftAlone = entries.compactMap(\.skippedOutcome).filter { removals?.removing[$0.accountID] != nil }
+        let skipped = entries.compactMap(\.skippedOutcome).filter { removals?.removing[$0.accountID] == nil }
         if let progress { skipped.forEach { progress(.finished($0)) } }
-        let renewing = later ? nil : options.renewing
-        var reconciled = await reconcileConcurrently(pending, facts: facts, tokens: apiTokens, renewing: renewing, progress: progress)
+        var reconciled = await reconcileConcurrently(
+            pending, facts: facts, tokens: apiTokens, after: (later ? nil : options.renewing, removals), leftAlone: leftAlone, progress: progress)
         // The full round's row goes into the run history with the steady verdicts: the run's end
         // writes it again only when it has more to say.
         let run =

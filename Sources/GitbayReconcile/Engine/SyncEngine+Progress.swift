@@ -17,24 +17,18 @@ extension SyncEngine {
     }
 
     /// The reconciler of a run that tells `progress` as each account is done, renews the
-    /// tokens `renewing` names, and hands the accounts of `handOff` over as their pass ends:
-    /// one of those is told once its follow-up is done (`followUps`).
+    /// tokens `renewing` names, and finishes the removals of `removals`.
     func reconciler(
-        telling progress: (@Sendable (RunProgress) -> Void)?, handOff: Reconciler.Options.HandOff, followUps: FollowUps,
-        renewing: (accounts: Set<Int64>, marker: String)?
+        telling progress: (@Sendable (RunProgress) -> Void)?, removals: RunRemovals, renewing: (accounts: Set<Int64>, marker: String)?
     ) -> Reconciler {
         var options = options
-        (options.handOff, options.renewing) = (handOff, renewing)
+        (options.removals, options.renewing) = (removals, renewing)
         if let progress {
             options.progress = { event in
                 switch event {
-                case .read(let accounts):
-                    progress(.read(accounts))
-                case .started(let account):
-                    progress(.started(account))
-                case .finished(let outcome):
-                    guard handOff.accounts.contains(outcome.accountID) else { return progress(.finished(RunEntry(outcome: outcome))) }
-                    if let done = followUps.done(outcome.accountID) { progress(.finished(done.entry(endingWith: outcome))) }
+                case .read(let accounts): progress(.read(accounts))
+                case .started(let account): progress(.started(account))
+                case .finished(let outcome): progress(.finished(removals.entry(outcome)))
                 }
             }
         }

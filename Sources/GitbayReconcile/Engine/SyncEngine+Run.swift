@@ -20,24 +20,16 @@ extension SyncEngine {
 
     /// Reconciles every account (as `options` says: honouring backoffs or not, how many at
     /// once), renewing an API token near its expiry right after its account's pass, and, for
-    /// each account being signed out on its own as its pass ends, finishes its removal when its
-    /// deregistration went through (`followUp`).
-    /// `progress` is told as each account's pass starts and as each account is done
-    /// (`RunProgress`).
+    /// each account being signed out, finishing its removal right after its pass when its
+    /// deregistration went through (`RunRemovals`): each account's next machine in the same
+    /// round, none waiting on another's. `progress` is told as each account's pass starts and
+    /// as each account is done (`RunProgress`).
     package func run(progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> [RunEntry] {
         // The accounts being removed as the run starts: a run that reconciles one finishes its removal.
         let removing = Dictionary(try await store.removingAccounts().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let followUps = FollowUps(removing: removing)
-        let (handed, sink) = AsyncStream.makeStream(of: AccountOutcome.self)
-        let handOff = Reconciler.Options.HandOff(accounts: Set(removing.keys), take: { sink.yield($0) })
-        let reconciler = reconciler(telling: progress, handOff: handOff, followUps: followUps, renewing: try await renewalDue())
-        let outcomes = try await followingUp(handed, followUps, telling: progress) {
-            defer { sink.finish() }
-            return try await reconciler.reconcile()
-        }
-        let entries = outcomes.map { outcome in
-            followUps.done(outcome.accountID)?.entry(endingWith: outcome) ?? RunEntry(outcome: outcome, removing: removing[outcome.accountID])
-        }
+        let removals = RunRemovals(removing: removing, removal: removal)
+        let reconciler = reconciler(telling: progress, removals: removals, renewing: try await renewalDue())
+        let entries = try await reconciler.reconcile().map { removals.entry($0) }
         await recordHistory(entries, written: reconciler.history.row)
         return entries
     }
@@ -84,6 +76,13 @@ extension SyncEngine {
         removed?(result)
         guard result.deregistered else { return Removed(result: result, handedOver: []) }
         return Removed(result: result, handedOver: try await reconcileServer(of: account.instance, activeOnly: true))
+    }
+}
+
+extension RunRemovals {
+    /// The run's entry of the account whose outcome is `outcome`.
+    func entry(_ outcome: AccountOutcome) -> SyncEngine.RunEntry {
+        SyncEngine.RunEntry(outcome: outcome, removing: removing[outcome.accountID], removal: result(of: outcome.accountID))
     }
 }
 
