@@ -181,6 +181,35 @@ struct TokenRevocationTests {
         #expect(try await world.store.account(id: alice.id) == nil)
     }
 
+    @Test("a run that finds a removing account recorded as refused after its step passed leaves its pass out and still finishes its removal")
+    func refusedAfterStepFinishedUnpassed() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-gggggg")
+        try await world.setToken()
+        _ = try await world.run()
+        // A removal whose revocation went through, then a crash once the refusal was recorded
+        // and before the deletion: the next run sends nothing with the refused token for its pass.
+        try await world.store.setState(.removing, ofAccount: alice.id)
+        let removing = try #require(try await world.store.account(id: alice.id))
+        try await world.store.markRemovalStepPassed(ofAccount: alice.id, removalStartedAt: removing.removalStartedAt)
+        server.revokeToken(token)
+        var status = try await world.store.status(ofAccount: alice.id)
+        status.condition = .authFailed
+        try await world.store.saveStatus(status, ofAccount: alice.id)
+        let before = server.requests().count
+
+        let entries = try await world.engine().run()
+
+        guard case .removed(_, _, TokenRevocation(.refused(name: "gitbay-sync-laptop-gbs-gggggg"))) = try #require(entries.first?.removal) else {
+            Issue.record("the removal of an account the run left alone is finished in the same run: \(entries)")
+            return
+        }
+        #expect(!server.accepts(token))
+        #expect(try await world.store.account(id: alice.id) == nil)
+        #expect(!server.requests().dropFirst(before).contains { $0.argv.starts(with: ["notifications"]) }, "no pass with the refused token")
+    }
+
     @Test(
         "a stop while `token revoke` hangs cancels it at once and keeps the account removing with its token, --force or not",
         arguments: [false, true])
