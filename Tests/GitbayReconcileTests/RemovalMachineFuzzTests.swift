@@ -38,7 +38,7 @@ struct RemovalMachineFuzzTests {
     }
 
     @Test(
-        "random legal answers: it ends; nothing is deleted after a sign-in; no hold is overridden without --force, nor one made before the read at a stop; a held removal is a failure; the step runs once, before any deletion; nothing is sent after an interrupted step, nor for a pass that did not deregister; a stop-cut revocation and, without --force, an unread token are held; only a run leaves a removal untouched"
+        "random legal answers: it ends; nothing is deleted after a sign-in; no hold is overridden without --force or at a stop; a held removal is a failure; the step runs once, before any deletion; nothing is sent after an interrupted step, nor for a pass that did not deregister; a stop-cut revocation and, without --force, an unread token are held; only a run leaves a removal untouched"
     )
     func randomAnswers() {
         let seed = SplitMix64.seed(from: "GITBAY_SYNC_PASS_SEED")
@@ -91,23 +91,13 @@ struct RemovalMachineFuzzTests {
             #expect(!seen.signedInAgain, "\(context): deleted although signed in again")
             #expect(seen.stepSettled || !seen.deregistered, "\(context): deleted before its step passed or ran")
             #expect(hold == nil || seen.force, "\(context): held for \(String(describing: hold)), yet deleted without --force")
-            #expect(!Self.heldBeforeRead(hold) || !seen.stopping, "\(context): held for \(String(describing: hold)), yet deleted at a stop")
+            #expect(hold == nil || !seen.stopping, "\(context): held for \(String(describing: hold)), yet deleted at a stop")
         case .kept(let outcome, _, _), .interrupted(let outcome, _):
             #expect(outcome.action == .failed, "\(context): held, yet its action is \(outcome.action)")
         case .untouched:
             #expect(seen.inRun, "\(context): remove-account left its removal untouched")
         case .signedInAgain:
             break
-        }
-    }
-
-    /// Whether `hold` held the removal before its token was read: a failed deregistration or
-    /// step, which a stop holds whatever `--force` says. (A hold found at the read or by the
-    /// revocation is overridden by `--force` at a stop too.)
-    private static func heldBeforeRead(_ hold: RemovalHold?) -> Bool {
-        switch hold {
-        case .deregistrationFailed, .stepFailed: true
-        case .revocationFailed, .tokenStillValid, nil: false
         }
     }
 

@@ -157,5 +157,34 @@ extension RemovalMachineTableTests {
             writes: 1),
     ]
 
+    /// Holds found at the token read or by the revocation, at a stop: held whatever `--force` says.
+    static let stopHolds: [Case] = [
+        Case(
+            name: "a stop holds a removal whose keyring does not give the token whatever --force says", outcome: removed(), force: true,
+            stopping: true,
+            exchanges: [
+                (checked(stepPassed: true), .readToken),
+                (
+                    unread(current, stale: [stale]),
+                    kept(
+                        heldRemoved(keyring), for: .revocationFailed(name: current, failure: keyring),
+                        saving: saving(AccountRemoval.revocationFailedDetail, keyring))
+                ),
+            ]),
+        Case(
+            name: "a stop holds a token that still works after its name was revoked whatever --force says", outcome: removed(), force: true,
+            stopping: true,
+            exchanges: revoking(first: current) + [
+                (.revoke(.revoked), .checkToken(name: current)),
+                (
+                    .check(.accepted),
+                    kept(
+                        heldRemoved(stillAccepted(nameKnown: true), writes: 2), for: .tokenStillValid(name: current, nameKnown: true),
+                        saving: saving(AccountRemoval.tokenStillValidDetail, stillAccepted(nameKnown: true)))
+                ),
+            ],
+            writes: 1),
+    ]
+
     static func stillAccepted(nameKnown: Bool) -> AccountFailure { .local(.tokenStillAccepted(name: current, nameKnown: nameKnown)) }
 }

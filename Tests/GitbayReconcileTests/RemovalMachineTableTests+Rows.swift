@@ -5,7 +5,7 @@
 /// The rows: the check and the step here, then the token read (+Reads) and the revocation
 /// (+Revocations).
 extension RemovalMachineTableTests {
-    static let table = checks + steps + reads + heldReads + revocations + currentRevocations
+    static let table = checks + steps + reads + heldReads + revocations + currentRevocations + stopHolds
 
     static let checks: [Case] = [
         Case(
