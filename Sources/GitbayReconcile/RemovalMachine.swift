@@ -64,8 +64,11 @@ struct RemovalMachine: Sendable {
     private var state = State.initial
     /// The account's outcome as the removal goes: the pass's, then what the removal made of it.
     private(set) var outcome: AccountOutcome
-    /// `--force`: delete although the removal is held (never when a stop holds it).
+    /// `--force`: delete although the removal is held (never once a stop was requested).
     let force: Bool
+    /// A stop was requested: it holds the removal whatever `force` says, as the user asked to
+    /// stop, not to delete.
+    private var stopping = false
     /// A run's removal: it goes on only when the pass deregistered the device (or the token
     /// was refused after the step passed); `remove-account`'s goes on to say what holds it.
     let inRun: Bool
@@ -91,16 +94,17 @@ struct RemovalMachine: Sendable {
 
     /// The answer to the step in flight; `stopping`: a stop was requested.
     mutating func take(_ answer: Answer, stopping: Bool) -> Effect {
+        self.stopping = self.stopping || stopping
         switch (state, answer) {
         case (.checking, .checked(let stillRemoving, let stepPassed)):
-            return checked(stillRemoving: stillRemoving, stepPassed: stepPassed, stopping: stopping)
+            return checked(stillRemoving: stillRemoving, stepPassed: stepPassed)
         case (.stepping, .stepRan(nil)):
-            return decide(nil, stopping: stopping)
+            return decide(nil)
         case (.stepping, .stepRan(let failure?)):
             guard !failure.interrupted else {
                 return finish(.interrupted(AccountRemoval.held(outcome, .local(.removalStep(failure.detail))), reason: failure.detail))
             }
-            return decide(.stepFailed(failure.detail), stopping: stopping)
+            return decide(.stepFailed(failure.detail))
         case (.reading(let hold), .tokenRead(let read, let stillRemoving)):
             return tokenRead(read, stillRemoving: stillRemoving, hold: hold)
         case (.revoking(let hold, let token, var revocation), .revoke(let revokeAnswer)):
@@ -112,7 +116,7 @@ struct RemovalMachine: Sendable {
         }
     }
 
-    private mutating func checked(stillRemoving: Bool, stepPassed: Bool, stopping: Bool) -> Effect {
+    private mutating func checked(stillRemoving: Bool, stepPassed: Bool) -> Effect {
         let deregistered = !outcome.isFailure && outcome.action != .skipped
         // Refused after the step passed (so after this device was deregistered): the token's
         // revocation went through and its answer was lost (a crash), or it expired.
@@ -121,13 +125,13 @@ struct RemovalMachine: Sendable {
         guard stillRemoving else { return finish(.signedInAgain(outcome)) }
         if revokedAfterStep { (outcome.action, outcome.condition, outcome.failure, outcome.skipReason) = (.unchanged, .removing, nil, nil) }
         guard !(outcome.isFailure || outcome.action == .skipped) else {
-            return decide(.deregistrationFailed(outcome.failure ?? Self.skipFailure(outcome.skipReason)), stopping: stopping)
+            return decide(.deregistrationFailed(outcome.failure ?? Self.skipFailure(outcome.skipReason)))
         }
         guard stepPassed else {
             state = .stepping
             return .runStep
         }
-        return decide(nil, stopping: stopping)
+        return decide(nil)
     }
 
     /// What kept a skipped pass from deregistering the device: the keyring that did not give
@@ -137,10 +141,12 @@ struct RemovalMachine: Sendable {
         return .local(.other("the server could not be reached"))
     }
 
-    /// Held for `hold` unless `--force` overrides it; a stop holds it whatever `force` says:
-    /// the user asked to stop, not to delete.
-    private mutating func decide(_ hold: RemovalHold?, stopping: Bool) -> Effect {
-        if let hold, !force || stopping { return finish(.kept(AccountRemoval.held(outcome, hold.failure), reason: hold, saving: nil)) }
+    /// Whether `--force` overrides a hold now.
+    private var overrides: Bool { force && !stopping }
+
+    /// Held for `hold` unless `--force` overrides it.
+    private mutating func decide(_ hold: RemovalHold?) -> Effect {
+        if let hold, !overrides { return finish(.kept(AccountRemoval.held(outcome, hold.failure), reason: hold, saving: nil)) }
         state = .reading(hold: hold)
         return .readToken
     }
@@ -153,7 +159,7 @@ struct RemovalMachine: Sendable {
         case .unavailable(let unavailable, let name, let staleNames):
             // The keyring holds the token and does not answer: it cannot be revoked yet.
             let revocation = RemovalHold.revocationFailed(name: name ?? "", failure: .local(.keyring(unavailable)))
-            guard force else {
+            guard overrides else {
                 return keep(revocation, saving: HeldStatus(detail: AccountRemoval.revocationFailedDetail, error: unavailable.description))
             }
             hold = hold ?? revocation
@@ -204,14 +210,14 @@ struct RemovalMachine: Sendable {
                 return finish(.delete(outcome, hold: hold, token: revoked))
             }
             let revocation = RemovalHold.tokenStillValid(name: name, nameKnown: nameKnown)
-            guard force else {
+            guard overrides else {
                 return keep(revocation, saving: HeldStatus(detail: AccountRemoval.tokenStillValidDetail, error: revocation.failure.description))
             }
             return finish(.delete(outcome, hold: hold ?? revocation, token: revoked))
         case .failure(let failure):
             let revocation = RemovalHold.revocationFailed(name: failure.name, failure: failure.failure)
-            // A stop cut it short: held whatever `force` says, as the user asked to stop, not to delete.
-            guard force, !revocation.revocationInterrupted else {
+            // A stop cut it short: held whatever `force` says.
+            guard overrides, !revocation.revocationInterrupted else {
                 let detail = revocation.revocationInterrupted ? AccountRemoval.revocationInterruptedDetail : AccountRemoval.revocationFailedDetail
                 return keep(revocation, saving: HeldStatus(detail: detail, error: failure.failure.description))
             }
