@@ -221,8 +221,10 @@ struct RemovalMachine: Sendable {
                 let detail = revocation.revocationInterrupted ? AccountRemoval.revocationInterruptedDetail : AccountRemoval.revocationFailedDetail
                 return keep(revocation, saving: HeldStatus(detail: detail, error: failure.failure.description))
             }
-            // Nothing is known revoked: the tokens are said as they were before it.
-            return finish(.delete(outcome, hold: hold ?? revocation, token: unsent))
+            // The current token is not known revoked; the stale names revoked before the failure are.
+            var token = unsent
+            token.staleLeft = failure.staleLeft
+            return finish(.delete(outcome, hold: hold ?? revocation, token: token))
         }
     }
 

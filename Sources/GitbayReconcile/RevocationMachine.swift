@@ -20,10 +20,12 @@ struct RevocationMachine: Sendable {
         case finish(Result<TokenRevocation, Failure>)
     }
 
-    /// A revocation that did not go through: the name it was for, and what failed.
+    /// A revocation that did not go through: the name it was for, what failed, and the stale
+    /// names not revoked by then.
     struct Failure: Error, Sendable, Equatable {
         let name: String
         let failure: AccountFailure
+        var staleLeft: [String] = []
     }
 
     /// How the server answered `token revoke <name>`.
@@ -80,7 +82,7 @@ struct RevocationMachine: Sendable {
         case .revokingStale(let current, var stale):
             switch answer {
             case .refused: return finish(.success(TokenRevocation(.refused(name: current), staleLeft: stale)))
-            case .failed(let error): return finish(.failure(Failure(name: stale[0], failure: .server(error))))
+            case .failed(let error): return finish(.failure(Failure(name: stale[0], failure: .server(error), staleLeft: stale)))
             case .revoked, .unknownName:
                 writes += 1
                 stale.removeFirst()

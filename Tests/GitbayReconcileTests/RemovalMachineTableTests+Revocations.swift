@@ -48,6 +48,19 @@ extension RemovalMachineTableTests {
                 )
             ]),
         Case(
+            name: "--force past a later stale name's failed revocation: the one revoked before it is not said left", outcome: removed(),
+            force: true,
+            exchanges: revoking([stale, older], first: stale) + [
+                (.revoke(.revoked), .revoke(name: older)),
+                (
+                    .revoke(.failed(down)),
+                    deleted(
+                        removed(writes: 2), hold: .revocationFailed(name: older, failure: .server(down)),
+                        token: TokenRevocation(.notRevoked(name: current), staleLeft: [older]))
+                ),
+            ],
+            writes: 1),
+        Case(
             name: "a stale name's revocation a stop cut short holds the removal whatever --force says, its writes counted", outcome: removed(),
             force: true,
             exchanges: revoking([stale, older], first: stale) + [

@@ -40,8 +40,8 @@ struct RevocationMachineTests {
     static let refusal = GitbayError(kind: .authFailed, account: "alice", command: ["token", "revoke"])
 
     static func done(_ revocation: TokenRevocation) -> Effect { .finish(.success(revocation)) }
-    static func failed(_ name: String) -> Effect {
-        .finish(.failure(RevocationMachine.Failure(name: name, failure: .server(down))))
+    static func failed(_ name: String, staleLeft: [String] = []) -> Effect {
+        .finish(.failure(RevocationMachine.Failure(name: name, failure: .server(down), staleLeft: staleLeft)))
     }
 
     static let table: [Case] = [
@@ -91,7 +91,7 @@ struct RevocationMachineTests {
             exchanges: [(.revoke(.refused(refusal)), done(TokenRevocation(.refused(name: nil), staleLeft: ["s1"])))], writes: 0),
         Case(
             name: "a stale name's revocation fails: it is the one named", current: "cur", stale: ["s1", "s2"], first: .revoke(name: "s1"),
-            exchanges: [(.revoke(.revoked), .revoke(name: "s2")), (.revoke(.failed(down)), failed("s2"))], writes: 1),
+            exchanges: [(.revoke(.revoked), .revoke(name: "s2")), (.revoke(.failed(down)), failed("s2", staleLeft: ["s2"]))], writes: 1),
     ]
 
     @Test("every (state, answer) pair", arguments: table)
