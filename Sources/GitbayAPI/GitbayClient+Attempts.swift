@@ -53,15 +53,20 @@ extension GitbayClient {
     func awaiting<Value: Sendable>(
         _ start: (@escaping @Sendable (Result<Value, GitbayError>) -> Void) -> TransportTransfer
     ) async throws(GitbayError) -> Value {
+        try await Self.awaiting(start).get()
+    }
+
+    /// What a transfer started with a completion gives, awaited; the task's cancellation
+    /// cancels the transfer (which still gives its answer, as cancelled).
+    package static func awaiting<Answer: Sendable>(_ start: (@escaping @Sendable (Answer) -> Void) -> TransportTransfer) async -> Answer {
         let relay = CancelRelay()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, GitbayError>, Never>) in
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
                 relay.hold(start { continuation.resume(returning: $0) })
             }
         } onCancel: {
             relay.cancel()
         }
-        return try result.get()
     }
 
     /// Counts the request and logs it.

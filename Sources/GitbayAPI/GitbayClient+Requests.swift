@@ -31,10 +31,15 @@ extension GitbayClient {
 
     /// Sends `call` and returns a successful answer; a `304` here is malformed.
     func answer(to call: Call, command: [String]) async throws(GitbayError) -> HTTPResponse {
-        try await awaiting { completion in
-            start(call, command: command) { [self] reply in
-                completion(Result { () throws(GitbayError) in try answer(reply.get(), command: command) })
-            }
+        try await awaiting { startAnswering(call, command: command, completion: $0) }
+    }
+
+    /// `answer(to:command:)`, started: `completion` gets the successful answer, or the failure.
+    func startAnswering(
+        _ call: Call, command: [String], completion: @escaping @Sendable (Result<HTTPResponse, GitbayError>) -> Void
+    ) -> TransportTransfer {
+        start(call, command: command) { [self] reply in
+            completion(Result { () throws(GitbayError) in try answer(reply.get(), command: command) })
         }
     }
 

@@ -24,24 +24,73 @@ package struct ServerToken: Sendable, Equatable, Decodable {
     }
 }
 
+/// The token commands, each started with a completion (a run's renewals and removals are
+/// carried out so, with no task waiting on their requests) or awaited.
 extension GitbayClient {
     /// `token create --name <name> --scope full --ttl <ttl>`: a full-scope token the server
     /// shows this once, kept as a `Secret` and redacted from anything this client reports.
     package func createToken(named name: String, ttl: String) async throws(GitbayError) -> MintedToken {
-        let words = ["token", "create"]
-        let response = try await answer(
-            to: .write(argv: words + ["--name", name, "--scope", "full", "--ttl", ttl], stdin: nil), command: words)
-        guard case .success(let minted) = MintedToken.parse(response.body) else {
-            throw GitbayError(kind: .malformed, account: accountName, command: words, httpStatus: response.status)
-        }
-        noteSecret(minted.token)
-        return minted
+        try await awaiting { startCreatingToken(named: name, ttl: ttl, completion: $0) }
     }
 
     /// `token list` over `GET /api/v1/read`: the account's tokens, by name.
     package func listTokens() async throws(GitbayError) -> [ServerToken] {
+        try await awaiting { startListingTokens(completion: $0) }
+    }
+
+    /// `token revoke <name>`: the token of that name stops working, this client's own included
+    /// (the request that revokes it still succeeds). Since v1.30.0 a full-scope token may run it.
+    package func revokeToken(named name: String) async throws(GitbayError) {
+        try await awaiting { startRevokingToken(named: name, completion: $0) }
+    }
+
+    /// `createToken`, started: `completion` gets its answer.
+    package func startCreatingToken(
+        named name: String, ttl: String, completion: @escaping @Sendable (Result<MintedToken, GitbayError>) -> Void
+    ) -> TransportTransfer {
+        let words = ["token", "create"]
+        let call = Call.write(argv: words + ["--name", name, "--scope", "full", "--ttl", ttl], stdin: nil)
+        return startAnswering(call, command: words) { [self] answer in
+            completion(
+                Result { () throws(GitbayError) in
+                    let response = try answer.get()
+                    guard case .success(let minted) = MintedToken.parse(response.body) else {
+                        throw GitbayError(kind: .malformed, account: accountName, command: words, httpStatus: response.status)
+                    }
+                    noteSecret(minted.token)
+                    return minted
+                })
+        }
+    }
+
+    /// `listTokens`, started: `completion` gets its answer.
+    package func startListingTokens(completion: @escaping @Sendable (Result<[ServerToken], GitbayError>) -> Void) -> TransportTransfer {
         let words = ["token", "list"]
-        let response = try await answer(to: .read(argv: words, ifNoneMatch: nil), command: words)
-        return try decode([ServerToken].self, from: response, command: words) ?? []
+        return startAnswering(.read(argv: words, ifNoneMatch: nil), command: words) { [self] answer in
+            completion(Result { () throws(GitbayError) in try decode([ServerToken].self, from: answer.get(), command: words) ?? [] })
+        }
+    }
+
+    /// `revokeToken`, started: `completion` gets its answer.
+    package func startRevokingToken(named name: String, completion: @escaping @Sendable (Result<Void, GitbayError>) -> Void) -> TransportTransfer {
+        let words = ["token", "revoke"]
+        return startAnswering(.write(argv: words + [name], stdin: nil), command: words) { answer in
+            completion(answer.map { _ in () })
+        }
+    }
+
+    /// `whoami`, started: `completion` gets its answer.
+    package func startWhoami(completion: @escaping @Sendable (Result<WhoAmI, GitbayError>) -> Void) -> TransportTransfer {
+        let words = ["whoami"]
+        return startAnswering(.read(argv: words, ifNoneMatch: nil), command: words) { [self] answer in
+            completion(
+                Result { () throws(GitbayError) in
+                    let response = try answer.get()
+                    guard let whoAmI = try decode(WhoAmI.self, from: response, command: words) else {
+                        throw GitbayError(kind: .malformed, account: accountName, command: words, httpStatus: response.status)
+                    }
+                    return whoAmI
+                })
+        }
     }
 }

@@ -90,12 +90,7 @@ package final class GitbayClient: Sendable {
 
     /// `whoami`: checks the token and learns the canonical user name.
     package func whoami() async throws(GitbayError) -> WhoAmI {
-        let words = ["whoami"]
-        let response = try await answer(to: .read(argv: words, ifNoneMatch: nil), command: words)
-        guard let whoAmI = try decode(WhoAmI.self, from: response, command: words) else {
-            throw GitbayError(kind: .malformed, account: accountName, command: words, httpStatus: response.status)
-        }
-        return whoAmI
+        try await awaiting { startWhoami(completion: $0) }
     }
 
     /// Proves the token may write, changing nothing: `device add` with no token on stdin is
@@ -110,13 +105,6 @@ package final class GitbayClient: Sendable {
         } catch  where error.kind == .usage || error.kind == .pushDisabled {
             // Both come from past the scope check.
         }
-    }
-
-    /// `token revoke <name>`: the token of that name stops working, this client's own included
-    /// (the request that revokes it still succeeds). Since v1.30.0 a full-scope token may run it.
-    package func revokeToken(named name: String) async throws(GitbayError) {
-        let words = ["token", "revoke"]
-        _ = try await answer(to: .write(argv: words + [name], stdin: nil), command: words)
     }
 
     /// `notifications settings show`.

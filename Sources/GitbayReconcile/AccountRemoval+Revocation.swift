@@ -28,15 +28,15 @@ extension AccountRemoval {
     }
 
     /// How `whoami` with the token whose name was just revoked answered.
-    func check(_ name: String, with client: GitbayClient) async -> RevocationMachine.CheckAnswer {
-        do {
-            _ = try await client.whoami()
-            reconciler.logger.info("removal.token-still-valid", ["token.name": name])
+    static func checked(_ result: Swift.Result<WhoAmI, GitbayError>, name: String, logger: Logger) -> RevocationMachine.CheckAnswer {
+        switch result {
+        case .success:
+            logger.info("removal.token-still-valid", ["token.name": name])
             return .accepted
-        } catch  where error.kind == .authFailed {
+        case .failure(let error) where error.kind == .authFailed:
             return .refused
-        } catch {
-            reconciler.logger.info("removal.revoke-unchecked", ["token.name": name, "error": "\(error)"])
+        case .failure(let error):
+            logger.info("removal.revoke-unchecked", ["token.name": name, "error": "\(error)"])
             return .failed(error)
         }
     }

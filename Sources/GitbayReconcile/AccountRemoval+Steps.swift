@@ -61,20 +61,29 @@ extension AccountRemoval {
         }
     }
 
-    /// Sends the revocation's request `effect` asks for with the account's `client`.
-    func request(_ effect: RemovalMachine.Effect, with client: GitbayClient) async -> RemovalMachine.Answer {
+    /// Starts the revocation's request `effect` asks for with the account's `client`;
+    /// `answered` gets what came of it. Cancelling the transfer answers it as cancelled.
+    func start(
+        _ effect: RemovalMachine.Effect, with client: GitbayClient, answered: @escaping @Sendable (RemovalMachine.Answer) -> Void
+    ) -> TransportTransfer {
+        let logger = reconciler.logger
         switch effect {
         case .revoke(let name):
-            let answer = await client.revokeAnswer(named: name)
-            if case .failed(let error) = answer {
-                reconciler.logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"])
+            return client.startRevokingToken(named: name) { result in
+                let answer = RevocationMachine.RevokeAnswer(result)
+                if case .failed(let error) = answer { logger.info("removal.revoke-failed", ["token.name": name, "error": "\(error)"]) }
+                answered(.revoke(answer))
             }
-            return .revoke(answer)
         case .checkToken(let name):
-            return .check(await check(name, with: client))
+            return client.startWhoami { result in answered(.check(Self.checked(result, name: name, logger: logger))) }
         default:
             preconditionFailure("\(effect) is not a request")
         }
+    }
+
+    /// The same, awaited: the task's cancellation cancels the request.
+    func request(_ effect: RemovalMachine.Effect, with client: GitbayClient) async -> RemovalMachine.Answer {
+        await GitbayClient.awaiting { start(effect, with: client, answered: $0) }
     }
 
     /// Carries out the removal's end; nil when a run's removal was left for a later run.

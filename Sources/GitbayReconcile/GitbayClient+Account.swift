@@ -35,18 +35,14 @@ extension GitbayClient {
     }
 }
 
-extension GitbayClient {
-    /// `token revoke <name>`, answered as the revocation and renewal machines take it.
-    func revokeAnswer(named name: String) async -> RevocationMachine.RevokeAnswer {
-        do {
-            try await revokeToken(named: name)
-            return .revoked
-        } catch {
-            switch error.kind {
-            case .notFound: return .unknownName
-            case .authFailed: return .refused(error)
-            default: return .failed(error)
-            }
+extension RevocationMachine.RevokeAnswer {
+    /// How `token revoke <name>` answered, as the revocation and renewal machines take it.
+    init(_ result: Result<Void, GitbayError>) {
+        switch result {
+        case .success: self = .revoked
+        case .failure(let error) where error.kind == .notFound: self = .unknownName
+        case .failure(let error) where error.kind == .authFailed: self = .refused(error)
+        case .failure(let error): self = .failed(error)
         }
     }
 }

@@ -4,7 +4,7 @@ import GitbaySupport
 
 /// An account's removal, as the machine that follows its pass in the same loop (or, for an
 /// account the round left alone, its only machine): each step its `RemovalMachine` returns is
-/// carried out as a short task of the round (a request as a task a stop cancels), and its
+/// carried out as a short task of the round (a request as a transfer with a completion, which a stop cancels), and its
 /// answer handed back to the machine here. The account keeps its place in the round's bounds
 /// until its removal ends; no other account waits on it, nor on its pre-removal step.
 extension PassPool {
@@ -24,7 +24,7 @@ extension PassPool {
         /// The account's result before its removal.
         let held: Reconciler.Reconciled
         /// The request in flight, to cancel on a stop.
-        var request: Task<Void, Never>?
+        var transfer: TransportTransfer?
 
         init(_ removal: AccountRemoval.Ongoing, held: Reconciler.Reconciled) {
             (self.removal, self.held) = (removal, held)
@@ -44,7 +44,7 @@ extension PassPool {
         let account = lane.removal.account
         switch arrival {
         case .answered(let answer, let client):
-            lane.request = nil
+            lane.transfer = nil
             if let client { lane.removal.client = client }
             let next = lane.removal.machine.take(answer, stopping: removals.removal.shutdown.phase != .running)
             carryOut(next, ofRemoval: index, &group)
@@ -83,7 +83,7 @@ extension PassPool {
                 let answer: RemovalMachine.Answer = if case .revoke = effect { .revoke(.failed(cancelled)) } else { .check(.failed(cancelled)) }
                 return take(.answered(answer, client: nil), ofRemoval: index, &group)
             }
-            lane.request = Task { sink.yield(.removal(index, .answered(await removal.request(effect, with: client), client: nil))) }
+            lane.transfer = removal.start(effect, with: client) { sink.yield(.removal(index, .answered($0, client: nil))) }
         default:
             group.addTask {
                 var ongoing = ongoing

@@ -3,7 +3,8 @@ import GitbayState
 import GitbaySupport
 
 /// An account's token renewal, as the machine that follows its pass in the same loop: each
-/// step the renewal's machine returns is carried out as a short task of the round, and its
+/// step the renewal's machine returns is carried out (a request as a transfer with a
+/// completion, a step of the store or the keyring as a short task of the round), and its
 /// answer handed back to the machine here. The account keeps its place in the round's bounds
 /// until its renewal ends; no other account waits on it.
 extension PassPool {
@@ -51,7 +52,7 @@ extension PassPool {
             held.outcome.tokenRenewal?.failure = failure
             end(held, of: index, &group)
         case .answered(let answer, let discarded):
-            lane.request = nil
+            lane.transfer = nil
             guard lane.renewal != nil else { preconditionFailure("an answer for no renewal") }
             lane.renewal?.discarded = discarded
             guard let next = lane.renewal?.machine.take(answer, at: store.options.now()) else { return }
@@ -65,7 +66,8 @@ extension PassPool {
     }
 
     /// Carries out a step of the account's renewal: its end in a short task that records a
-    /// refusal, any other step in one that answers it. A stop cancels the request in flight,
+    /// refusal, a request with a completion, any other step in a short task that answers it.
+    /// A stop cancels the request in flight,
     /// and after it no request is sent: the renewal ends as failed (a successor already minted
     /// is still made the account's token), and the next run takes up what is left.
     private func carryOut(_ effect: RenewalMachine.Effect, of index: Int, _ group: inout TaskGroup<Void>) {
@@ -73,11 +75,6 @@ extension PassPool {
             preconditionFailure("a renewal step for no renewal")
         }
         let (renewer, sink) = (renewer, arrivals.continuation)
-        let answering: @Sendable () async -> Void = {
-            var renewal = renewal
-            let answer = await renewer.carryOut(effect, of: &renewal)
-            sink.yield(.renewal(index, .answered(answer, discarded: renewal.discarded)))
-        }
         switch effect {
         case .finish:
             group.addTask { sink.yield(.renewal(index, .ended(await renewer.end(renewal, effect, outcome: held.outcome)))) }
@@ -88,10 +85,14 @@ extension PassPool {
             let cancelled = GitbayError(kind: .transport(.cancelled), account: renewal.account.name, command: [])
             take(.answered(.failed(.other(.server(cancelled))), discarded: renewal.discarded), of: index, &group)
         case .listTokens, .revoke, .mint, .learnExpiry:
-            // A request: its own task, which a stop cancels (`PassPool.InFlight.request`).
-            lane.request = Task(operation: answering)
+            // A request, with a completion: a stop cancels it (`PassPool.InFlight.transfer`).
+            lane.transfer = renewer.start(effect, of: renewal) { sink.yield(.renewal(index, .answered($0, discarded: renewal.discarded))) }
         default:
-            group.addTask(operation: answering)
+            group.addTask {
+                var renewal = renewal
+                let answer = await renewer.carryOut(effect, of: &renewal)
+                sink.yield(.renewal(index, .answered(answer, discarded: renewal.discarded)))
+            }
         }
     }
 

@@ -41,14 +41,12 @@ final class PassPool {
         var addUnsettled = false
         /// The store step in flight records a row.
         var recording = false
-        /// The request in flight, to cancel on a stop.
+        /// The request in flight (the pass's, then its renewal's), to cancel on a stop.
         var transfer: TransportTransfer?
         /// The pass's result, held while the account's token is renewed after it.
         var held: Reconciler.Reconciled?
         /// The token renewal under way after the pass.
         var renewal: TokenRenewer.Renewal?
-        /// The renewal's request in flight, to cancel on a stop.
-        var request: Task<Void, Never>?
 
         init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger) {
             (self.pass, self.client, self.token, self.logger) = (pass, client, token, logger)
@@ -127,11 +125,8 @@ final class PassPool {
         case .stop:
             guard !stopped else { return }
             stopped = true
-            for lane in inFlight.values {
-                lane.transfer?.cancel()
-                lane.request?.cancel()
-            }
-            for lane in removing.values { lane.request?.cancel() }
+            for lane in inFlight.values { lane.transfer?.cancel() }
+            for lane in removing.values { lane.transfer?.cancel() }
             if queue.running == 0 { arrivals.continuation.finish() }
         case .event(let index, let event):
             if let lane = inFlight[index] {

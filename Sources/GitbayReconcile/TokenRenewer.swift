@@ -123,21 +123,55 @@ struct TokenRenewer: Sendable {
         return due.isEmpty ? nil : (Set(due.keys), marker)
     }
 
-    /// Carries out one step of the renewal; what came of it, for its machine. A successor
-    /// that discards itself counts its requests in `renewal`.
+    /// Starts the request `effect` asks for with the renewal's client; `answered` gets what
+    /// came of it. Cancelling the transfer answers it as failed by the cancellation.
+    func start(
+        _ effect: RenewalMachine.Effect, of renewal: Renewal, answered: @escaping @Sendable (RenewalMachine.Answer) -> Void
+    ) -> TransportTransfer {
+        let client = renewal.client
+        switch effect {
+        case .listTokens:
+            return client.startListingTokens { result in
+                answered(
+                    Self.answer(result) { tokens in
+                        var expiries: [String: Date] = [:]
+                        for token in tokens { expiries[token.name] = SyncEngine.wholeSecond(Timestamp.parse(token.expiresAt)) }
+                        return .listed(Set(tokens.map(\.name)), expiries: expiries)
+                    })
+            }
+        case .revoke(let name):
+            return client.startRevokingToken(named: name) { answered(.revoke(RevocationMachine.RevokeAnswer($0))) }
+        case .mint(let name, let ttl):
+            return client.startCreatingToken(named: name, ttl: ttl) { answered(Self.answer($0) { .minted($0.token) }) }
+        case .learnExpiry(let name):
+            return client.startListingTokens { answered(.expiry(SyncEngine.expiry(of: name, in: $0))) }
+        default:
+            preconditionFailure("\(effect) is not a request")
+        }
+    }
+
+    /// What a request's `result` says to the machine: `success` made of its value, a refusal
+    /// as refused, any other failure as failed.
+    private static func answer<Value>(
+        _ result: Result<Value, GitbayError>, _ success: (Value) -> RenewalMachine.Answer
+    ) -> RenewalMachine.Answer {
+        switch result {
+        case .success(let value): success(value)
+        case .failure(let error) where error.kind == .authFailed: .failed(.refused(error))
+        case .failure(let error): .failed(.other(.server(error)))
+        }
+    }
+
+    /// Carries out one step of the renewal in the store or the keyring; what came of it, for
+    /// its machine. A successor that discards itself counts its requests in `renewal`.
     func carryOut(_ effect: RenewalMachine.Effect, of renewal: inout Renewal) async -> RenewalMachine.Answer {
-        let (account, client) = (renewal.account, renewal.client)
+        let account = renewal.account
         do {
             switch effect {
-            case .listTokens:
-                let tokens = try await client.listTokens()
-                var expiries: [String: Date] = [:]
-                for token in tokens { expiries[token.name] = SyncEngine.wholeSecond(Timestamp.parse(token.expiresAt)) }
-                return .listed(Set(tokens.map(\.name)), expiries: expiries)
+            case .listTokens, .revoke, .mint, .learnExpiry, .finish:
+                preconditionFailure("\(effect) is not a step of the store or the keyring")
             case .recordExpiry(let expiresAt, let name):
                 try await store.setAPITokenExpiry(expiresAt, ofAccount: account.id, named: name)
-            case .revoke(let name):
-                return .revoke(await client.revokeAnswer(named: name))
             case .forgetPendingMint(let name):
                 try await store.forgetPendingMint(name, instance: account.instance)
             case .deleteItem(let item):
@@ -146,21 +180,15 @@ struct TokenRenewer: Sendable {
                 try await store.forgetStaleTokenNames([name], ofAccount: account.id)
             case .recordSuccessor(let name, let item, let now):
                 try await store.recordStaleTokenNames([name], ofAccount: account.id, keyringItem: item, now: now)
-            case .mint(let name, let ttl):
-                return .minted(try await client.createToken(named: name, ttl: ttl).token)
             case .storeInKeyring(let token, let item):
                 guard let keyring = options.keyring else { throw APITokens.noKeyring }
                 try await keyring.store(token, for: item)
-            case .learnExpiry(let name):
-                return .expiry(await SyncEngine.serverExpiry(of: name, client))
             case .replace(let predecessor, let token, let item, let details, let now):
                 return .replaced(
                     try await store.replaceAPIToken(
                         ofAccount: account.id, named: predecessor, with: token, keyringItem: item, details: details, now: now))
             case .discard(let token, let name, let item):
                 renewal.discarded += await discard(token, named: name, item: item, of: account)
-            case .finish:
-                preconditionFailure("the end carried out")
             }
             return .done
         } catch let error as GitbayError where error.kind == .authFailed {

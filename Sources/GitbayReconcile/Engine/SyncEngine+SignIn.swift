@@ -69,8 +69,14 @@ extension SyncEngine {
     /// When the token named `name` expires, as the server's `token list` answers; nil when it
     /// never does, or when the list could not be had (a run learns it later).
     package static func serverExpiry(of name: String, _ client: GitbayClient) async -> Date? {
-        guard let listed = try? await client.listTokens().first(where: { $0.name == name }) else { return nil }
-        return wholeSecond(Timestamp.parse(listed.expiresAt))
+        expiry(of: name, in: await GitbayClient.awaiting { client.startListingTokens(completion: $0) })
+    }
+
+    /// The expiry `token list` gave for the token named `name`, cut to its whole second; nil
+    /// when it gave none, or failed.
+    static func expiry(of name: String, in listed: Result<[ServerToken], GitbayError>) -> Date? {
+        guard let token = try? listed.get().first(where: { $0.name == name }) else { return nil }
+        return wholeSecond(Timestamp.parse(token.expiresAt))
     }
 
     /// `expiry` cut to its whole second: never later than the server's, and an instant that
