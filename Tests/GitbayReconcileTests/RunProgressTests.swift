@@ -84,4 +84,34 @@ struct RunProgressTests {
         let next = try await world.engine(now: later).run()
         #expect(next.first?.outcome.tokenRenewal?.successor != nil)
     }
+
+    @Test("a stop while a run's removal waits on `token revoke` cancels it: the run ends at once, the account kept removing with its token")
+    func stopDuringRemoval() async throws {
+        let (server, world) = (try FakeGitbayServer(), try await ReconcileWorld())
+        defer { server.stop() }
+        let (alice, token) = try await world.signInMinted(server, "alice", name: "gitbay-sync-laptop-gbs-hhhhhh")
+        try await world.setToken()
+        _ = try await world.run()
+        try await world.store.setState(.removing, ofAccount: alice.id)
+        // The revocation hangs past the test's time limit: only the stop can end it.
+        server.inject(.hang, command: "token revoke", user: "alice")
+        let stop = ShutdownSignal()
+        stop.claim()
+        var options = world.engine(client: ReconcileWorld.patientClient).options
+        options.stopNow = { await stop.wait(for: .stopping) }
+        let watcher = Task {
+            while !server.requests().contains(where: { $0.argv.starts(with: ["token", "revoke"]) }) { try? await Task.sleep(for: .milliseconds(20)) }
+            stop.request()
+        }
+        let entries = try await SyncEngine(store: world.store, options: options, logger: .disabled, shutdown: stop).run()
+        watcher.cancel()
+        guard case .kept(_, let hold) = try #require(entries.first?.removal) else {
+            Issue.record("a stop during the run's revocation keeps the account: \(entries)")
+            return
+        }
+        #expect(hold.revocationInterrupted, "cancelled, not failed otherwise: \(hold)")
+        #expect(try await world.store.account(id: alice.id)?.state == .removing)
+        #expect(try await world.store.apiToken(ofAccount: alice.id) == Secret(token))
+        #expect(server.devices(of: "alice").isEmpty, "the deregistration before it stands")
+    }
 }
