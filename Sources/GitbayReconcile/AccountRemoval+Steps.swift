@@ -26,8 +26,8 @@ extension AccountRemoval {
         }
     }
 
-    /// Carries out one step of the removal other than its end; what came of it, for its
-    /// machine. Throws what the store throws: the removal is then held for this run.
+    /// Carries out one step of the removal other than a request or its end; what came of it,
+    /// for its machine. Throws what the store throws: the removal is then held for this run.
     func carryOut(_ effect: RemovalMachine.Effect, of removal: inout Ongoing) async throws -> RemovalMachine.Answer {
         let (account, store) = (removal.account, reconciler.store)
         switch effect {
@@ -53,11 +53,8 @@ extension AccountRemoval {
                 read = .unavailable(unavailable, name: name, staleNames: staleNames)
             }
             return .tokenRead(read, stillRemoving: try await isStillRemoving(account))
-        case .revoke, .checkToken:
-            guard let client = removal.client else { preconditionFailure("a request with no token read") }
-            return await request(effect, with: client)
-        case .finish:
-            preconditionFailure("the end carried out")
+        case .revoke, .checkToken, .finish:
+            preconditionFailure("\(effect) is not a step of the store")
         }
     }
 

@@ -318,5 +318,22 @@ enum ModelRegressions {
                 .nearExpiry,
                 .run(concurrency: 1, crash: nil),
             ]),
+        ModelSchedule(
+            // Drawn once, under load, as a false merge of the two servers after the device clear;
+            // not reproduced since, alone or within its whole 40-step schedule.
+            name: "a device clear cut short on two v1.32.0 servers after reaps and sign-ins",
+            returnsDeviceID: [false, false],
+            steps: [
+                .setToken("DEVTOKEN", label: nil),
+                .run(concurrency: 1, crash: nil),
+                .relogin(4, crash: nil),
+                .reap(instance: 1, pick: 6),
+                .resume(0, crash: nil),
+                .signIn(0, via: .ssh, crash: nil),
+                .reap(instance: 0, pick: 3),
+                .signIn(0, via: .pasted, crash: nil),
+                .reap(instance: 1, pick: 6),
+                .clearDevice(crash: ModelCrash(atRequest: 6, afterServerApplied: true)),
+            ]),
     ]
 }
