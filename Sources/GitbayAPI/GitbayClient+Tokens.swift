@@ -27,24 +27,15 @@ package struct ServerToken: Sendable, Equatable, Decodable {
 /// The token commands, each started with a completion (a run's renewals and removals are
 /// carried out so, with no task waiting on their requests) or awaited.
 extension GitbayClient {
-    /// `token create --name <name> --scope full --ttl <ttl>`: a full-scope token the server
-    /// shows this once, kept as a `Secret` and redacted from anything this client reports.
-    package func createToken(named name: String, ttl: String) async throws(GitbayError) -> MintedToken {
-        try await awaiting { startCreatingToken(named: name, ttl: ttl, completion: $0) }
-    }
-
-    /// `token list` over `GET /api/v1/read`: the account's tokens, by name.
-    package func listTokens() async throws(GitbayError) -> [ServerToken] {
-        try await awaiting { startListingTokens(completion: $0) }
-    }
-
     /// `token revoke <name>`: the token of that name stops working, this client's own included
     /// (the request that revokes it still succeeds). Since v1.30.0 a full-scope token may run it.
     package func revokeToken(named name: String) async throws(GitbayError) {
         try await awaiting { startRevokingToken(named: name, completion: $0) }
     }
 
-    /// `createToken`, started: `completion` gets its answer.
+    /// `token create --name <name> --scope full --ttl <ttl>`, started: `completion` gets a
+    /// full-scope token the server shows this once, kept as a `Secret` and redacted from
+    /// anything this client reports.
     package func startCreatingToken(
         named name: String, ttl: String, completion: @escaping @Sendable (Result<MintedToken, GitbayError>) -> Void
     ) -> TransportTransfer {
@@ -63,7 +54,8 @@ extension GitbayClient {
         }
     }
 
-    /// `listTokens`, started: `completion` gets its answer.
+    /// `token list` over `GET /api/v1/read`, started: `completion` gets the account's tokens,
+    /// by name.
     package func startListingTokens(completion: @escaping @Sendable (Result<[ServerToken], GitbayError>) -> Void) -> TransportTransfer {
         let words = ["token", "list"]
         return startAnswering(.read(argv: words, ifNoneMatch: nil), command: words) { [self] answer in
