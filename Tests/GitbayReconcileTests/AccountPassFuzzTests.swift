@@ -34,7 +34,9 @@ struct AccountPassFuzzTests {
     func randomEvents() throws {
         var random = SplitMix64(seed: Self.seed)
         var fed: Set<String> = []
-        for _ in 0..<Self.cases {
+        // Past `cases`, only while a pair is still unfed: a rare pair (a v1.32.0 add's finding
+        // list failing) can be missed by 3000 cases of some seeds, never by ten times as many.
+        for index in 0..<(Self.cases * 10) where index < Self.cases || fed != Self.accepted {
             let caseSeed = random.next()
             var generator = SplitMix64(seed: caseSeed)
             if let violation = Self.violation(&generator, fed: &fed) {
@@ -43,7 +45,7 @@ struct AccountPassFuzzTests {
             }
         }
         let (unfed, unknown) = (Self.accepted.subtracting(fed).sorted(), fed.subtracting(Self.accepted).sorted())
-        #expect(fed == Self.accepted, "never fed: \(unfed); not in the table: \(unknown)")
+        #expect(fed == Self.accepted, "never fed: \(unfed); not in the table: \(unknown) (GITBAY_SYNC_PASS_SEED=\(Self.seed))")
     }
 
     /// Runs one pass to its end, noting the (phase, event) pairs fed; the first broken
