@@ -335,5 +335,13 @@ enum ModelRegressions {
                 .reap(instance: 1, pick: 6),
                 .clearDevice(crash: ModelCrash(atRequest: 6, afterServerApplied: true)),
             ]),
+        ModelSchedule(
+            name: "a removal cut after its revocation went through, a sign-in over SSH cut before its mint, then a run",
+            returnsDeviceID: [true, true],
+            steps: [
+                .removeAccount(1, crash: ModelCrash(atRequest: 3, afterServerApplied: true)),
+                .signIn(1, via: .ssh, crash: ModelCrash(atRequest: 1, afterServerApplied: false)),
+                .run(concurrency: 4, crash: nil),
+            ], keyring: false),
     ]
 }

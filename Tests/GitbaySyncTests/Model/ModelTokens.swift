@@ -31,6 +31,9 @@ final class ModelTokens {
     private var pending: [String: Set<String>] = [:]
     /// Tokens the user revoked on the web.
     private var revokedBehind: Set<String> = []
+    /// Tokens `login --ssh` minted for an account being removed whose own token no longer
+    /// worked, and stopped before storing: nothing this install holds can revoke them.
+    private var unrevocable: Set<String> = []
     /// This install's marker, which the names of its tokens carry.
     private var installMarker = "?"
 
@@ -57,6 +60,12 @@ final class ModelTokens {
     /// Records `tokens`, minted by a first `login --ssh` of `user` that stopped before storing them.
     func pendingMints(_ tokens: [String], of user: String) {
         pending[user, default: []].formUnion(tokens)
+    }
+
+    /// Records `tokens`, minted by a `login --ssh` that stopped before storing them, for an
+    /// account being removed whose token no longer worked then.
+    func unrevocableMints(_ tokens: [String]) {
+        unrevocable.formUnion(tokens)
     }
 
     /// Records that `user` signed in: its pending mints are its account's to revoke.
@@ -99,11 +108,13 @@ final class ModelTokens {
                 throw ModelViolation(step: step, message: "\(seen.user)'s removal completed with its API token still valid")
             }
             let names = Set([seen.stored.details.name].compactMap { $0 } + (revokedBehind.contains(token) ? [] : seen.stored.staleNames))
-            if let left = server.tokens(of: seen.user).first(where: { names.contains($0.name) && server.accepts($0.value) }) {
+            if let left = server.tokens(of: seen.user).first(where: {
+                names.contains($0.name) && server.accepts($0.value) && !unrevocable.contains($0.value)
+            }) {
                 throw ModelViolation(step: step, message: "\(seen.user)'s removal completed with this install's token \(left.name) still valid")
             }
             // Nor one this install minted that no record named.
-            let excused = replaced.union(pending[seen.user] ?? [])
+            let excused = replaced.union(pending[seen.user] ?? []).union(unrevocable)
             if !revokedBehind.contains(token),
                 let left = server.tokens(of: seen.user).first(where: {
                     $0.name.contains(installMarker) && server.accepts($0.value) && !excused.contains($0.value)

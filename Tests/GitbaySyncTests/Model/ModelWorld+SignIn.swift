@@ -19,7 +19,8 @@ extension ModelWorld {
         let store = try await cli.store()
         let marker = try await store.device().installMarker
         let before = try await signedIn()[name(index)]
-        if let before, before.state == .removing { tokens.replacedBySignIn(try await storedTokens()[before.id]) }
+        let removingToken = if let before, before.state == .removing { try await storedTokens()[before.id] } else { Secret?.none }
+        tokens.replacedBySignIn(removingToken)
         let minted = Set(servers[instance].tokens(of: user).filter { $0.name.contains(marker) }.map(\.value))
         // A sign-in runs the instance's accounts: one whose token is refused fails it.
         let refusedBeside = try await refusedAccounts().contains { $0 != index && Self.users[$0].1 == instance }
@@ -43,6 +44,10 @@ extension ModelWorld {
                 $0.name.contains(marker) && !minted.contains($0.value) && $0.value != stored?.exposedValue
             }
             if before?.state != .active { tokens.pendingMints(orphans.map { $0.value }, of: user) }
+            // The token of an account being removed no longer works: its removal cannot revoke them.
+            if let removingToken, !servers[instance].accepts(removingToken.exposedValue), account?.state != .active {
+                tokens.unrevocableMints(orphans.map { $0.value })
+            }
         }
         if signedIn { tokens.signedIn(user) }
         guard let account, account.state == .active else {
