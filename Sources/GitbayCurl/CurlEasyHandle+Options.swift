@@ -5,19 +5,18 @@ import GitbayAPI
 /// method and body. Each sets libcurl's default back where the request needs none, since the
 /// handle is never reset.
 extension CurlEasyHandle {
-    /// Which proxy, if any: none for a loopback instance; else the environment's, if it names one.
-    func setProxy(_ setup: inout OptionSetup, url: String) {
-        if !Self.proxyInEnvironment {
+    /// The proxy `choice` names: none, or the environment's.
+    func setProxy(_ setup: inout OptionSetup, _ choice: StandingOptions.Proxy) {
+        switch choice {
+        case .noneNamed:
             // No proxy variable is set: saying so spares curl reading them for every request.
             setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
             setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_NOPROXY, nil))
-        } else if HTTPDestination.isLoopback(url) {
-            // A proxy would be handed a loopback instance's token in clear (plain http), and
-            // asked to fetch its own 127.0.0.1: no proxy for this host, whatever the variables
-            // (no_proxy included) say. An empty proxy turns every one of them off.
+        case .bypassed:
+            // An empty proxy turns every variable (no_proxy included) off.
             setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROXY, ""))
             setup.set(ccurl_setopt_string(curl, handle, CURLOPT_NOPROXY, "*"))
-        } else {
+        case .environment:
             // libcurl's defaults: the variables decide.
             setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_PROXY, nil))
             setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_NOPROXY, nil))
@@ -25,11 +24,9 @@ extension CurlEasyHandle {
     }
 
     /// Where the certificate authorities come from: `Authorities.choose` decides.
-    func setAuthorities(_ setup: inout OptionSetup, configuration: TransportConfiguration) {
-        let chosen = Authorities.choose(
-            file: configuration.certificateFile, folder: configuration.certificateFolder,
-            defaults: CurlLibrary.opened.authorityDefaults)
+    func setAuthorities(_ setup: inout OptionSetup, file: String?, folder: String?) {
         let defaults = CurlLibrary.opened.authorityDefaults
+        let chosen = Authorities.choose(file: file, folder: folder, defaults: defaults)
         setPath(&setup, CURLOPT_CAINFO, chosen.file, default: defaults.file)
         setPath(&setup, CURLOPT_CAPATH, chosen.folder, default: defaults.folder)
     }
@@ -69,6 +66,40 @@ extension CurlEasyHandle {
             setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start)))
         }
         setup.set(ccurl_setopt_long(curl, handle, CURLOPT_POST, 1))
+    }
+}
+
+/// What the options a handle keeps from one request to the next are set from: the parts of
+/// the transport's configuration they use, and of the URL whether it is `https` and which proxy it takes.
+struct StandingOptions: Equatable {
+    /// Which proxy a request takes.
+    enum Proxy: Equatable {
+        /// The environment names none: saying so spares curl reading the variables.
+        case noneNamed
+        /// None, whatever the variables say: a proxy would be handed a loopback instance's
+        /// token in clear (plain http), and asked to fetch its own 127.0.0.1.
+        case bypassed
+        /// The environment's, as its variables decide.
+        case environment
+    }
+
+    let connectTimeout: Duration
+    let requestTimeout: Duration
+    let maxResponseBytes: Int
+    let certificateFile: String?
+    let certificateFolder: String?
+    let https: Bool
+    let proxy: Proxy
+
+    init(url: String, configuration: TransportConfiguration) {
+        connectTimeout = configuration.connectTimeout
+        requestTimeout = configuration.requestTimeout
+        maxResponseBytes = configuration.maxResponseBytes
+        certificateFile = configuration.certificateFile
+        certificateFolder = configuration.certificateFolder
+        https = CurlEasyHandle.isHTTPS(url)
+        proxy =
+            if !CurlEasyHandle.proxyInEnvironment { .noneNamed } else if HTTPDestination.isLoopback(url) { .bypassed } else { .environment }
     }
 }
 

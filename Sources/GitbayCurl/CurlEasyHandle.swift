@@ -17,8 +17,9 @@ import Darwin
 /// Owns one curl easy handle and the options of the request it carries; kept for the life of
 /// a transport so that a request costs no new handle.
 ///
-/// The handle is never reset: every request sets every option it uses, the ones it does not
-/// use back to libcurl's defaults included. A reset would put the receive buffer's recorded
+/// The handle is never reset: every option a request uses is set for it, the ones it does not
+/// use back to libcurl's defaults included; those every request sets alike (`StandingOptions`)
+/// only when what they come from changed, since curl keeps them from one transfer to the next. A reset would put the receive buffer's recorded
 /// size back to 16 KB, while libcurl keeps a buffer of the size it had across a transfer that
 /// ends on an HTTP/2 connection other transfers still use; and a new handle per request costs
 /// more memory in churn than the smaller buffer saves.
@@ -36,6 +37,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     private let sessions: CurlSessionShare
     /// The header fields of the transfer in progress; curl reads them until it ends.
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// What the options that stay alike from one request to the next were last set from; nil
+    /// until they are set, and after a request failed to set any option.
+    private var standing: StandingOptions?
 
     init(sessions: CurlSessionShare) {
         guard let handle = curl.pointee.easy_init() else {
@@ -67,15 +71,19 @@ final class CurlEasyHandle: @unchecked Sendable {
         if transfer.isCancelled { return .cancelled }
         do { try request.checkHeaders() } catch { return error }
 
-        // No reset (see the type's comment): every option below is set for every request.
+        // No reset (see the type's comment).
         errorBuffer[0] = 0
         curl.pointee.slist_free_all(headerList)
         headerList = headerList(for: request)
 
         var setup = OptionSetup(handle: handle)
-        setTransferOptions(&setup, url: request.url, configuration: configuration)
-        setCallbacks(&setup, context: Unmanaged.passUnretained(transfer).toOpaque())
+        let wanted = StandingOptions(url: request.url, configuration: configuration)
+        if wanted != standing { setStandingOptions(&setup, wanted) }
+        setup.set(ccurl_setopt_string(curl, handle, CURLOPT_URL, request.url))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HTTPHEADER, headerList))
+        setContext(&setup, Unmanaged.passUnretained(transfer).toOpaque())
         setMethodAndBody(&setup, request: request)
+        standing = setup.failure == nil ? wanted : nil
         if let failure = setup.failure {
             return .other(code: Int(failure.rawValue), message: "curl could not configure the request: \(Self.message(for: failure))")
         }
@@ -112,31 +120,39 @@ final class CurlEasyHandle: @unchecked Sendable {
         return curl.pointee.slist_append(headerList, "Expect:")
     }
 
-    /// The URL, the headers, the limits and what curl may do on its own (no signals, no redirects).
-    private func setTransferOptions(_ setup: inout OptionSetup, url: String, configuration: TransportConfiguration) {
+    /// The options every request on this handle sets alike: the limits, the authorities, the
+    /// proxy, the callbacks, and what curl may do on its own (no signals, no redirects). Set
+    /// again only when what they come from changes; curl keeps them from one transfer to the next.
+    private func setStandingOptions(_ setup: inout OptionSetup, _ options: StandingOptions) {
         setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_ERRORBUFFER, errorBuffer))
         setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_SHARE, sessions.handle))
-        setup.set(ccurl_setopt_string(curl, handle, CURLOPT_URL, url))
         setup.set(ccurl_setopt_string(curl, handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         setup.set(ccurl_setopt_long(curl, handle, CURLOPT_NOSIGNAL, 1))
         setup.set(ccurl_setopt_long(curl, handle, CURLOPT_FOLLOWLOCATION, 0))
-        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.roundedUpMilliseconds))
-        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_TIMEOUT_MS, configuration.requestTimeout.roundedUpMilliseconds))
-        setup.set(ccurl_setopt_off(curl, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeout.roundedUpMilliseconds))
+        setup.set(ccurl_setopt_long(curl, handle, CURLOPT_TIMEOUT_MS, options.requestTimeout.roundedUpMilliseconds))
+        setup.set(ccurl_setopt_off(curl, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxResponseBytes)))
         setup.set(ccurl_setopt_string(curl, handle, CURLOPT_USERAGENT, "gitbay-sync"))
-        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HTTPHEADER, headerList))
-        setAuthorities(&setup, configuration: configuration)
-        setProxy(&setup, url: url)
+        setAuthorities(&setup, file: options.certificateFile, folder: options.certificateFolder)
+        setProxy(&setup, options.proxy)
+        setCallbacks(&setup)
         // HTTP/2 where the server offers it over TLS; a libcurl built without it keeps HTTP/1.1.
         _ = ccurl_setopt_long(curl, handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         // Over TLS, a transfer waits for a connection being set up to the same instance rather
         // than open another, in case that one turns out to multiplex HTTP/2 streams.
-        _ = ccurl_setopt_long(curl, handle, CURLOPT_PIPEWAIT, Self.isHTTPS(url) ? 1 : 0)
+        _ = ccurl_setopt_long(curl, handle, CURLOPT_PIPEWAIT, options.https ? 1 : 0)
     }
 
-    /// The body, header and progress callbacks, each reaching the transfer through `context`.
-    private func setCallbacks(_ setup: inout OptionSetup, context: UnsafeMutableRawPointer) {
+    /// The transfer the callbacks reach, through `context`.
+    private func setContext(_ setup: inout OptionSetup, _ context: UnsafeMutableRawPointer) {
         setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_WRITEDATA, context))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HEADERDATA, context))
+        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_XFERINFODATA, context))
+    }
+
+    /// The body, header and progress callbacks, each reaching its transfer through the context
+    /// `setContext` gives.
+    private func setCallbacks(_ setup: inout OptionSetup) {
         setup.set(
             ccurl_setopt_data_callback(curl, handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                 guard let context else { return 0 }
@@ -144,7 +160,6 @@ final class CurlEasyHandle: @unchecked Sendable {
                 let length = size * count
                 return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
             })
-        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_HEADERDATA, context))
         setup.set(
             ccurl_setopt_data_callback(curl, handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
                 guard let context else { return 0 }
@@ -155,7 +170,6 @@ final class CurlEasyHandle: @unchecked Sendable {
             })
         // The progress callback is how a cancelled task aborts a transfer that is waiting.
         setup.set(ccurl_setopt_long(curl, handle, CURLOPT_NOPROGRESS, 0))
-        setup.set(ccurl_setopt_pointer(curl, handle, CURLOPT_XFERINFODATA, context))
         setup.set(
             ccurl_setopt_progress_callback(curl, handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
                 guard let context else { return 0 }

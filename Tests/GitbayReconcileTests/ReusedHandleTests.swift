@@ -63,3 +63,34 @@ struct ReusedHandleTests {
         #expect(sent[2].stdin == nil && sent[2].argv.contains(String(id)))
     }
 }
+
+/// The options a handle keeps from one request to the next are set again when what they come
+/// from changes: a request's own limits apply, not those of the request before it.
+@Suite("curl handles reused with other limits")
+struct ReusedHandleLimitsTests {
+    @Test("a shorter timeout than the last request's on the same handle is the one that applies")
+    func shorterTimeoutApplies() async throws {
+        let server = try FakeGitbayServer()
+        defer { server.stop() }
+        let token = server.mintToken(for: "alice")
+        let transport = CurlTransport(pool: ConnectionPool())
+        let url = server.baseURL + "/api/v1/read?argv=notifications&argv=device&argv=list"
+        let request = HTTPRequest(method: "GET", url: url, headers: [("Authorization", "Bearer " + token)])
+        let patient = TransportConfiguration(connectTimeout: .seconds(5), requestTimeout: .seconds(20), maxResponseBytes: 1 << 20)
+        let hasty = TransportConfiguration(connectTimeout: .seconds(5), requestTimeout: .milliseconds(300), maxResponseBytes: 1 << 20)
+
+        server.latency = .milliseconds(600)
+        #expect(try await transport.send(request, limits: patient).status == 200)
+        // One request at a time: the same kept handle carries the next.
+        do {
+            let response = try await transport.send(request, limits: hasty)
+            Issue.record("the 300 ms limit did not apply: answered \(response.status) after the server's 600 ms")
+        } catch {
+            guard case .timedOut = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
+        }
+        #expect(try await transport.send(request, limits: patient).status == 200)
+    }
+}
