@@ -171,7 +171,7 @@ extension StateStore {
             let doubted = try Self.rowDoubts(database)
             var written: Set<Int64> = []
             for verdict in verdicts where wanted.contains(verdict.accountID) {
-                guard try Self.save(verdict, database) else { continue }
+                guard try Self.save(verdict, unchanged: unchanged, database) else { continue }
                 written.insert(verdict.accountID)
                 if doubted[verdict.accountID] != nil {
                     try Self.settleDoubt(ofAccount: verdict.accountID, raisedThrough: read?.doubtMark ?? 0, database)
@@ -182,12 +182,21 @@ extension StateStore {
     }
 
     /// Writes one verdict while the stored one is still the verdict it read; true if written.
-    private static func save(_ verdict: SteadyVerdict, _ database: Database) throws(SQLiteError) -> Bool {
+    /// `unchanged`: nothing was written since the run read it, so the stored verdict is that one.
+    private static func save(_ verdict: SteadyVerdict, unchanged: Bool, _ database: Database) throws(SQLiteError) -> Bool {
         let (read, status) = (verdict.read, verdict.status)
         guard verdict.onlyTimesDiffer else {
             guard try storedStatus(ofAccount: verdict.accountID, database) == read else { return false }
             try insertStatus(status, ofAccount: verdict.accountID, database)
             return true
+        }
+        let attempt = status.lastAttemptAt.map(Timestamp.format)
+        let success = status.lastSuccessAt == status.lastAttemptAt ? attempt : status.lastSuccessAt.map(Timestamp.format)
+        if unchanged {
+            try database.run(
+                "UPDATE account_status SET last_attempt_at = ?, last_success_at = ? WHERE account_id = ?",
+                .optionalText(attempt), .optionalText(success), .integer(verdict.accountID))
+            return database.changes > 0
         }
         try database.run(
             """
@@ -195,7 +204,7 @@ extension StateStore {
             WHERE account_id = ? AND condition = ? AND detail IS ? AND last_error IS ? AND next_retry_at IS NULL
                 AND failures = 0 AND list_etag IS ? AND etag_basis IS ?
             """,
-            .optionalText(status.lastAttemptAt.map(Timestamp.format)), .optionalText(status.lastSuccessAt.map(Timestamp.format)),
+            .optionalText(attempt), .optionalText(success),
             .integer(verdict.accountID), .text(read.condition.rawValue), .optionalText(read.detail), .optionalText(read.lastError),
             .optionalText(read.listETag), .optionalText(read.etagBasis)
         )
