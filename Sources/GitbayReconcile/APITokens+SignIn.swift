@@ -68,8 +68,11 @@ extension APITokens {
                 let digits = Timestamp.format(now).filter(\.isNumber)
                 item = TokenRotation.keyringItem(of: own, tokenName: details.name ?? "signed-in-\(digits)")
             }
-            if choice != .database, keyring != nil, let tokenName = details.name {
-                try await store.recordStaleTokenNames([tokenName], ofAccount: existing.id, keyringItem: item, now: now)
+            // Not for an account being removed: its removal, under way in a run, would read the
+            // name as one to revoke, and revoke the token this sign-in is storing.
+            if choice != .database, keyring != nil, let tokenName = details.name,
+                try await store.recordStaleTokenNames([tokenName], ofAccount: existing.id, keyringItem: item, unlessRemoving: true, now: now)
+            {
                 recorded = (existing.id, tokenName)
             }
         }

@@ -115,9 +115,18 @@ extension StateStore {
 
     /// Records names of the account's tokens that this install minted, or is about to mint,
     /// and that are not its current token: runs revoke them, and delete `keyringItem` (the
-    /// item a successor is about to be written to) once they have.
-    package func recordStaleTokenNames(_ names: [String], ofAccount id: Int64, keyringItem: String? = nil, now: Date = Date()) throws {
+    /// item a successor is about to be written to) once they have. Returns false, recording
+    /// nothing, when the account is gone (a removal deleted it meanwhile) or, with
+    /// `unlessRemoving`, being removed.
+    @discardableResult
+    package func recordStaleTokenNames(
+        _ names: [String], ofAccount id: Int64, keyringItem: String? = nil, unlessRemoving: Bool = false, now: Date = Date()
+    ) throws -> Bool {
         try write { database in
+            let state = try database.row("SELECT state FROM accounts WHERE id = ?", .integer(id)) { row throws(SQLiteError) in
+                try row.text("state")
+            }
+            guard let state, !unlessRemoving || state != AccountState.removing.rawValue else { return false }
             for name in names {
                 try database.run(
                     """
@@ -125,6 +134,7 @@ extension StateStore {
                     ON CONFLICT (account_id, name) DO UPDATE SET keyring_item = COALESCE(excluded.keyring_item, keyring_item)
                     """, .integer(id), .text(name), .text(Timestamp.format(now)), .optionalText(keyringItem))
             }
+            return true
         }
     }
 

@@ -16,6 +16,7 @@ import TransportSupport
 /// stores the item and then fails to say so (as a crash right after the write leaves it), and
 /// one that refuses a deletion. `failingFrom` fails every read from the one of that number on
 /// (the first is 1), as a keyring another process changes, or that locks, during a run.
+/// `beforeStore` runs as a store begins.
 final class MemoryKeyring: TokenKeyring {
     let items = Mutex<[String: Secret]>([:])
     let calls = Mutex<[String]>([])
@@ -23,6 +24,8 @@ final class MemoryKeyring: TokenKeyring {
     let storeLost = Mutex<KeyringUnavailable?>(nil)
     let deleteFailure = Mutex<KeyringUnavailable?>(nil)
     let failingFrom = Mutex<(read: Int, reason: KeyringUnavailable)?>(nil)
+    /// Called with the item's name as a store begins: what another process sees at that moment.
+    let beforeStore = Mutex<(@Sendable (String) async -> Void)?>(nil)
 
     init(failing failure: KeyringUnavailable? = nil) {
         self.failure.withLock { $0 = failure }
@@ -34,6 +37,7 @@ final class MemoryKeyring: TokenKeyring {
     }
 
     func store(_ secret: Secret, for account: String) async throws(KeyringUnavailable) {
+        if let before = beforeStore.withLock({ $0 }) { await before(account) }
         try answer("store")
         items.withLock { $0[account] = secret }
         if let lost = storeLost.withLock({ $0 }) { throw lost }
@@ -251,5 +255,34 @@ struct KeyringTokenTests {
         #expect(done.first?.removal.map { if case .removed = $0 { true } else { false } } == true)
         #expect(!server.accepts(token), "the token is revoked on the server")
         #expect(keyring.items.withLock { $0.isEmpty })
+    }
+
+    @Test("a sign-in to an account being removed gives a removal under way no name of the new token to revoke")
+    func signInDuringRemoval() async throws {
+        let keyring = MemoryKeyring()
+        let instance = try InstanceURL(parsing: server.baseURL)
+        let first = server.mintToken(for: "alice", name: "gitbay-sync-laptop-1")
+        let alice = try await engine(keyring).signIn(
+            instance: instance, username: "alice", apiToken: Secret(first), details: APITokenDetails(name: "gitbay-sync-laptop-1", expiresAt: nil)
+        ).account
+        try await world.store.setState(.removing, ofAccount: alice.id)
+        // What a run's removal reads as stale while the sign-in writes its token to the keyring.
+        let seen = Mutex<[String]?>(nil)
+        let store = world.store
+        keyring.beforeStore.withLock { hook in
+            hook = { _ in
+                let names = (try? await store.apiTokenRecords()[alice.id]?.staleNames) ?? []
+                seen.withLock { $0 = names }
+            }
+        }
+
+        let second = server.mintToken(for: "alice", name: "gitbay-sync-laptop-2")
+        let signedIn = try await engine(keyring).signIn(
+            instance: instance, username: "alice", apiToken: Secret(second), details: APITokenDetails(name: "gitbay-sync-laptop-2", expiresAt: nil)
+        ).account
+
+        #expect(seen.withLock { $0 } == [], "the new token's name was never one to revoke")
+        #expect(signedIn.id == alice.id && signedIn.state == .active, "the sign-in ended the removal")
+        #expect(try await world.store.apiTokenRecords()[alice.id]?.details.name == "gitbay-sync-laptop-2")
     }
 }

@@ -33,6 +33,26 @@ struct TokenRecordsTests {
         #expect(Set(try await store.storedAPITokens().keys) == [alice.id])
     }
 
+    @Test("a stale name is recorded for an account that is there; for one a removal deleted meanwhile, nothing, and no error")
+    func staleNameOfGoneAccount() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let instance = try InstanceURL(parsing: "https://gitbay.example")
+        let alice = try await store.signIn(
+            instance: instance, username: "alice", apiToken: Secret("alice-token"), details: APITokenDetails(name: "gitbay-sync-a", expiresAt: nil))
+        try await store.setState(.removing, ofAccount: alice.id)
+
+        #expect(try await store.recordStaleTokenNames(["gitbay-sync-new"], ofAccount: alice.id, unlessRemoving: true) == false)
+        #expect(try await store.apiTokenRecords()[alice.id]?.staleNames == [], "not while it is being removed, when asked so")
+        #expect(try await store.recordStaleTokenNames(["gitbay-sync-new"], ofAccount: alice.id) == true)
+        #expect(try await store.apiTokenRecords()[alice.id]?.staleNames == ["gitbay-sync-new"])
+
+        let removing = try #require(try await store.account(id: alice.id))
+        #expect(try await store.deleteAccount(id: alice.id, removalStartedAt: removing.removalStartedAt) != .notRemoving)
+        #expect(try await store.recordStaleTokenNames(["gitbay-sync-later"], ofAccount: alice.id) == false)
+        #expect(try await store.apiTokenRecords().isEmpty)
+    }
+
     @Test("the tokens a pinned name's lapse can be warned of: those with a name, an expiry and a lifetime, their details as recorded")
     func namedExpiring() async throws {
         let folder = try TemporaryDirectory()

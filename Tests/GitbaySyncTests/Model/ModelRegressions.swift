@@ -343,5 +343,12 @@ enum ModelRegressions {
                 .signIn(1, via: .ssh, crash: ModelCrash(atRequest: 1, afterServerApplied: false)),
                 .run(concurrency: 4, crash: nil),
             ], keyring: false),
+        ModelSchedule(
+            name: "a removal cut before its second request, then a sign-in with a pasted token alongside a run",
+            returnsDeviceID: [false, true],
+            steps: [
+                .removeAccount(0, crash: ModelCrash(atRequest: 2, afterServerApplied: false)),
+                .alongsideRun(.relogin(0, crash: nil)),
+            ], keyring: false),
     ]
 }

@@ -95,8 +95,9 @@ final class ModelTokens {
         return Set(stored.values.map(\.token.exposedValue))
     }
 
-    /// (5) and (6), after every step; `signedIn` holds the account ids still there.
-    func check(_ servers: [FakeGitbayServer], signedIn: Set<Int64>, step: Int) throws {
+    /// (5) and (6), after every step; `signedIn` holds the account ids still there, `stored`
+    /// the tokens they hold.
+    func check(_ servers: [FakeGitbayServer], signedIn: Set<Int64>, stored: Set<String>, step: Int) throws {
         for (instance, value) in foreign where !servers[instance].accepts(value) {
             throw ModelViolation(step: step, message: "a token that is not this install's was revoked on instance \(instance)")
         }
@@ -113,8 +114,9 @@ final class ModelTokens {
             }) {
                 throw ModelViolation(step: step, message: "\(seen.user)'s removal completed with this install's token \(left.name) still valid")
             }
-            // Nor one this install minted that no record named.
-            let excused = replaced.union(pending[seen.user] ?? []).union(unrevocable)
+            // Nor one this install minted that no record named. A sign-in that came after the
+            // removal's deletion, in the same step (beside a run), made an account of its own.
+            let excused = replaced.union(pending[seen.user] ?? []).union(unrevocable).union(stored)
             if !revokedBehind.contains(token),
                 let left = server.tokens(of: seen.user).first(where: {
                     $0.name.contains(installMarker) && server.accepts($0.value) && !excused.contains($0.value)

@@ -338,8 +338,9 @@ final class ModelWorld {
         let users = Dictionary(uniqueKeysWithValues: accountIDs.map { index, id in (id, (Self.users[index].0, Self.users[index].1)) })
         // The keyring read once for both checks: nothing between them changes it.
         let kept = try await keyringItems()
-        apiTokens.formUnion(try await tokens.observe(try await cli.store(), users: users, tokens: try await storedTokens(keyring: kept)))
-        try tokens.check(servers, signedIn: Set(accountIDs.values), step: number)
+        let stored = try await tokens.observe(try await cli.store(), users: users, tokens: try await storedTokens(keyring: kept))
+        apiTokens.formUnion(stored)
+        try tokens.check(servers, signedIn: Set(accountIDs.values), stored: stored, step: number)
         if !alongside, session != nil { try await ModelKeyring.checkItems(try await cli.store(), kept: kept, step: number) }
         if session == nil { try await ModelKeyring.checkNoItems(try await cli.store(), step: number) }
         try await followServerNames(number)
