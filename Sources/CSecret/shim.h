@@ -92,9 +92,10 @@ typedef void *(*csecret_initable_new_function)(size_t type, void *cancellable, c
 
 // Opens the libsecret at `path` and fills `api`. NULL when every function was found (GLib's,
 // GObject's and GIO's through libsecret's own dependencies); otherwise why not, valid until
-// the next call. The library stays open for the life of the process.
+// the next call. The library stays open for the life of the process. Like libcurl's (see
+// ccurl_open), its other symbols are bound as first called.
 static inline const char *csecret_open(const char *path, csecret_api *api) {
-    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
     if (library == NULL) {
         const char *reason = dlerror();
         return reason != NULL ? reason : "the library could not be opened";
