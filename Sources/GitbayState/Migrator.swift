@@ -25,8 +25,10 @@ struct Migrator {
         return Dictionary(rows.map { ($0.0, (name: $0.1, checksum: $0.2)) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Refuses a database this binary must not alter. Reads only.
-    func validate(_ database: Database) throws {
+    /// Refuses a database this binary must not alter. Reads only; returns the migrations it
+    /// found recorded.
+    @discardableResult
+    func validate(_ database: Database) throws -> [Int: (name: String, checksum: String)] {
         let recorded = try Self.recorded(in: database)
         let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
         let unknown = recorded.keys.filter { known[$0] == nil }.sorted()
@@ -38,14 +40,15 @@ struct Migrator {
                 throw StoreError.changedMigration(path: database.path, version: version, name: entry.name)
             }
         }
+        return recorded
     }
 
     /// Applies every migration not yet recorded, each in its own `BEGIN IMMEDIATE`
-    /// transaction with a foreign key check before commit. Returns the versions applied.
+    /// transaction with a foreign key check before commit (`validated`: what `validate` found,
+    /// when it was just called). Returns the versions applied.
     @discardableResult
-    func migrate(_ database: Database, now: String) throws -> [Int] {
-        try validate(database)
-        let recorded = try Self.recorded(in: database)
+    func migrate(_ database: Database, now: String, validated: [Int: (name: String, checksum: String)]? = nil) throws -> [Int] {
+        let recorded = try validated ?? validate(database)
         let pending = migrations.filter { recorded[$0.version] == nil }.sorted { $0.version < $1.version }
         guard !pending.isEmpty else { return [] }
         try database.execute(

@@ -81,7 +81,7 @@ package actor StateStore {
         }
         do {
             let migrator = Migrator()
-            try migrator.validate(database)
+            let recorded = try migrator.validate(database)
             try location.tightenFileModes()
             let journal = try database.scalarText("PRAGMA journal_mode = WAL")
             guard journal?.lowercased() == "wal" else {
@@ -91,7 +91,8 @@ package actor StateStore {
             // Deleted tokens must not linger in freed pages.
             try database.execute("PRAGMA secure_delete = ON")
             try database.execute("PRAGMA synchronous = NORMAL")
-            try migrator.migrate(database, now: Timestamp.format(now))
+            // Another process migrating meanwhile is met inside each migration's transaction.
+            try migrator.migrate(database, now: Timestamp.format(now), validated: recorded)
             try location.tightenFileModes()
             return database
         } catch let error as SQLiteError {
