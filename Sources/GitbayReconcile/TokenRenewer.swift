@@ -179,7 +179,10 @@ struct TokenRenewer: Sendable {
             case .forgetStaleName(let name):
                 try await store.forgetStaleTokenNames([name], ofAccount: account.id)
             case .recordSuccessor(let name, let item, let now):
-                try await store.recordStaleTokenNames([name], ofAccount: account.id, keyringItem: item, now: now)
+                // Nothing is minted under a name no record holds: an account deleted meanwhile stops here.
+                guard try await store.recordStaleTokenNames([name], ofAccount: account.id, keyringItem: item, now: now) else {
+                    return .failed(.other(.local(.other("the account was deleted before its token's successor was recorded; none was minted"))))
+                }
             case .storeInKeyring(let token, let item):
                 guard let keyring = options.keyring else { throw APITokens.noKeyring }
                 try await keyring.store(token, for: item)

@@ -93,6 +93,32 @@ struct KeyringRotationTests {
         #expect(!next.isFailure && next.condition == .registered && next.tokenRenewal == nil)
     }
 
+    @Test("no successor is minted for an account a removal deleted before the successor's name was recorded")
+    func accountDeletedBeforeSuccessor() async throws {
+        let options = engine(now: Self.later).options
+        let stored = try #require(try await world.store.storedAPIToken(ofAccount: alice.id, token: Secret(first)))
+        let marker = try await world.store.device().installMarker
+        let machine = RenewalMachine(
+            RenewalMachine.Facts(
+                details: stored.details, staleNames: stored.staleNames, keyringItem: stored.keyringItem, staleItems: stored.staleItems,
+                accountName: alice.name, installMarker: marker, keyringPresent: true))
+        var renewal = TokenRenewer.Renewal(
+            account: alice, stored: stored,
+            client: GitbayClient(
+                instance: alice.instance, apiToken: stored.token, accountName: alice.name, configuration: options.client, logger: .disabled),
+            leaseTaken: false, machine: machine)
+        try await world.store.setState(.removing, ofAccount: alice.id)
+        let removing = try #require(try await world.store.account(id: alice.id))
+        #expect(try await world.store.deleteAccount(id: alice.id, removalStartedAt: removing.removalStartedAt) != .notRemoving)
+
+        let renewer = TokenRenewer(store: world.store, options: options, logger: .disabled)
+        let answer = await renewer.carryOut(.recordSuccessor(name: name + "-next", keyringItem: nil, at: Self.later()), of: &renewal)
+        guard case .failed(.other) = answer else {
+            Issue.record("the renewal goes on to mint a successor no record names: \(answer)")
+            return
+        }
+    }
+
     /// Where a rotation's run stops.
     enum CrashPoint: String, Sendable, CaseIterable, CustomTestStringConvertible {
         /// The server minted the successor; its answer never came back.
