@@ -52,7 +52,9 @@ extension APITokens {
     /// the database points at the new one, as a rotation does: the new token goes to an item
     /// the old one is not in, recorded (with its name) as stale first, so that a crash between
     /// the keyring and the database leaves the old token in use and a stale one the next run
-    /// revokes and deletes. The item that held the old token is deleted last.
+    /// revokes and deletes (not for an account being removed, whose removal would revoke it;
+    /// there such a crash leaves the new item unnamed). The item that held the old token is
+    /// deleted last.
     func signIn(
         instance: InstanceURL, username: String, apiToken: Secret, details: APITokenDetails, choice: TokenStoreChoice?, now: Date
     ) async throws -> (account: AccountRecord, kept: KeptToken) {
