@@ -66,7 +66,7 @@ extension PassPool {
     /// revocation fails as cancelled, and the removal is held for the next run.
     private func carryOut(_ effect: RemovalMachine.Effect, ofRemoval index: Int, _ group: inout TaskGroup<Void>) {
         guard let lane = removing[index], let removal = removals?.removal else { preconditionFailure("a removal step for no removal") }
-        let (sink, ongoing) = (arrivals.continuation, lane.removal)
+        let (sink, ongoing) = (arrivals, lane.removal)
         switch effect {
         case .finish(let end):
             group.addTask {

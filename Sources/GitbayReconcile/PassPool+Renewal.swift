@@ -27,7 +27,7 @@ extension PassPool {
 
     /// Begins the renewal of the account whose pass ended with `outcome`.
     func renew(_ outcome: AccountOutcome, token: Secret?, marker: String, of index: Int, _ group: inout TaskGroup<Void>) {
-        let (renewer, sink) = (renewer, arrivals.continuation)
+        let (renewer, sink) = (renewer, arrivals)
         group.addTask {
             do {
                 sink.yield(.renewal(index, .began(try await renewer.begin(outcome, token: token, marker: marker))))
@@ -74,7 +74,7 @@ extension PassPool {
         guard let lane = inFlight[index], let renewal = lane.renewal, let held = lane.held else {
             preconditionFailure("a renewal step for no renewal")
         }
-        let (renewer, sink) = (renewer, arrivals.continuation)
+        let (renewer, sink) = (renewer, arrivals)
         switch effect {
         case .finish:
             group.addTask { sink.yield(.renewal(index, .ended(await renewer.end(renewal, effect, outcome: held.outcome)))) }

@@ -7,7 +7,7 @@ extension PassPool {
     /// a task of the round, the end in place.
     func carryOut(_ step: AccountPass.Step, of index: Int, _ group: inout TaskGroup<Void>) {
         guard let lane = inFlight[index] else { preconditionFailure("a step for no account in flight") }
-        let sink = arrivals.continuation
+        let sink = arrivals
         switch step {
         case .list, .add, .remove:
             guard case .success(let client) = lane.client else {
@@ -44,7 +44,7 @@ extension PassPool {
     private func send(
         _ step: AccountPass.Step, of lane: InFlight, with client: GitbayClient, index: Int, _ group: inout TaskGroup<Void>
     ) -> TransportTransfer {
-        let sink = arrivals.continuation
+        let sink = arrivals
         switch step {
         case .list(let tag):
             return client.startListingDevices(ifNoneMatch: tag) { result in
@@ -83,7 +83,7 @@ extension PassPool {
     /// one whose token is due is renewed first, its result held.
     func finish(_ result: Reconciler.Reconciled, of index: Int, unsettled: AccountPass?, _ group: inout TaskGroup<Void>) {
         if let unsettled {
-            let (store, sink) = (store, arrivals.continuation)
+            let (store, sink) = (store, arrivals)
             group.addTask {
                 await store.doubtOtherNames(after: unsettled)
                 sink.yield(.finished(index, result))

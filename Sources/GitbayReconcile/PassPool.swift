@@ -12,7 +12,7 @@ import GitbaySupport
 /// each pass then ends as a cancellation (which records nothing) and none is started after.
 final class PassPool {
     /// What reaches the loop. Boxed: a pass's payloads are large, and an arrival is moved
-    /// through the stream's buffer and copied out again.
+    /// through the queue of arrivals and copied out again.
     indirect enum Arrival: Sendable {
         case event(Int, AccountPass.Event)
         /// An account read afresh, with the client and token for its next pass.
@@ -71,7 +71,7 @@ final class PassPool {
     var removing: [Int: RemovalLane] = [:]
     var results: [Reconciler.Reconciled] = []
     var stopped = false
-    let arrivals = AsyncStream.makeStream(of: Arrival.self)
+    let arrivals = ArrivalQueue()
 
     init(
         _ accounts: [(AccountRecord, Desire)], facts: RunFacts, tokens: [Int64: Secret], store: PassStore,
@@ -93,7 +93,7 @@ final class PassPool {
 
     /// Carries every account out; the results in the order they ended.
     func run() async -> [Reconciler.Reconciled] {
-        let sink = arrivals.continuation
+        let sink = arrivals
         let watcher = store.options.stopNow.map { stopNow in
             Task {
                 await stopNow()
@@ -103,7 +103,7 @@ final class PassPool {
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 startWhatFits(&group)
-                for await arrival in arrivals.stream {
+                while let arrival = await arrivals.next() {
                     take(arrival, &group)
                 }
             }
@@ -127,7 +127,7 @@ final class PassPool {
             stopped = true
             for lane in inFlight.values { lane.transfer?.cancel() }
             for lane in removing.values { lane.transfer?.cancel() }
-            if queue.running == 0 { arrivals.continuation.finish() }
+            if queue.running == 0 { arrivals.finish() }
         case .event(let index, let event):
             if let lane = inFlight[index] {
                 switch event {
@@ -139,7 +139,7 @@ final class PassPool {
             }
             handle(event, of: index, &group)
         case .addFailed(let index, let pass, let error):
-            let (store, sink) = (store, arrivals.continuation)
+            let (store, sink) = (store, arrivals)
             group.addTask {
                 await store.doubtOtherNames(after: pass)
                 sink.yield(.event(index, .failed(.server(error))))
@@ -180,7 +180,7 @@ final class PassPool {
                 logger: store.logger.with(["account.name": account.name]))
             carryOut(step, of: index, &group)
         }
-        if queue.running == 0 { arrivals.continuation.finish() }
+        if queue.running == 0 { arrivals.finish() }
     }
 
     /// Hands `event` to the account's pass and carries out the step it returns.
