@@ -17,22 +17,65 @@ package enum AccountState: String, Sendable, CaseIterable {
 }
 
 /// A signed-in account as stored.
+///
+/// Its fields are held once on the heap: a run hands each account's record through a couple
+/// of dozen copies (its pass, its outcome, the schedule, the sorting), and a copy then costs
+/// one reference count instead of one per string.
 package struct AccountRecord: Sendable, Equatable, Identifiable {
-    package let id: Int64
-    package let instance: InstanceURL
-    package let username: String
+    private final class Fields: Sendable {
+        let id: Int64
+        let instance: InstanceURL
+        let username: String
+        let name: String
+        let state: AccountState
+        let signedInAt: Date
+        let removalStartedAt: Date?
+        let sshDestination: String?
+        let pushOff: Bool
+
+        init(
+            id: Int64, instance: InstanceURL, username: String, name: String, state: AccountState, signedInAt: Date,
+            removalStartedAt: Date?, sshDestination: String?, pushOff: Bool
+        ) {
+            (self.id, self.instance, self.username, self.name, self.state, self.signedInAt) = (id, instance, username, name, state, signedInAt)
+            (self.removalStartedAt, self.sshDestination, self.pushOff) = (removalStartedAt, sshDestination, pushOff)
+        }
+    }
+
+    private let fields: Fields
+
+    package var id: Int64 { fields.id }
+    package var instance: InstanceURL { fields.instance }
+    package var username: String { fields.username }
     /// `user@host[:port]`, the name the CLI uses.
-    package let name: String
-    package let state: AccountState
-    package let signedInAt: Date
+    package var name: String { fields.name }
+    package var state: AccountState { fields.state }
+    package var signedInAt: Date { fields.signedInAt }
     /// When its current removal began; nil unless it is `removing` (and for a removal begun
     /// by an earlier version). The deletion that ends a removal checks it is still this one.
-    package var removalStartedAt: Date? = nil
+    package var removalStartedAt: Date? { fields.removalStartedAt }
     /// Where its server serves SSH, as `login --ssh` was given it (`user@host[:port]`); nil
     /// when never given.
-    package var sshDestination: String? = nil
+    package var sshDestination: String? { fields.sshDestination }
     /// Whether its push switch was last set off from here (`push off`): a choice, not a failure.
-    package var pushOff = false
+    package var pushOff: Bool { fields.pushOff }
+
+    package init(
+        id: Int64, instance: InstanceURL, username: String, name: String, state: AccountState, signedInAt: Date,
+        removalStartedAt: Date? = nil, sshDestination: String? = nil, pushOff: Bool = false
+    ) {
+        fields = Fields(
+            id: id, instance: instance, username: username, name: name, state: state, signedInAt: signedInAt,
+            removalStartedAt: removalStartedAt, sshDestination: sshDestination, pushOff: pushOff)
+    }
+
+    package static func == (lhs: AccountRecord, rhs: AccountRecord) -> Bool {
+        let (left, right) = (lhs.fields, rhs.fields)
+        return left === right
+            || (left.id == right.id && left.instance == right.instance && left.username == right.username && left.name == right.name
+                && left.state == right.state && left.signedInAt == right.signedInAt && left.removalStartedAt == right.removalStartedAt
+                && left.sshDestination == right.sshDestination && left.pushOff == right.pushOff)
+    }
 
     /// The CLI's name for an account.
     package static func name(username: String, instance: InstanceURL) -> String {
