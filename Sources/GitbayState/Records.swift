@@ -156,41 +156,6 @@ package struct InstanceRecord: Sendable, Equatable {
     package let preferredAccountID: Int64?
 }
 
-/// The outcome of an account's latest reconcile.
-package struct AccountStatusRecord: Sendable, Equatable {
-    package var condition: AccountCondition
-    package var detail: String?
-    package var lastAttemptAt: Date?
-    package var lastSuccessAt: Date?
-    package var lastError: String?
-    package var nextRetryAt: Date?
-    /// Why the account waits until `nextRetryAt`.
-    package var nextRetryReason: RetryReason?
-    package var failures: Int
-    package var listETag: String?
-    package var etagBasis: String?
-    /// Why the latest runs could not check the account, when it could not be; nil once a
-    /// pass checked it.
-    package var unchecked: Unchecked?
-
-    package init(
-        condition: AccountCondition = .pending, detail: String? = nil, lastAttemptAt: Date? = nil,
-        lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil,
-        failures: Int = 0, listETag: String? = nil, etagBasis: String? = nil
-    ) {
-        self.condition = condition
-        self.detail = detail
-        self.lastAttemptAt = lastAttemptAt
-        self.lastSuccessAt = lastSuccessAt
-        self.lastError = lastError
-        self.nextRetryAt = nextRetryAt
-        self.nextRetryReason = nextRetryReason
-        self.failures = failures
-        self.listETag = listETag
-        self.etagBasis = etagBasis
-    }
-}
-
 /// Why a failed account waits before its next attempt.
 package enum RetryReason: String, Sendable, CaseIterable {
     /// An ordinary failure: one minute, doubling per failure in a row, capped.

@@ -79,9 +79,7 @@ package struct SteadyVerdict: Sendable, Equatable {
     /// True when only the times of the attempt and the success moved, and it is a success:
     /// the common steady run.
     package var onlyTimesDiffer: Bool {
-        var (before, after) = (read, status)
-        (before.lastAttemptAt, before.lastSuccessAt, after.lastAttemptAt, after.lastSuccessAt) = (nil, nil, nil, nil)
-        return before == after && after.nextRetryAt == nil && after.failures == 0
+        read.differsOnlyInTimes(from: status) && status.nextRetryAt == nil && status.failures == 0
     }
 }
 

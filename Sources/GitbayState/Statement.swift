@@ -124,7 +124,9 @@ final class Statement {
 }
 
 /// A statement's result columns: their names in order, and the index of each name one column has.
-struct ResultColumns {
+/// A class: every column a row reads looks it up, and a copy of a struct of an array and a set
+/// cost two reference counts each time.
+final class ResultColumns: Sendable {
     enum LookUp: Equatable {
         case found(Int32)
         case missing
