@@ -20,12 +20,12 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var exceededLimit = false
 
     private let cancelled = Mutex(false)
-    /// The lower-case names of the header fields to keep; nil keeps every one.
-    private let keptNames: [[UInt8]]?
+    /// The names of the header fields to keep, in any case; nil keeps every one.
+    private let keptNames: Set<String>?
 
     init(maxResponseBytes: Int, keeping names: Set<String>? = nil) {
         self.maxResponseBytes = maxResponseBytes
-        keptNames = names.map { $0.map { Array($0.lowercased().utf8) } }
+        keptNames = names
     }
 
     /// Asks the transfer to stop; curl notices at its next progress callback.
@@ -59,15 +59,28 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = Self.trimmed(line[..<colon]).map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
-        guard !name.isEmpty, keptNames?.contains(name) ?? true else { return }
-        let key = String(decoding: name, as: UTF8.self)
+        let field = Self.trimmed(line[..<colon])
+        guard !field.isEmpty, keptNames.map({ Self.holds($0, field) }) ?? true else { return }
+        let key = String(decoding: field.map(Self.lowercased), as: UTF8.self)
         let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
         if let existing = headers[key] {
             headers[key] = existing + ", " + value
         } else {
             headers[key] = value
         }
+    }
+
+    /// Whether `names` holds the field name `field`, both compared in lower case: without a
+    /// copy of either, since most of a response's fields are not kept.
+    private static func holds(_ names: Set<String>, _ field: Slice<UnsafeRawBufferPointer>) -> Bool {
+        names.contains { name in
+            name.utf8.count == field.count && zip(name.utf8, field).allSatisfy { lowercased($0) == lowercased($1) }
+        }
+    }
+
+    /// An ASCII letter in lower case; any other byte as it is.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
     }
 
     /// The bytes without the spaces and tabs around them (HTTP's optional whitespace).

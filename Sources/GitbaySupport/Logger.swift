@@ -34,18 +34,20 @@ package struct Logger: Sendable {
 
     package let minimumLevel: Level
     private let sink: @Sendable (Record) -> Void
-    private let baseMetadata: [String: String]
+    /// The metadata `with` added, outermost first: merged only when a record is logged, since
+    /// most loggers made for an account log nothing at the level set.
+    private let layers: [[String: String]]
 
     package init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void) {
         self.minimumLevel = minimumLevel
         self.sink = sink
-        self.baseMetadata = [:]
+        self.layers = []
     }
 
-    private init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void, baseMetadata: [String: String]) {
+    private init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void, layers: [[String: String]]) {
         self.minimumLevel = minimumLevel
         self.sink = sink
-        self.baseMetadata = baseMetadata
+        self.layers = layers
     }
 
     /// A logger that drops everything.
@@ -53,13 +55,16 @@ package struct Logger: Sendable {
 
     /// A copy that adds `metadata` to every record.
     package func with(_ metadata: [String: String]) -> Logger {
-        Logger(minimumLevel: minimumLevel, sink: sink, baseMetadata: baseMetadata.merging(metadata) { $1 })
+        Logger(minimumLevel: minimumLevel, sink: sink, layers: layers + [metadata])
     }
 
     /// Records a message at `level`; below the minimum level, the metadata is not even built.
     package func log(_ level: Level, _ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         guard level >= minimumLevel else { return }
-        sink(Record(level: level, message: message, metadata: baseMetadata.merging(metadata()) { $1 }))
+        var merged: [String: String] = [:]
+        for layer in layers { merged.merge(layer) { $1 } }
+        merged.merge(metadata()) { $1 }
+        sink(Record(level: level, message: message, metadata: merged))
     }
 
     package func debug(_ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) { log(.debug, message, metadata()) }

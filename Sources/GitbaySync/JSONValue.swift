@@ -38,20 +38,22 @@ package enum JSONValue: Sendable, Equatable {
         case .bool(let value): output += (value ? "true" : "false").utf8
         case .int(let value): output += String(value).utf8
         case .string(let value): Self.writeString(value, to: &output)
+        // Elements by index: each is written where it lies, not copied out first (a copy of a
+        // value counts a reference for each string in it, and again when it goes).
         case .array(let values):
             output.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
+            for index in values.indices {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                value.write(to: &output)
+                values[index].write(to: &output)
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in members.enumerated() {
+            for index in members.indices {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &output)
+                Self.writeString(members[index].0, to: &output)
                 output.append(UInt8(ascii: ":"))
-                value.write(to: &output)
+                members[index].1.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
