@@ -140,22 +140,37 @@ extension GitbayClient {
     }
 
     /// `base?argv=…&argv=…`, each word percent-encoded but for RFC 3986's unreserved characters.
+    /// Built in one string with room for all of it: a word needing no escape (the usual case)
+    /// is appended whole.
     static func readURL(_ base: String, argv: [String]) -> String {
-        var url = Array(base.utf8)
+        var url = base
+        url.reserveCapacity(argv.reduce(base.utf8.count) { $0 + 6 + 3 * $1.utf8.count })
         for (index, word) in argv.enumerated() {
-            url += (index == 0 ? "?argv=" : "&argv=").utf8
+            url += index == 0 ? "?argv=" : "&argv="
+            if word.utf8.allSatisfy(isUnreserved) {
+                url += word
+                continue
+            }
+            var encoded: [UInt8] = []
             for byte in word.utf8 {
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                    UInt8(ascii: "_"), UInt8(ascii: "~"):
-                    url.append(byte)
-                default:
-                    url += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+                if isUnreserved(byte) {
+                    encoded.append(byte)
+                } else {
+                    encoded += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
                 }
             }
+            url += String(decoding: encoded, as: UTF8.self)
         }
-        return String(decoding: url, as: UTF8.self)
+        return url
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {

@@ -21,13 +21,17 @@ extension APITokens {
     /// Service: a headless machine) leaves them for a later run without a word, as `login`
     /// said where it kept them; one that is locked or slow leaves them for the next run, and
     /// says so. Does nothing without a keyring, or with nothing awaiting it.
-    func moveIntoKeyring(_ awaiting: Set<Int64>, of accounts: [AccountRecord], logger: Logger) async -> [Int64: TokenMove] {
-        guard !awaiting.isEmpty, let keyring, let tokens = try? await store.tokensAwaitingKeyring(),
-            let installMarker = try? await store.device().installMarker
-        else { return [:] }
+    ///
+    /// The tokens and the install marker are the run's facts (`RunFacts.apiTokens`): a token
+    /// replaced since (a sign-in) is not wiped, since the database keeps only the reference
+    /// if it still holds the token the keyring was given (`keepOnlyReference`).
+    func moveIntoKeyring(
+        _ awaiting: Set<Int64>, of accounts: [AccountRecord], tokens: [Int64: Secret], installMarker: String, logger: Logger
+    ) async -> [Int64: TokenMove] {
+        guard !awaiting.isEmpty, let keyring else { return [:] }
         var moves: [Int64: TokenMove] = [:]
         var refusal: KeyringUnavailable?
-        for account in accounts {
+        for account in accounts where awaiting.contains(account.id) {
             guard let token = tokens[account.id] else { continue }
             if let refusal {
                 if !refusal.isAbsent { moves[account.id] = .waiting(refusal) }

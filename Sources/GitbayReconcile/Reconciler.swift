@@ -113,7 +113,8 @@ package struct Reconciler: Sendable {
     private func reconcileRound(only: Set<Int64>?, progress: Options.Listener?, later: Bool = false) async throws -> Round {
         let facts = try await store.runFacts()
         if !later { progress?(.read(facts.accounts)) }
-        let moves = await tokens.moveIntoKeyring(facts.awaitingKeyring, of: facts.accounts, logger: logger)
+        let moves = await tokens.moveIntoKeyring(
+            facts.awaitingKeyring, of: facts.accounts, tokens: facts.apiTokens, installMarker: facts.device.installMarker, logger: logger)
         let (entries, apiTokens) = await withTokens(entries(facts, only: only), facts)
         let pending = entries.compactMap { entry -> (AccountRecord, Desire)? in
             if case .reconcile(let account, let desire) = entry { (account, desire) } else { nil }

@@ -93,39 +93,6 @@ package struct RetiredToken: Sendable, Equatable {
     package let retiredAt: Date
 }
 
-/// This device as stored.
-package struct DeviceRecord: Sendable, Equatable {
-    /// The current push token, if one is set.
-    package let token: Secret?
-    /// Bumped with every new token.
-    package let generation: Int
-    package let label: String
-    /// Short random text that marks this install's rows on the server.
-    package let installMarker: String
-    package let tokenSetAt: Date?
-    package let history: [RetiredToken]
-    /// The current token's identity (first bytes, length, fingerprint), worked out once.
-    package let tokenIdentity: TokenIdentity?
-    /// The machine the install is bound to (`MachineIdentity.hash`); nil before it is bound,
-    /// or where no identity can be read.
-    package var machine: String? = nil
-    /// When the database was found on another machine and became a new install here.
-    package var movedAt: Date? = nil
-
-    init(token: Secret?, generation: Int, label: String, installMarker: String, tokenSetAt: Date?, history: [RetiredToken]) {
-        self.token = token
-        self.generation = generation
-        self.label = label
-        self.installMarker = installMarker
-        self.tokenSetAt = tokenSetAt
-        self.history = history
-        tokenIdentity = token.map(TokenIdentity.init(of:))
-    }
-
-    /// The label as sent to servers: the user's label and the install marker.
-    package var serverLabel: String { "\(label) [\(installMarker)]" }
-}
-
 /// A server device row this device made or adopted for an account, and the token it holds.
 package struct RegistrationRecord: Sendable, Equatable {
     package let accountID: Int64

@@ -62,12 +62,12 @@ struct Row {
     /// A time column that is never NULL, as `Timestamp` writes it; the epoch should its text not
     /// parse.
     func date(_ name: String) throws(SQLiteError) -> Date {
-        Timestamp.parse(try text(name)) ?? Date(timeIntervalSince1970: 0)
+        statement.date(try column(name, holding: .text)) ?? Date(timeIntervalSince1970: 0)
     }
 
     /// A time column, nil where it is NULL or its text does not parse.
     func optionalDate(_ name: String) throws(SQLiteError) -> Date? {
-        Timestamp.parse(try optionalText(name))
+        try optionalColumn(name, holding: .text).flatMap(statement.date)
     }
 
     /// A TEXT column that is never NULL, as the value of `type` its text is the raw value of.

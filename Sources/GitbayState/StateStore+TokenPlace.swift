@@ -64,17 +64,6 @@ extension StateStore {
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The tokens an earlier version kept in the database, by account id: those a run moves
-    /// into the keyring.
-    package func tokensAwaitingKeyring() throws -> [Int64: Secret] {
-        let rows = try access { database in
-            try database.rows("SELECT account_id, token FROM api_tokens WHERE store IS NULL") { row throws(SQLiteError) in
-                (try row.int64("account_id"), Secret(try row.text("token")))
-            }
-        }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    }
-
     /// After the keyring stored `token` for the account: the database keeps only the
     /// reference, if the token there is still that one and still awaits the keyring (a
     /// sign-in meanwhile wins). Then checkpoints the WAL so that the token's bytes are gone

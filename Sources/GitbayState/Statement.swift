@@ -1,4 +1,11 @@
 internal import CSQLite
+import GitbaySupport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A value bound to a statement parameter.
 enum SQLiteValue {
@@ -120,6 +127,14 @@ final class Statement {
     func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
+    }
+
+    /// A column of the current row as a time, read from its text's bytes where SQLite keeps
+    /// them (valid until the next step): a time has no need of a string first.
+    func date(_ column: Int32) -> Date? {
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Timestamp.parse(utf8: UnsafeBufferPointer(start: pointer, count: count))
     }
 }
 

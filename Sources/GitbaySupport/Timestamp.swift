@@ -42,33 +42,42 @@ package enum Timestamp {
         return try? style.parse(text)
     }
 
+    /// A time read from the UTF-8 bytes of its text (a database column's, not copied into a
+    /// string first when it has the stored form); nil where `parse` gives nil.
+    package static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if let date = parseStored(bytes) { return date }
+        return parse(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// `YYYY-MM-DDTHH:MM:SS.sssZ` exactly, or nil.
     private static func parseStored(_ text: String) -> Date? {
         var text = text
-        return text.withUTF8 { bytes -> Date? in
-            guard bytes.count == 24, bytes[23] == UInt8(ascii: "Z") else { return nil }
-            let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))
-            guard bytes[4] == dash, bytes[7] == dash, bytes[10] == UInt8(ascii: "T"), bytes[13] == colon, bytes[16] == colon,
-                bytes[19] == UInt8(ascii: ".")
-            else { return nil }
-            func number(_ start: Int, _ count: Int) -> Int64? {
-                var value: Int64 = 0
-                for byte in bytes[start..<(start + count)] {
-                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-                    value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-                }
-                return value
+        return text.withUTF8(parseStored)
+    }
+
+    private static func parseStored(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count == 24, bytes[23] == UInt8(ascii: "Z") else { return nil }
+        let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))
+        guard bytes[4] == dash, bytes[7] == dash, bytes[10] == UInt8(ascii: "T"), bytes[13] == colon, bytes[16] == colon,
+            bytes[19] == UInt8(ascii: ".")
+        else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[start..<(start + count)] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
             }
-            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-                let minute = number(14, 2), let second = number(17, 2), let milliseconds = number(20, 3),
-                year >= 1600, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24,
-                minute < 60, second < 60
-            else { return nil }
-            let days = daysSinceEpoch(year: year, month: month, day: day)
-            let total = ((days * 24 + hour) * 60 + minute) * 60 + second
-            // Whole seconds and the fraction added as Foundation adds them, from its reference date.
-            return Date(timeIntervalSinceReferenceDate: Double(total - 978_307_200) + Double(milliseconds) / 1000)
+            return value
         }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2), let milliseconds = number(20, 3),
+            year >= 1600, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24,
+            minute < 60, second < 60
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let total = ((days * 24 + hour) * 60 + minute) * 60 + second
+        // Whole seconds and the fraction added as Foundation adds them, from its reference date.
+        return Date(timeIntervalSinceReferenceDate: Double(total - 978_307_200) + Double(milliseconds) / 1000)
     }
 
     private static func append(_ value: Int64, digits: Int, to bytes: inout [UInt8], then separator: Unicode.Scalar) {
