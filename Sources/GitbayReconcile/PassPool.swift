@@ -66,7 +66,9 @@ final class PassPool {
     /// `accounts.count + k` is the removal of `leftAlone[k]`.
     let leftAlone: [Reconciler.Reconciled]
     var queue: RunQueue<Int>
-    var inFlight: [Int: InFlight] = [:]
+    /// Each lane's pass in flight, by lane; nil where none is. An array, not a
+    /// dictionary: every event looks its lane up, and the lanes are numbered from 0.
+    var inFlight: [InFlight?]
     /// The removals under way.
     var removing: [Int: RemovalLane] = [:]
     var results: [Reconciler.Reconciled] = []
@@ -89,6 +91,7 @@ final class PassPool {
         let options = store.options
         let lanes = accounts.indices.map { (accounts[$0].0.instance, $0) } + leftAlone.indices.map { (leftAlone[$0].instance, accounts.count + $0) }
         queue = RunQueue(lanes, overall: options.concurrency, perInstance: options.bound(for:))
+        inFlight = Array(repeating: nil, count: lanes.count)
     }
 
     /// Carries every account out; the results in the order they ended.
@@ -125,7 +128,7 @@ final class PassPool {
         case .stop:
             guard !stopped else { return }
             stopped = true
-            for lane in inFlight.values { lane.transfer?.cancel() }
+            for case let lane? in inFlight { lane.transfer?.cancel() }
             for lane in removing.values { lane.transfer?.cancel() }
             if queue.running == 0 { arrivals.finish() }
         case .event(let index, let event):
