@@ -43,8 +43,10 @@ package struct AccountOutcome: Sendable, Equatable {
         }
     }
 
-    /// The fields, held once on the heap (`CopyOnWrite`): an outcome is handed through a
-    /// couple of dozen copies on its way to the words and the history.
+    /// The fields, held once on the heap: an outcome is handed through a couple of dozen
+    /// copies on its way to the words and the history, and a copy then costs one reference
+    /// count instead of one per string. Changed in place when this value holds the only
+    /// reference, copied first when it is shared.
     private struct Values: Equatable {
         var accountID: Int64
         var account: String
@@ -65,96 +67,112 @@ package struct AccountOutcome: Sendable, Equatable {
         var stopped = false
     }
 
-    private var fields: CopyOnWrite<Values>
+    /// `@unchecked Sendable` invariant: `values` is written only through `AccountOutcome.values`,
+    /// which first makes this box the value's own (`isKnownUniquelyReferenced`); a box two values
+    /// share, which another thread may read, is never written.
+    private final class Box: @unchecked Sendable {
+        var values: Values
+        init(_ values: Values) { self.values = values }
+    }
+
+    private var box: Box
+
+    private var values: Values {
+        get { box.values }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+            yield &box.values
+        }
+    }
 
     /// The account's id in the state database: what outcomes are keyed and joined by.
     package var accountID: Int64 {
-        get { fields.value.accountID }
-        set { fields.value.accountID = newValue }
+        get { box.values.accountID }
+        set { values.accountID = newValue }
     }
     /// Its name, `user@host[:port]`, for the words a caller prints.
     package var account: String {
-        get { fields.value.account }
-        set { fields.value.account = newValue }
+        get { box.values.account }
+        set { values.account = newValue }
     }
     /// Its instance.
     package var instance: InstanceURL {
-        get { fields.value.instance }
-        set { fields.value.instance = newValue }
+        get { box.values.instance }
+        set { values.instance = newValue }
     }
     /// Where its server serves SSH, as `login --ssh` was given it.
     package var sshDestination: String? {
-        get { fields.value.sshDestination }
-        set { fields.value.sshDestination = newValue }
+        get { box.values.sshDestination }
+        set { values.sshDestination = newValue }
     }
     package var action: Action {
-        get { fields.value.action }
-        set { fields.value.action = newValue }
+        get { box.values.action }
+        set { values.action = newValue }
     }
     package var condition: AccountCondition {
-        get { fields.value.condition }
-        set { fields.value.condition = newValue }
+        get { box.values.condition }
+        set { values.condition = newValue }
     }
     /// The server row this device holds for the account, when it holds one.
     package var deviceID: Int? {
-        get { fields.value.deviceID }
-        set { fields.value.deviceID = newValue }
+        get { box.values.deviceID }
+        set { values.deviceID = newValue }
     }
     /// HTTP requests made for the account in this run, retries included.
     package var requests: Int {
-        get { fields.value.requests }
-        set { fields.value.requests = newValue }
+        get { box.values.requests }
+        set { values.requests = newValue }
     }
     /// Writes (`device add`, `device remove`) among them.
     package var writes: Int {
-        get { fields.value.writes }
-        set { fields.value.writes = newValue }
+        get { box.values.writes }
+        set { values.writes = newValue }
     }
     /// The account holding the token when this one is shadowed.
     package var shadowedBy: String? {
-        get { fields.value.shadowedBy }
-        set { fields.value.shadowedBy = newValue }
+        get { box.values.shadowedBy }
+        set { values.shadowedBy = newValue }
     }
     /// What failed, as a value (its description is also recorded as the account's last
     /// error); for a skipped account, what failed when it was last tried.
     package var failure: AccountFailure? {
-        get { fields.value.failure }
-        set { fields.value.failure = newValue }
+        get { box.values.failure }
+        set { values.failure = newValue }
     }
     /// When a failed or waiting account is tried again (nil: at the next run, or, for a
     /// refused token, after the next sign-in).
     package var nextRetryAt: Date? {
-        get { fields.value.nextRetryAt }
-        set { fields.value.nextRetryAt = newValue }
+        get { box.values.nextRetryAt }
+        set { values.nextRetryAt = newValue }
     }
     /// Why it waits until `nextRetryAt`.
     package var nextRetryReason: RetryReason? {
-        get { fields.value.nextRetryReason }
-        set { fields.value.nextRetryReason = newValue }
+        get { box.values.nextRetryReason }
+        set { values.nextRetryReason = newValue }
     }
     /// Why the run left it alone, when it did; `removalTokenRefused` also for the run that
     /// found the token of an account being removed refused.
     package var skipReason: RunSchedule.SkipReason? {
-        get { fields.value.skipReason }
-        set { fields.value.skipReason = newValue }
+        get { box.values.skipReason }
+        set { values.skipReason = newValue }
     }
     /// Where the run moved the API token an earlier version kept in the database, when it
     /// tried: into the OS keyring, or not.
     package var tokenMove: TokenMove? {
-        get { fields.value.tokenMove }
-        set { fields.value.tokenMove = newValue }
+        get { box.values.tokenMove }
+        set { values.tokenMove = newValue }
     }
     /// What the run did to the account's API token (rotated it, revoked stale ones), when it
     /// did anything.
     package var tokenRenewal: TokenRenewal? {
-        get { fields.value.tokenRenewal }
-        set { fields.value.tokenRenewal = newValue }
+        get { box.values.tokenRenewal }
+        set { values.tokenRenewal = newValue }
     }
     /// The run was stopped while the account's pass was in flight: its requests were cancelled
     /// and nothing of the pass was recorded (`failure` is the cancellation).
     package var stopped: Bool {
-        get { fields.value.stopped }
-        set { fields.value.stopped = newValue }
+        get { box.values.stopped }
+        set { values.stopped = newValue }
     }
 
     package init(
@@ -174,7 +192,7 @@ package struct AccountOutcome: Sendable, Equatable {
         deviceID: Int? = nil, requests: Int = 0, writes: Int = 0, shadowedBy: String? = nil, failure: AccountFailure? = nil,
         nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil, skipReason: RunSchedule.SkipReason? = nil
     ) {
-        fields = CopyOnWrite(
+        box = Box(
             Values(
                 accountID: accountID, account: account, instance: instance, action: action, condition: condition,
                 deviceID: deviceID, requests: requests, writes: writes, shadowedBy: shadowedBy, failure: failure,
@@ -182,7 +200,7 @@ package struct AccountOutcome: Sendable, Equatable {
     }
 
     package static func == (lhs: AccountOutcome, rhs: AccountOutcome) -> Bool {
-        lhs.fields.sharesStorage(with: rhs.fields) || lhs.fields.value == rhs.fields.value
+        lhs.box === rhs.box || lhs.box.values == rhs.box.values
     }
 
     /// True when the run should say it did not do its job for the account: it failed now, or

@@ -1,5 +1,3 @@
-import GitbaySupport
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,8 +6,8 @@ import Foundation
 
 /// The outcome of an account's latest reconcile.
 package struct AccountStatusRecord: Sendable, Equatable {
-    /// The fields, held once on the heap (`CopyOnWrite`): a verdict is copied a dozen times
-    /// per account of a run.
+    /// The fields, held once on the heap and copied only when a value that shares them is
+    /// changed: see `Box`.
     private struct Values: Equatable {
         var condition: AccountCondition
         var detail: String?
@@ -24,54 +22,71 @@ package struct AccountStatusRecord: Sendable, Equatable {
         var unchecked: Unchecked?
     }
 
-    private var fields: CopyOnWrite<Values>
+    /// A copy of the value costs one reference count instead of one per string. `@unchecked
+    /// Sendable` invariant: `values` is written only through `AccountStatusRecord.values`, which first
+    /// makes the box this value's own (`isKnownUniquelyReferenced`); a box two values share,
+    /// which another thread may read, is never written.
+    private final class Box: @unchecked Sendable {
+        var values: Values
+        init(_ values: Values) { self.values = values }
+    }
+
+    private var box: Box
+
+    private var values: Values {
+        get { box.values }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+            yield &box.values
+        }
+    }
 
     package var condition: AccountCondition {
-        get { fields.value.condition }
-        set { fields.value.condition = newValue }
+        get { box.values.condition }
+        set { values.condition = newValue }
     }
     package var detail: String? {
-        get { fields.value.detail }
-        set { fields.value.detail = newValue }
+        get { box.values.detail }
+        set { values.detail = newValue }
     }
     package var lastAttemptAt: Date? {
-        get { fields.value.lastAttemptAt }
-        set { fields.value.lastAttemptAt = newValue }
+        get { box.values.lastAttemptAt }
+        set { values.lastAttemptAt = newValue }
     }
     package var lastSuccessAt: Date? {
-        get { fields.value.lastSuccessAt }
-        set { fields.value.lastSuccessAt = newValue }
+        get { box.values.lastSuccessAt }
+        set { values.lastSuccessAt = newValue }
     }
     package var lastError: String? {
-        get { fields.value.lastError }
-        set { fields.value.lastError = newValue }
+        get { box.values.lastError }
+        set { values.lastError = newValue }
     }
     package var nextRetryAt: Date? {
-        get { fields.value.nextRetryAt }
-        set { fields.value.nextRetryAt = newValue }
+        get { box.values.nextRetryAt }
+        set { values.nextRetryAt = newValue }
     }
     /// Why the account waits until `nextRetryAt`.
     package var nextRetryReason: RetryReason? {
-        get { fields.value.nextRetryReason }
-        set { fields.value.nextRetryReason = newValue }
+        get { box.values.nextRetryReason }
+        set { values.nextRetryReason = newValue }
     }
     package var failures: Int {
-        get { fields.value.failures }
-        set { fields.value.failures = newValue }
+        get { box.values.failures }
+        set { values.failures = newValue }
     }
     package var listETag: String? {
-        get { fields.value.listETag }
-        set { fields.value.listETag = newValue }
+        get { box.values.listETag }
+        set { values.listETag = newValue }
     }
     package var etagBasis: String? {
-        get { fields.value.etagBasis }
-        set { fields.value.etagBasis = newValue }
+        get { box.values.etagBasis }
+        set { values.etagBasis = newValue }
     }
     /// Why the latest runs could not check the account, when it could not be; nil once a
     /// pass checked it.
     package var unchecked: Unchecked? {
-        get { fields.value.unchecked }
-        set { fields.value.unchecked = newValue }
+        get { box.values.unchecked }
+        set { values.unchecked = newValue }
     }
 
     package init(
@@ -79,20 +94,20 @@ package struct AccountStatusRecord: Sendable, Equatable {
         lastSuccessAt: Date? = nil, lastError: String? = nil, nextRetryAt: Date? = nil, nextRetryReason: RetryReason? = nil,
         failures: Int = 0, listETag: String? = nil, etagBasis: String? = nil
     ) {
-        fields = CopyOnWrite(
+        box = Box(
             Values(
                 condition: condition, detail: detail, lastAttemptAt: lastAttemptAt, lastSuccessAt: lastSuccessAt, lastError: lastError,
                 nextRetryAt: nextRetryAt, nextRetryReason: nextRetryReason, failures: failures, listETag: listETag, etagBasis: etagBasis))
     }
 
     package static func == (lhs: AccountStatusRecord, rhs: AccountStatusRecord) -> Bool {
-        lhs.fields.sharesStorage(with: rhs.fields) || lhs.fields.value == rhs.fields.value
+        lhs.box === rhs.box || lhs.box.values == rhs.box.values
     }
 
     /// Whether the two differ in nothing but the times of the attempt and the success.
     package func differsOnlyInTimes(from other: AccountStatusRecord) -> Bool {
-        guard !fields.sharesStorage(with: other.fields) else { return true }
-        var (mine, theirs) = (fields.value, other.fields.value)
+        guard box !== other.box else { return true }
+        var (mine, theirs) = (box.values, other.box.values)
         (mine.lastAttemptAt, mine.lastSuccessAt, theirs.lastAttemptAt, theirs.lastSuccessAt) = (nil, nil, nil, nil)
         return mine == theirs
     }
