@@ -31,6 +31,23 @@ struct ArrivalQueueTests {
         #expect(Self.lane(await queue.next()) == nil)
     }
 
+    @Test("a queue that never empties, two in for every one out, keeps the order")
+    func neverEmpty() async {
+        let queue = ArrivalQueue()
+        var sent = 0
+        var taken: [Int] = []
+        for _ in 0..<500 {
+            for _ in 0..<2 {
+                queue.yield(.event(sent, .notModified))
+                sent += 1
+            }
+            taken.append(Self.lane(await queue.next()) ?? -2)
+        }
+        queue.finish()
+        while let arrival = await queue.next() { taken.append(Self.lane(arrival) ?? -2) }
+        #expect(taken == Array(0..<1000))
+    }
+
     @Test("a taker waiting on an empty queue gets what another task sends, and nil at the finish")
     func waiting() async {
         let queue = ArrivalQueue()
