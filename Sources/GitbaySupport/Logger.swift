@@ -35,8 +35,9 @@ package struct Logger: Sendable {
     package let minimumLevel: Level
     private let sink: @Sendable (Record) -> Void
     /// The metadata `with` added, outermost first: merged only when a record is logged, since
-    /// most loggers made for an account log nothing at the level set.
-    private let layers: [[String: String]]
+    /// most loggers made for an account log nothing at the level set. Pairs, not a dictionary:
+    /// a logger is made for each account, and a dictionary hashes its keys as it is made.
+    private let layers: [(key: String, value: String)]
 
     package init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void) {
         self.minimumLevel = minimumLevel
@@ -44,7 +45,7 @@ package struct Logger: Sendable {
         self.layers = []
     }
 
-    private init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void, layers: [[String: String]]) {
+    private init(minimumLevel: Level, sink: @escaping @Sendable (Record) -> Void, layers: [(key: String, value: String)]) {
         self.minimumLevel = minimumLevel
         self.sink = sink
         self.layers = layers
@@ -53,16 +54,19 @@ package struct Logger: Sendable {
     /// A logger that drops everything.
     package static let disabled = Logger(minimumLevel: .error) { _ in }
 
-    /// A copy that adds `metadata` to every record.
-    package func with(_ metadata: [String: String]) -> Logger {
-        Logger(minimumLevel: minimumLevel, sink: sink, layers: layers + [metadata])
+    /// A copy that adds `metadata` to every record; a key given again here, or to `log`, wins.
+    package func with(_ metadata: KeyValuePairs<String, String>) -> Logger {
+        var layers = layers
+        layers.reserveCapacity(layers.count + metadata.count)
+        for (key, value) in metadata { layers.append((key, value)) }
+        return Logger(minimumLevel: minimumLevel, sink: sink, layers: layers)
     }
 
     /// Records a message at `level`; below the minimum level, the metadata is not even built.
     package func log(_ level: Level, _ message: String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         guard level >= minimumLevel else { return }
         var merged: [String: String] = [:]
-        for layer in layers { merged.merge(layer) { $1 } }
+        for (key, value) in layers { merged[key] = value }
         merged.merge(metadata()) { $1 }
         sink(Record(level: level, message: message, metadata: merged))
     }

@@ -26,17 +26,16 @@ package enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON text on one line.
     package func rendered() -> String {
-        // Built as UTF-8 bytes: appending to a String piece by piece costs several times more.
-        var output: [UInt8] = []
+        var output = JSONBytes()
         write(to: &output)
-        return String(decoding: output, as: UTF8.self)
+        return output.text()
     }
 
-    private func write(to output: inout [UInt8]) {
+    private func write(to output: inout JSONBytes) {
         switch self {
-        case .null: output += "null".utf8
-        case .bool(let value): output += (value ? "true" : "false").utf8
-        case .int(let value): output += String(value).utf8
+        case .null: output.append("null")
+        case .bool(let value): output.append(value ? "true" : "false")
+        case .int(let value): output.append(value)
         case .string(let value): Self.writeString(value, to: &output)
         // Elements by index: each is written where it lies, not copied out first (a copy of a
         // value counts a reference for each string in it, and again when it goes).
@@ -59,7 +58,7 @@ package enum JSONValue: Sendable, Equatable {
         }
     }
 
-    private static func writeString(_ value: String, to output: inout [UInt8]) {
+    private static func writeString(_ value: String, to output: inout JSONBytes) {
         output.append(UInt8(ascii: "\""))
         var text = value
         text.withUTF8 { bytes in
@@ -68,21 +67,93 @@ package enum JSONValue: Sendable, Equatable {
             for index in bytes.indices {
                 let byte = bytes[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output += UnsafeBufferPointer(rebasing: bytes[plain..<index])
+                output.append(UnsafeBufferPointer(rebasing: bytes[plain..<index]))
                 switch byte {
-                case UInt8(ascii: "\""): output += #"\""#.utf8
-                case UInt8(ascii: "\\"): output += #"\\"#.utf8
-                case UInt8(ascii: "\n"): output += #"\n"#.utf8
-                case UInt8(ascii: "\r"): output += #"\r"#.utf8
-                case UInt8(ascii: "\t"): output += #"\t"#.utf8
+                case UInt8(ascii: "\""): output.append(#"\""#)
+                case UInt8(ascii: "\\"): output.append(#"\\"#)
+                case UInt8(ascii: "\n"): output.append(#"\n"#)
+                case UInt8(ascii: "\r"): output.append(#"\r"#)
+                case UInt8(ascii: "\t"): output.append(#"\t"#)
                 default:
-                    let hex = String(byte, radix: 16)
-                    output += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+                    let hex = Array("0123456789abcdef".utf8)
+                    output.append(#"\u00"#)
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0xF)])
                 }
                 plain = index + 1
             }
-            output += UnsafeBufferPointer(rebasing: bytes[plain...])
+            output.append(UnsafeBufferPointer(rebasing: bytes[plain...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+}
+
+/// The bytes of JSON text as it is written: one buffer grown by doubling, appended to without
+/// the checks an array makes on every append (its uniqueness, its capacity by element). A run's
+/// `--json` writes some twenty values per account.
+private struct JSONBytes: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init() {
+        capacity = 1024
+        start = .allocate(capacity: capacity)
+    }
+
+    deinit { start.deallocate() }
+
+    private mutating func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        let larger = max(capacity * 2, count + more)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: start, count: count)
+        start.deallocate()
+        (start, capacity) = (moved, larger)
+    }
+
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        start[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (start + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { append($0) }
+    }
+
+    /// The digits of `number`, with its sign.
+    mutating func append(_ number: Int) {
+        var magnitude = number.magnitude
+        var length = number < 0 ? 2 : 1
+        while magnitude >= 10 {
+            magnitude /= 10
+            length += 1
+        }
+        reserve(length)
+        if number < 0 { start[count] = UInt8(ascii: "-") }
+        magnitude = number.magnitude
+        var at = count + length
+        repeat {
+            at -= 1
+            start[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += length
+    }
+
+    /// The text written, as a string (valid UTF-8: only whole strings and ASCII are written).
+    func text() -> String {
+        String(unsafeUninitializedCapacity: count) { (buffer: UnsafeMutableBufferPointer<UInt8>) in
+            buffer.baseAddress?.initialize(from: start, count: count)
+            return count
+        }
     }
 }

@@ -30,4 +30,17 @@ struct JSONStringTests {
             #expect(decoded == [text], "case \(index) of seed \(seed): \(text.debugDescription)")
         }
     }
+
+    @Test("numbers keep their sign and every digit, and a document longer than the first buffer is whole")
+    func numbersAndLength() throws {
+        let numbers = [0, 7, -7, 10, -10, 99, 1_000_000, Int.max, Int.min]
+        #expect(JSONValue.array(numbers.map(JSONValue.int)).rendered() == "[" + numbers.map(String.init).joined(separator: ",") + "]")
+        let members = (0..<600).map { index in ("k\(index)", JSONValue.object([("n", .int(-index)), ("s", .string("v\"\(index)")), ("z", .null)])) }
+        let rendered = JSONValue.object(members + [("end", .bool(true))]).rendered()
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(rendered.utf8)) as? [String: Any])
+        #expect(decoded.count == 601)
+        #expect((decoded["k599"] as? [String: Any])?["s"] as? String == "v\"599")
+        #expect((decoded["k599"] as? [String: Any])?["n"] as? Int == -599)
+        #expect(decoded["end"] as? Bool == true)
+    }
 }
