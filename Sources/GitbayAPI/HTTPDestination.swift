@@ -59,14 +59,26 @@ package enum HTTPDestination {
 
     /// The lower-cased scheme and the authority without user info; nil without `scheme://`.
     /// Read on the UTF-8 bytes: every byte looked for is ASCII, which never occurs inside the
-    /// encoding of another character.
+    /// encoding of another character. A request's URL is checked before every send: this
+    /// reads its bytes in place instead of walking the string's view of them.
     private static func schemeAndAuthority(_ url: String) -> (scheme: String, authority: Substring)? {
-        let bytes = url.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return nil }
-        let rest = bytes[bytes.index(colon, offsetBy: 3)...]
-        let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
-        var start = rest.startIndex
-        if let at = rest[..<end].lastIndex(of: UInt8(ascii: "@")) { start = bytes.index(after: at) }
-        return (url[..<colon].lowercased(), url[start..<end])
+        var text = url
+        let offsets = text.withUTF8 { bytes -> (colon: Int, start: Int, end: Int)? in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count - colon >= 3,
+                bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else { return nil }
+            var (start, end) = (colon + 3, colon + 3)
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                if byte == UInt8(ascii: "@") { start = end + 1 }
+                end += 1
+            }
+            return (colon, start, end)
+        }
+        guard let offsets else { return nil }
+        let view = text.utf8
+        let index = { (offset: Int) in view.index(view.startIndex, offsetBy: offset) }
+        return (text[..<index(offsets.colon)].lowercased(), text[index(offsets.start)..<index(offsets.end)])
     }
 }

@@ -76,15 +76,31 @@ package struct AccountDecision: Sendable {
 
     /// What a remembered list tag vouches for: a 304 is only "in sync" for the same token,
     /// label, account state, desire and local records.
+    /// `generation|label|state|desire|id@added=fingerprint,...`, appended piece by piece into
+    /// one string: a steady pass makes it twice.
     package func tagBasis(records: [RegistrationRecord]) -> String {
-        let wanted =
-            switch desire {
-            case .hold: "hold"
-            case .shadowed(let holder): "shadowed:\(holder)"
-            case .release: "release"
-            }
-        let held = records.map { "\($0.deviceID)@\($0.added ?? "?")=\($0.token.fingerprint.map { String($0.prefix(16)) } ?? "?")" }
-        return "\(generation)|\(serverLabel)|\(accountState.rawValue)|\(wanted)|\(held.joined(separator: ","))"
+        var basis = String(generation)
+        basis.reserveCapacity(48 + serverLabel.utf8.count + records.count * 48)
+        basis += "|"
+        basis += serverLabel
+        basis += "|"
+        basis += accountState.rawValue
+        basis += "|"
+        switch desire {
+        case .hold: basis += "hold"
+        case .shadowed(let holder): basis += "shadowed:" + holder
+        case .release: basis += "release"
+        }
+        basis += "|"
+        for (index, record) in records.enumerated() {
+            if index > 0 { basis += "," }
+            basis += String(record.deviceID)
+            basis += "@"
+            basis += record.added ?? "?"
+            basis += "="
+            basis += record.token.fingerprint.map { String($0.prefix(16)) } ?? "?"
+        }
+        return basis
     }
 
     /// The tag to ask the list with: the remembered one, only while it vouches for these records

@@ -11,6 +11,9 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
     package let host: String
     /// The explicit port, or nil for the scheme's default.
     package let port: Int?
+    /// `scheme://authority`, no trailing slash: made once, since every request's URL starts
+    /// with it. It names the instance whole, so equality and hashing go by it alone.
+    package let description: String
 
     /// Why a string is not an acceptable instance URL.
     package enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -61,6 +64,7 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         self.scheme = scheme
         self.host = Self.canonicalHost(String(decoding: host.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self))
         self.port = port
+        description = "\(scheme)://\(Self.authority(host: self.host, port: port))"
         if scheme == "http" && !isLoopback { throw .plainHTTPToRemoteHost(text) }
     }
 
@@ -111,13 +115,16 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
 
     /// `host` or `host:port`, with brackets around an IPv6 literal: the part after `@` in an
     /// account name.
-    package var authority: String {
+    package var authority: String { Self.authority(host: host, port: port) }
+
+    private static func authority(host: String, port: Int?) -> String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return port.map { "\(hostPart):\($0)" } ?? hostPart
     }
 
-    /// `scheme://authority`, no trailing slash.
-    package var description: String { "\(scheme)://\(authority)" }
+    package static func == (lhs: InstanceURL, rhs: InstanceURL) -> Bool { lhs.description == rhs.description }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(description) }
 
     /// The URL of an API route, e.g. `/api/v1/cmd`.
     package func url(path: String) -> String { description + path }

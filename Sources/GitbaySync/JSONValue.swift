@@ -59,32 +59,8 @@ package enum JSONValue: Sendable, Equatable {
     }
 
     private static func writeString(_ value: String, to output: inout JSONBytes) {
-        output.append(UInt8(ascii: "\""))
         var text = value
-        text.withUTF8 { bytes in
-            // Runs of bytes that need no escape are copied whole.
-            var plain = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(UnsafeBufferPointer(rebasing: bytes[plain..<index]))
-                switch byte {
-                case UInt8(ascii: "\""): output.append(#"\""#)
-                case UInt8(ascii: "\\"): output.append(#"\\"#)
-                case UInt8(ascii: "\n"): output.append(#"\n"#)
-                case UInt8(ascii: "\r"): output.append(#"\r"#)
-                case UInt8(ascii: "\t"): output.append(#"\t"#)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    output.append(#"\u00"#)
-                    output.append(hex[Int(byte >> 4)])
-                    output.append(hex[Int(byte & 0xF)])
-                }
-                plain = index + 1
-            }
-            output.append(UnsafeBufferPointer(rebasing: bytes[plain...]))
-        }
-        output.append(UInt8(ascii: "\""))
+        text.withUTF8 { output.appendString($0) }
     }
 }
 
@@ -127,6 +103,33 @@ private struct JSONBytes: ~Copyable {
 
     mutating func append(_ literal: StaticString) {
         literal.withUTF8Buffer { append($0) }
+    }
+
+    /// `bytes` (UTF-8) as a JSON string: quoted, with quotes, backslashes and control
+    /// characters escaped. Runs of bytes that need no escape are copied whole.
+    mutating func appendString(_ bytes: UnsafeBufferPointer<UInt8>) {
+        append(UInt8(ascii: "\""))
+        var plain = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            append(UnsafeBufferPointer(rebasing: bytes[plain..<index]))
+            switch byte {
+            case UInt8(ascii: "\""): append(#"\""#)
+            case UInt8(ascii: "\\"): append(#"\\"#)
+            case UInt8(ascii: "\n"): append(#"\n"#)
+            case UInt8(ascii: "\r"): append(#"\r"#)
+            case UInt8(ascii: "\t"): append(#"\t"#)
+            default:
+                let hex = Array("0123456789abcdef".utf8)
+                append(#"\u00"#)
+                append(hex[Int(byte >> 4)])
+                append(hex[Int(byte & 0xF)])
+            }
+            plain = index + 1
+        }
+        append(UnsafeBufferPointer(rebasing: bytes[plain...]))
+        append(UInt8(ascii: "\""))
     }
 
     /// The digits of `number`, with its sign.

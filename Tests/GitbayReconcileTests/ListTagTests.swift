@@ -116,4 +116,27 @@ struct ListTagTests {
         let plan = Self.steady.decision().plan(records: Self.steady.input.records, answer: .list(Self.steady.input.serverRows, etag: nil))
         #expect(plan.tag == .remember(tag: nil, basis: Self.steady.decision().tagBasis(records: Self.steady.input.records)))
     }
+
+    /// Tags remembered by earlier versions stay good: the basis keeps its stored form.
+    @Test("the basis a tag is remembered with keeps its stored form")
+    func basisForm() {
+        var decision = Self.steady.decision(generation: 3)
+        let records = Self.steady.input.records
+        let fingerprint = records[0].token.fingerprint.map { String($0.prefix(16)) } ?? "?"
+        #expect(
+            decision.tagBasis(records: records)
+                == "3|\(PlanCase.label)|active|hold|\(records[0].deviceID)@\(records[0].added ?? "?")=\(fingerprint)")
+        decision.desire = .shadowed(by: "bob@h")
+        var two = records
+        two.append(
+            RegistrationRecord(
+                accountID: 1, deviceID: 12, added: nil, token: TokenIdentity(fingerprint: nil, length: nil, shown: "abc"), generation: 1,
+                madeAt: Date(timeIntervalSince1970: 0)))
+        #expect(
+            decision.tagBasis(records: two)
+                == "3|\(PlanCase.label)|active|shadowed:bob@h|\(records[0].deviceID)@\(records[0].added ?? "?")=\(fingerprint),12@?=?")
+        decision.desire = .release
+        decision.accountState = .paused
+        #expect(decision.tagBasis(records: []) == "3|\(PlanCase.label)|paused|release|")
+    }
 }
