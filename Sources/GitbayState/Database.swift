@@ -20,6 +20,8 @@ final class Database {
     /// lengths first: a program runs a few dozen statements, nearly all from literals that
     /// compare equal at once, where a dictionary would hash every byte of the SQL per use.
     private var cache: [(sql: String, statement: Statement)] = []
+    /// Where in `cache` the statement last taken is.
+    private var recent = 0
 
     /// How opening treats a missing file.
     enum OpenMode {
@@ -81,7 +83,10 @@ final class Database {
         let statement: Statement
         // A statement still stepping (a query run from inside another's rows) is not taken.
         let count = sql.utf8.count
-        let index = cache.firstIndex { $0.sql.utf8.count == count && $0.sql == sql }
+        let same = { (entry: (sql: String, statement: Statement)) in entry.sql.utf8.count == count && entry.sql == sql }
+        // A loop runs one statement again and again: the last one taken is tried first.
+        let index = recent < cache.count && same(cache[recent]) ? recent : cache.firstIndex(where: same)
+        recent = index ?? cache.count
         if let index, !cache[index].statement.isBusy {
             statement = cache[index].statement
             counters.statements += 1

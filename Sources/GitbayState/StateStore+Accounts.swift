@@ -7,7 +7,9 @@ import Foundation
 #endif
 
 extension StateStore {
-    static let accountColumns = "id, instance, username, name, state, signed_in_at, removal_started_at, ssh_destination, push_off"
+    /// In the order `AccountRecord(row:instances:)` reads them: each column is looked up by
+    /// name, the next one first.
+    static let accountColumns = "instance, id, username, name, state, signed_in_at, removal_started_at, ssh_destination, push_off"
 
     /// The accounts a query selects (`accountColumns`), each distinct instance URL parsed once:
     /// many accounts share a few instances.

@@ -7,12 +7,15 @@ import Foundation
 #endif
 
 extension StateStore {
+    /// In the order `AccountStatusRecord(row:)` reads them: each column is looked up by name,
+    /// the next one first.
     private static let statusColumns =
-        "condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, failures, "
-        + "list_etag, etag_basis, next_retry_reason, unchecked_reason, unchecked_since, unchecked_runs"
+        "condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, next_retry_reason, failures, "
+        + "list_etag, etag_basis, unchecked_reason, unchecked_since, unchecked_runs"
 
+    /// In the order `RegistrationRecord(row:)` reads them.
     private static let registrationColumns = """
-        account_id, device_id, added, token_fingerprint, token_length, token_shown, token_prefix, token_generation, made_at
+        token_prefix, token_fingerprint, token_length, token_shown, account_id, device_id, added, token_generation, made_at
         """
 
     /// The rows this device holds for an account.
@@ -46,7 +49,11 @@ extension StateStore {
     package func recordRegistration(_ registration: RegistrationRecord, afterAddSentAt addSentAt: Date? = nil) throws {
         try write { database in
             try database.run(
-                "INSERT OR REPLACE INTO registrations (\(Self.registrationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                """
+                INSERT OR REPLACE INTO registrations (account_id, device_id, added, token_fingerprint, token_length, token_shown,
+                    token_prefix, token_generation, made_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 .integer(registration.accountID), .int(registration.deviceID), .optionalText(registration.added),
                 .optionalText(registration.token.fingerprint), .optionalInt(registration.token.length),
                 .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
