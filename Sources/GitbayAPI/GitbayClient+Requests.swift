@@ -140,28 +140,25 @@ extension GitbayClient {
     }
 
     /// `base?argv=…&argv=…`, each word percent-encoded but for RFC 3986's unreserved characters.
-    /// Built in one string with room for all of it: a word needing no escape (the usual case)
-    /// is appended whole.
+    /// Built as bytes with room for all of it, made a string once: appending to a string piece
+    /// by piece costs more than the bytes themselves.
     static func readURL(_ base: String, argv: [String]) -> String {
-        var url = base
+        var url: [UInt8] = []
         url.reserveCapacity(argv.reduce(base.utf8.count) { $0 + 6 + 3 * $1.utf8.count })
+        url += base.utf8
         for (index, word) in argv.enumerated() {
-            url += index == 0 ? "?argv=" : "&argv="
-            if word.utf8.allSatisfy(isUnreserved) {
-                url += word
-                continue
-            }
-            var encoded: [UInt8] = []
+            url += (index == 0 ? "?argv=" : "&argv=").utf8
             for byte in word.utf8 {
                 if isUnreserved(byte) {
-                    encoded.append(byte)
+                    url.append(byte)
                 } else {
-                    encoded += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+                    url.append(UInt8(ascii: "%"))
+                    url.append(hexDigit(byte >> 4))
+                    url.append(hexDigit(byte & 0x0F))
                 }
             }
-            url += String(decoding: encoded, as: UTF8.self)
         }
-        return url
+        return String(decoding: url, as: UTF8.self)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {

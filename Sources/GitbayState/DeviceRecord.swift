@@ -22,6 +22,7 @@ package struct DeviceRecord: Sendable, Equatable {
         let tokenSetAt: Date?
         let history: [RetiredToken]
         let tokenIdentity: TokenIdentity?
+        let serverLabel: String
         var machine: String?
         var movedAt: Date?
     }
@@ -68,13 +69,15 @@ package struct DeviceRecord: Sendable, Equatable {
         box = Box(
             Values(
                 token: token, generation: generation, label: label, installMarker: installMarker, tokenSetAt: tokenSetAt,
-                history: history, tokenIdentity: token.map(TokenIdentity.init(of:)), machine: nil, movedAt: nil))
+                history: history, tokenIdentity: token.map(TokenIdentity.init(of:)), serverLabel: "\(label) [\(installMarker)]",
+                machine: nil, movedAt: nil))
     }
 
     package static func == (lhs: DeviceRecord, rhs: DeviceRecord) -> Bool {
         lhs.box === rhs.box || lhs.box.values == rhs.box.values
     }
 
-    /// The label as sent to servers: the user's label and the install marker.
-    package var serverLabel: String { "\(label) [\(installMarker)]" }
+    /// The label as sent to servers: the user's label and the install marker, made once
+    /// (every account's pass asks for it).
+    package var serverLabel: String { box.values.serverLabel }
 }

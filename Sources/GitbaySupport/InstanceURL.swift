@@ -11,9 +11,6 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
     package let host: String
     /// The explicit port, or nil for the scheme's default.
     package let port: Int?
-    /// `scheme://authority`, no trailing slash: made once, since every request's URL starts
-    /// with it. It names the instance whole, so equality and hashing go by it alone.
-    package let description: String
 
     /// Why a string is not an acceptable instance URL.
     package enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -64,7 +61,6 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
         self.scheme = scheme
         self.host = Self.canonicalHost(String(decoding: host.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self))
         self.port = port
-        description = "\(scheme)://\(Self.authority(host: self.host, port: port))"
         if scheme == "http" && !isLoopback { throw .plainHTTPToRemoteHost(text) }
     }
 
@@ -115,16 +111,28 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
 
     /// `host` or `host:port`, with brackets around an IPv6 literal: the part after `@` in an
     /// account name.
-    package var authority: String { Self.authority(host: host, port: port) }
-
-    private static func authority(host: String, port: Int?) -> String {
+    package var authority: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return port.map { "\(hostPart):\($0)" } ?? hostPart
     }
 
-    package static func == (lhs: InstanceURL, rhs: InstanceURL) -> Bool { lhs.description == rhs.description }
-
-    package func hash(into hasher: inout Hasher) { hasher.combine(description) }
+    /// `scheme://authority`, no trailing slash. Built as bytes and made a string once: every
+    /// account's client asks for it, and string interpolation costs several times more.
+    package var description: String {
+        var text: [UInt8] = []
+        text.reserveCapacity(scheme.utf8.count + host.utf8.count + 11)
+        text += scheme.utf8
+        text += "://".utf8
+        let bracketed = host.utf8.contains(UInt8(ascii: ":"))
+        if bracketed { text.append(UInt8(ascii: "[")) }
+        text += host.utf8
+        if bracketed { text.append(UInt8(ascii: "]")) }
+        if let port {
+            text.append(UInt8(ascii: ":"))
+            text += String(port).utf8
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// The URL of an API route, e.g. `/api/v1/cmd`.
     package func url(path: String) -> String { description + path }
