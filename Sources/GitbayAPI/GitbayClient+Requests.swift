@@ -145,9 +145,13 @@ extension GitbayClient {
     static func readURL(_ base: String, argv: [String]) -> String {
         var url: [UInt8] = []
         url.reserveCapacity(argv.reduce(base.utf8.count) { $0 + 6 + 3 * $1.utf8.count })
-        url += base.utf8
+        url.append(utf8Of: base)
         for (index, word) in argv.enumerated() {
-            url += (index == 0 ? "?argv=" : "&argv=").utf8
+            url.append(utf8Of: index == 0 ? "?argv=" : "&argv=")
+            if word.utf8.allSatisfy(isUnreserved) {
+                url.append(utf8Of: word)
+                continue
+            }
             for byte in word.utf8 {
                 if isUnreserved(byte) {
                     url.append(byte)

@@ -108,9 +108,9 @@ final class CurlEasyHandle: @unchecked Sendable {
         for (name, value) in request.headers {
             // `name: value` and the terminating NUL, built as bytes: curl copies the line.
             line.removeAll(keepingCapacity: true)
-            line.append(contentsOf: name.utf8)
-            line.append(contentsOf: ": ".utf8)
-            line.append(contentsOf: value.utf8)
+            line.append(utf8Of: name)
+            line.append(utf8Of: ": ")
+            line.append(utf8Of: value)
             line.append(0)
             headerList = line.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { curl.pointee.slist_append(headerList, $0.baseAddress) }

@@ -121,15 +121,15 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
     package var description: String {
         var text: [UInt8] = []
         text.reserveCapacity(scheme.utf8.count + host.utf8.count + 11)
-        text += scheme.utf8
-        text += "://".utf8
+        text.append(utf8Of: scheme)
+        text.append(utf8Of: "://")
         let bracketed = host.utf8.contains(UInt8(ascii: ":"))
         if bracketed { text.append(UInt8(ascii: "[")) }
-        text += host.utf8
+        text.append(utf8Of: host)
         if bracketed { text.append(UInt8(ascii: "]")) }
         if let port {
             text.append(UInt8(ascii: ":"))
-            text += String(port).utf8
+            text.append(utf8Of: String(port))
         }
         return String(decoding: text, as: UTF8.self)
     }
