@@ -128,16 +128,17 @@ package struct Reconciler: Sendable {
             pending, facts: facts, tokens: apiTokens, after: (later ? nil : options.renewing, removals), leftAlone: leftAlone, progress: progress)
         // The full round's row goes into the run history with the steady verdicts: the run's end
         // writes it again only when it has more to say.
+        var outcomes = Self.sorted(skipped + reconciled.map(\.outcome), facts)
         let run =
             only != nil
             ? nil
             : options.history.map { start in
-                RunHistoryRecord(
-                    start: start, finishedAt: options.now(), Self.sorted(skipped + reconciled.map(\.outcome), facts),
-                    interrupted: !options.mayStartMore())
+                RunHistoryRecord(start: start, finishedAt: options.now(), outcomes, interrupted: !options.mayStartMore())
             }
-        await recordSteadyVerdicts(&reconciled, read: facts, run: run)
-        var outcomes = Self.sorted(skipped + reconciled.map(\.outcome), facts)
+        // A verdict that could not be recorded turns its outcome into a failure.
+        if await !recordSteadyVerdicts(&reconciled, read: facts, run: run) {
+            outcomes = Self.sorted(skipped + reconciled.map(\.outcome), facts)
+        }
         if !later { await noteUnchecked(outcomes, facts) }
         if !moves.isEmpty {
             let byName = Dictionary(
@@ -220,22 +221,25 @@ package struct Reconciler: Sendable {
 
     /// Records the times of every account where nothing changed, in one transaction, for each
     /// only while what it should have is still what its pass planned for; `run` goes into the
-    /// run history in the same transaction.
-    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled], read facts: RunFacts, run: RunHistoryRecord?) async {
+    /// run history in the same transaction. False when they could not be recorded: their
+    /// outcomes are failures then.
+    private func recordSteadyVerdicts(_ reconciled: inout [Reconciled], read facts: RunFacts, run: RunHistoryRecord?) async -> Bool {
         let steady = reconciled.compactMap(\.steady)
-        guard !steady.isEmpty else { return }
-        let planned = Dictionary(steady.map { ($0.verdict.accountID, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
+        guard !steady.isEmpty else { return true }
         do {
             try await store.saveSteadyVerdicts(steady.map(\.verdict), read: facts, run: run) { facts in
+                let planned = Dictionary(steady.map { ($0.verdict.accountID, $0.snapshot) }, uniquingKeysWith: { first, _ in first })
                 let now = DesireSnapshot.all(facts)
                 return Set(planned.filter { id, snapshot in now[id] == snapshot }.keys)
             }
             if let run { history.note(run) }
+            return true
         } catch {
             for index in reconciled.indices where reconciled[index].steady != nil {
                 reconciled[index].outcome.action = .failed
                 reconciled[index].outcome.failure = AccountFailure(error)
             }
+            return false
         }
     }
 
