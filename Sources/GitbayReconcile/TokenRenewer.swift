@@ -113,9 +113,10 @@ struct TokenRenewer: Sendable {
     /// when there are none.
     func dueAccounts() async throws -> (accounts: Set<Int64>, marker: String)? {
         let now = options.now()
-        let records = try await store.apiTokenRecords()
-        // Nothing is read beyond the records unless a token has a name, and then only the install marker.
-        guard records.values.contains(where: { $0.details.name != nil || !$0.staleNames.isEmpty }) else { return nil }
+        // Only the tokens with a name or stale names: nothing else is ever renewed or cleaned up after.
+        let records = try await store.apiTokenRecords(renewable: true)
+        // Nothing is read beyond the records unless there are some, and then only the install marker.
+        guard !records.isEmpty else { return nil }
         let marker = try await store.device().installMarker
         let due = records.filter { _, record in
             TokenRotation.need(record.details, staleNames: record.staleNames, installMarker: marker, now: now).isNeeded

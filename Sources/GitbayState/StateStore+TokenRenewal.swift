@@ -73,13 +73,18 @@ extension StateStore {
 
     /// What is recorded of every account's API token, wherever it is kept, by account id: its
     /// details and the stale names, all a rotation decides on. No token is read.
-    package func apiTokenRecords() throws -> [Int64: (details: APITokenDetails, staleNames: [String])] {
+    /// `renewable`: only the tokens a rotation could concern, those with a name or stale names
+    /// (a token pasted without a name is never renewed nor cleaned up after).
+    package func apiTokenRecords(renewable: Bool = false) throws -> [Int64: (details: APITokenDetails, staleNames: [String])] {
         try access { database in
             try database.reading {
                 let stale = try Self.staleTokens(database)
-                let rows = try database.rows("SELECT account_id, name, expires_at, lifetime_seconds FROM api_tokens") {
-                    row throws(SQLiteError) in (try row.int64("account_id"), try APITokenDetails(row: row))
-                }
+                let rows = try database.rows(
+                    """
+                    SELECT account_id, name, expires_at, lifetime_seconds FROM api_tokens t
+                    WHERE NOT ?1 OR name IS NOT NULL OR EXISTS (SELECT 1 FROM stale_api_tokens s WHERE s.account_id = t.account_id)
+                    """, .integer(renewable ? 1 : 0)
+                ) { row throws(SQLiteError) in (try row.int64("account_id"), try APITokenDetails(row: row)) }
                 return Dictionary(
                     rows.map { id, details in (id, (details: details, staleNames: stale[id]?.map(\.name) ?? [])) },
                     uniquingKeysWith: { first, _ in first })

@@ -33,6 +33,23 @@ struct TokenRecordsTests {
         #expect(Set(try await store.storedAPITokens().keys) == [alice.id])
     }
 
+    @Test("the records a rotation could concern: a token with a name, or with stale names; not one pasted without a name")
+    func renewableRecords() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await StateStore.open(folder.location)
+        let instance = try InstanceURL(parsing: "https://gitbay.example")
+        let named = try await store.signIn(
+            instance: instance, username: "alice", apiToken: Secret("alice-token"), details: APITokenDetails(name: "gitbay-sync-a", expiresAt: nil))
+        let pasted = try await store.signIn(instance: instance, username: "bob", apiToken: Secret("bob-token"))
+        let pastedWithStale = try await store.signIn(instance: instance, username: "carol", apiToken: Secret("carol-token"))
+        try await store.recordStaleTokenNames(["gitbay-sync-old"], ofAccount: pastedWithStale.id)
+
+        #expect(Set(try await store.apiTokenRecords().keys) == [named.id, pasted.id, pastedWithStale.id])
+        let renewable = try await store.apiTokenRecords(renewable: true)
+        #expect(Set(renewable.keys) == [named.id, pastedWithStale.id])
+        #expect(renewable[pastedWithStale.id]?.staleNames == ["gitbay-sync-old"])
+    }
+
     @Test("a stale name is recorded for an account that is there; for one a removal deleted meanwhile, nothing, and no error")
     func staleNameOfGoneAccount() async throws {
         let folder = try TemporaryDirectory()
