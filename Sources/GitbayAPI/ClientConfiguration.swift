@@ -32,3 +32,12 @@ package struct ClientConfiguration: Sendable {
         self.random = random
     }
 }
+
+/// A configuration several clients hold at once: the clients of one run share one.
+package final class SharedClientConfiguration: Sendable {
+    package let configuration: ClientConfiguration
+
+    package init(_ configuration: ClientConfiguration) {
+        self.configuration = configuration
+    }
+}

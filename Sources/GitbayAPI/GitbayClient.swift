@@ -21,7 +21,10 @@ package final class GitbayClient: Sendable {
     /// The account, as `user@host`; names the account in errors and log lines.
     package let accountName: String
     let apiToken: Secret
-    let configuration: ClientConfiguration
+    /// One for every client of a run (`SharedClientConfiguration`): a client is made for each
+    /// account, and a copy of its own would hold some 200 bytes more per request in flight.
+    private let shared: SharedClientConfiguration
+    var configuration: ClientConfiguration { _read { yield shared.configuration } }
     let logger: Logger
     let transport: any HTTPTransport
     private let state: Mutex<State>
@@ -35,20 +38,33 @@ package final class GitbayClient: Sendable {
         var sentSecrets: [Secret]
     }
 
-    package init(
+    package convenience init(
         instance: InstanceURL,
         apiToken: Secret,
         accountName: String,
         configuration: ClientConfiguration,
         logger: Logger
     ) {
+        self.init(
+            instance: instance, apiToken: apiToken, accountName: accountName, configuration: SharedClientConfiguration(configuration),
+            logger: logger)
+    }
+
+    /// A client with a configuration it shares with others.
+    package init(
+        instance: InstanceURL,
+        apiToken: Secret,
+        accountName: String,
+        configuration: SharedClientConfiguration,
+        logger: Logger
+    ) {
         self.instance = instance
         self.accountName = accountName
         self.apiToken = apiToken
         state = Mutex(State(sentSecrets: [apiToken]))
-        self.configuration = configuration
+        shared = configuration
         self.logger = logger.with(["account.name": accountName])
-        transport = configuration.http
+        transport = configuration.configuration.http
     }
 
     /// HTTP requests sent so far, retries included.

@@ -22,6 +22,13 @@ extension GitbayClient {
     package static func forAccount(
         _ account: AccountRecord, token: Secret?, configuration: ClientConfiguration, logger: Logger
     ) throws -> GitbayClient {
+        try forAccount(account, token: token, configuration: SharedClientConfiguration(configuration), logger: logger)
+    }
+
+    /// The same, with a configuration the clients of a run share.
+    static func forAccount(
+        _ account: AccountRecord, token: Secret?, configuration: SharedClientConfiguration, logger: Logger
+    ) throws -> GitbayClient {
         guard !account.hasUnusableName else { throw LocalFailure.unusableName }
         guard let token else {
             throw GitbayError(

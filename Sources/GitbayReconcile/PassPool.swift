@@ -45,8 +45,24 @@ final class PassPool {
         var transfer: TransportTransfer?
         /// The pass's result, held while the account's token is renewed after it.
         var held: Reconciler.Reconciled?
-        /// The token renewal under way after the pass.
-        var renewal: TokenRenewer.Renewal?
+        /// The token renewal under way after the pass. Kept on the heap apart (some 470 bytes):
+        /// a run holds a lane for every request in flight, and few lanes ever renew.
+        var renewal: TokenRenewer.Renewal? {
+            get { renewalHeld?.renewal }
+            set {
+                if let newValue, let renewalHeld {
+                    renewalHeld.renewal = newValue
+                } else {
+                    renewalHeld = newValue.map(RenewalHeld.init)
+                }
+            }
+        }
+        private var renewalHeld: RenewalHeld?
+
+        private final class RenewalHeld {
+            var renewal: TokenRenewer.Renewal
+            init(_ renewal: TokenRenewer.Renewal) { self.renewal = renewal }
+        }
 
         init(pass: AccountPass, client: Result<GitbayClient, any Error>, token: Secret?, logger: Logger) {
             (self.pass, self.client, self.token, self.logger) = (pass, client, token, logger)

@@ -10,6 +10,13 @@ struct PassStore: Sendable {
     let logger: Logger
     /// Where the accounts' API tokens are read.
     let tokens: APITokens
+    /// The clients' configuration, one for all of them.
+    let client: SharedClientConfiguration
+
+    init(store: StateStore, options: Reconciler.Options, logger: Logger, tokens: APITokens) {
+        (self.store, self.options, self.logger, self.tokens) = (store, options, logger, tokens)
+        client = SharedClientConfiguration(options.client)
+    }
 
     /// An account read afresh for another pass: the client and token for it.
     struct Fresh: Sendable {
@@ -24,7 +31,7 @@ struct PassStore: Sendable {
 
     /// The account's client for a pass; it fails like a refused token without a stored one.
     func makeClient(_ account: AccountRecord, token: Secret?) throws -> GitbayClient {
-        try GitbayClient.forAccount(account, token: token, configuration: options.client, logger: logger)
+        try GitbayClient.forAccount(account, token: token, configuration: client, logger: logger)
     }
 
     /// The event a store step ends with.
