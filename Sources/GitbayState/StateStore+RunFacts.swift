@@ -146,8 +146,8 @@ extension StateStore {
     /// (given what every account wants now) names the account. `read` are the facts the run
     /// planned every verdict from: when the database has not changed since they were read,
     /// what each account should have is what its pass planned for, and `stillWanted` is not
-    /// asked (working out every account's desire again cost a steady run about a tenth of its
-    /// instructions per account).
+    /// asked (working out every account's desire again cost a steady run some 5 K instructions
+    /// per account).
     /// `run`, when given, goes into the run history in the same transaction (`insertRun`), so
     /// that recording a steady run costs no transaction of its own. Returns the accounts written.
     @discardableResult
