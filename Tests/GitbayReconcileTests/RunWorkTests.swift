@@ -41,6 +41,23 @@ struct RunWorkTests {
         }
     }
 
+    @Test("a steady run whose verdicts cannot be recorded (another writer holds the database) says so for each of those accounts")
+    func steadyVerdictsUnrecorded() async throws {
+        let server = try FakeGitbayServer()
+        let world = try await ReconcileWorld()
+        for user in ["alice", "bob"] { try await world.signIn(server, user) }
+        try await world.setToken()
+        _ = try await world.run()
+        _ = try await world.run()
+
+        let writer = try Database(path: world.folder.databasePath, mode: .readWrite, busyTimeoutMilliseconds: 0)
+        try writer.execute("BEGIN IMMEDIATE")
+        let outcomes = try await world.run()
+        try writer.execute("ROLLBACK")
+        #expect(outcomes.count == 2)
+        #expect(outcomes.values.allSatisfy { $0.action == .failed && $0.isFailure }, "\(outcomes.values.map(\.action))")
+    }
+
     @Test("a first run records the shadowed accounts' verdicts together: its write transactions do not grow with them")
     func firstRunWritesDoNotGrowWithShadowedAccounts() async throws {
         var counts: [Int] = []
