@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 extension Migration {
-    /// Migrations 9 to 18, in order.
+    /// Migrations 9 to 19, in order.
     static let part2: [Migration] = [
         Migration(version: 9, name: "token_rotation", checksum: "2df16481811d3c4c", sql: #"""
 -- What a rotation and a removal need to know of an account's API token besides its name.
@@ -182,6 +182,19 @@ ALTER TABLE row_doubts ADD COLUMN added TEXT;
 ALTER TABLE row_doubts ADD COLUMN raised INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE doubts_raised (count INTEGER NOT NULL) STRICT;
 INSERT INTO doubts_raised (count) VALUES (0);
+"""#),
+        Migration(version: 19, name: "steady_times", checksum: "e18e56b2f4cc29b4", sql: #"""
+-- A steady run (every verdict as it was but for its times) keeps the times of its accounts in
+-- one row instead of rewriting each account's status: `entries` holds, in increasing account
+-- id, three little-endian 64-bit integers an account: its id, and the milliseconds since 1970
+-- of its last attempt and of its last success (the smallest integer for none).
+CREATE TABLE steady_checks (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    entries BLOB NOT NULL
+) STRICT;
+-- 1 when the account's last attempt and success are the ones `steady_checks` holds for it,
+-- not the row's own; a status written in full sets it back to 0.
+ALTER TABLE account_status ADD COLUMN steady_times INTEGER NOT NULL DEFAULT 0;
 """#),
     ]
 }

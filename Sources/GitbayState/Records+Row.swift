@@ -88,10 +88,13 @@ extension RegistrationRecord {
 }
 
 extension AccountStatusRecord {
-    init(row: Row) throws(SQLiteError) {
+    /// `steady`: the times steady runs keep for the account, read in place of the row's own.
+    init(row: Row, steady: SteadyTimes.Entry? = nil) throws(SQLiteError) {
+        let (condition, detail) = (try row.text("condition"), try row.optionalText("detail"))
+        var (attempt, success) = (steady?.attemptDate, steady?.successDate)
+        if steady == nil { (attempt, success) = (try row.optionalDate("last_attempt_at"), try row.optionalDate("last_success_at")) }
         self.init(
-            condition: AccountCondition(rawValue: try row.text("condition")) ?? .pending, detail: try row.optionalText("detail"),
-            lastAttemptAt: try row.optionalDate("last_attempt_at"), lastSuccessAt: try row.optionalDate("last_success_at"),
+            condition: AccountCondition(rawValue: condition) ?? .pending, detail: detail, lastAttemptAt: attempt, lastSuccessAt: success,
             lastError: try row.optionalText("last_error"), nextRetryAt: try row.optionalDate("next_retry_at"),
             nextRetryReason: try row.optionalText("next_retry_reason").flatMap(RetryReason.init(rawValue:)),
             failures: try row.int("failures"), listETag: try row.optionalText("list_etag"), etagBasis: try row.optionalText("etag_basis"))

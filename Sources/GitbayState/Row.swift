@@ -59,6 +59,12 @@ struct Row {
         try optionalColumn(name, holding: .text).flatMap(statement.text)
     }
 
+    /// A BLOB column, handed to `body` in place; nil (and `body` not called) where it is NULL.
+    func optionalBlob<Result>(_ name: String, _ body: (UnsafeRawBufferPointer) -> Result) throws(SQLiteError) -> Result? {
+        guard let index = try optionalColumn(name, holding: .blob) else { return nil }
+        return statement.withBlob(index, body)
+    }
+
     /// A time column that is never NULL, as `Timestamp` writes it; the epoch should its text not
     /// parse.
     func date(_ name: String) throws(SQLiteError) -> Date {

@@ -8,9 +8,9 @@ import Foundation
 
 extension StateStore {
     /// In the order `AccountStatusRecord(row:)` reads them: each column is looked up by name,
-    /// the next one first.
-    private static let statusColumns =
-        "condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, next_retry_reason, failures, "
+    /// the next one first. `steady_times` first: it says whether the row's times are read.
+    static let statusColumns =
+        "steady_times, condition, detail, last_attempt_at, last_success_at, last_error, next_retry_at, next_retry_reason, failures, "
         + "list_etag, etag_basis, unchecked_reason, unchecked_since, unchecked_runs"
 
     /// In the order `RegistrationRecord(row:)` reads them.
@@ -79,21 +79,7 @@ extension StateStore {
 
     /// The outcome of the account's latest reconcile.
     package func status(ofAccount id: Int64) throws -> AccountStatusRecord {
-        try access { database in try Self.storedStatus(ofAccount: id, database) }
-    }
-
-    /// The account's stored verdict, or the empty one when it has none.
-    static func storedStatus(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> AccountStatusRecord {
-        try database.row("SELECT \(statusColumns) FROM account_status WHERE account_id = ?", .integer(id), map: AccountStatusRecord.init(row:))
-            ?? AccountStatusRecord()
-    }
-
-    /// Every account's latest outcome, by account id.
-    static func allStatuses(_ database: Database) throws(SQLiteError) -> [Int64: AccountStatusRecord] {
-        let rows = try database.rows("SELECT account_id, \(Self.statusColumns) FROM account_status") { row throws(SQLiteError) in
-            (try row.int64("account_id"), try AccountStatusRecord(row: row))
-        }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        try access { database in try database.reading { try Self.storedStatus(ofAccount: id, database) } }
     }
 
     package func saveStatus(_ status: AccountStatusRecord, ofAccount id: Int64) throws {

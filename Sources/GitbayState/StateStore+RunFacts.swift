@@ -14,6 +14,8 @@ package struct RunFacts: Sendable {
     package let accounts: [AccountRecord]
     /// Each account's last verdict, by account id; an account without one is missing.
     package let statuses: [Int64: AccountStatusRecord]
+    /// The times steady runs keep for the accounts whose rows take them from there.
+    package var steadyTimes: SteadyTimes = .empty
     /// Each account's records, by account id.
     package let registrations: [Int64: [RegistrationRecord]]
     /// The account preferred on each server, by the server's first URL (`ServerNames.server`).
@@ -84,7 +86,7 @@ extension StateStore {
                 (
                     device: try Self.readDevice(database),
                     accounts: try Self.allAccounts(database),
-                    statuses: try Self.allStatuses(database), doubts: try Self.rowDoubts(database),
+                    statuses: try Self.allStatuses(database).statuses, doubts: try Self.rowDoubts(database),
                     registrations: try Self.allRegistrations(database), names: try Self.serverNames(database),
                     tokenDetails: try database.rows("SELECT account_id, name, expires_at, lifetime_seconds FROM api_tokens") {
                         row throws(SQLiteError) in
@@ -120,7 +122,7 @@ extension StateStore {
             }
         }
         var facts = RunFacts(
-            device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses, registrations: read.registrations,
+            device: try read.device ?? device(), accounts: read.accounts, statuses: read.statuses.statuses, registrations: read.registrations,
             preferred: read.preferred, names: read.names,
             apiTokens: Dictionary(read.apiTokens.compactMap { row in row.token.map { (row.id, $0) } }, uniquingKeysWith: { first, _ in first }),
             keyringTokens: Set(read.apiTokens.filter { $0.place == .keyring }.map(\.id)),
@@ -130,6 +132,7 @@ extension StateStore {
             version: read.version
         )
         facts.doubtMark = read.doubtMark
+        facts.steadyTimes = read.statuses.steady
         return facts
     }
 
@@ -148,6 +151,8 @@ extension StateStore {
     /// what each account should have is what its pass planned for, and `stillWanted` is not
     /// asked (working out every account's desire again cost a steady run some 5 K instructions
     /// per account).
+    /// Then the times alone moved, they go into the steady runs' row (`SteadyTimes`): one row
+    /// written for the run, not one for each account.
     /// `run`, when given, goes into the run history in the same transaction (`insertRun`), so
     /// that recording a steady run costs no transaction of its own. Returns the accounts written.
     @discardableResult
@@ -166,15 +171,38 @@ extension StateStore {
             }
             let doubted = try Self.rowDoubts(database)
             var written: Set<Int64> = []
+            var steady: [SteadyTimes.Entry] = []
             for verdict in verdicts where wanted?.contains(verdict.accountID) ?? true {
-                guard try Self.save(verdict, unchanged: unchanged, database) else { continue }
+                if unchanged, let read, let entry = Self.steadyEntry(verdict) {
+                    guard try Self.keepTimes(ofAccount: verdict.accountID, apart: read.steadyTimes, database) else { continue }
+                    steady.append(entry)
+                } else {
+                    guard try Self.save(verdict, unchanged: unchanged, database) else { continue }
+                }
                 written.insert(verdict.accountID)
                 if doubted[verdict.accountID] != nil {
                     try Self.settleDoubt(ofAccount: verdict.accountID, raisedThrough: read?.doubtMark ?? 0, database)
                 }
             }
+            if let read, !steady.isEmpty { try Self.saveSteadyTimes(read.steadyTimes.merging(steady), database) }
             return written
         }
+    }
+
+    /// The times of a verdict where only they moved, for the steady runs' row; nil for any
+    /// other verdict, or times the row form cannot hold.
+    private static func steadyEntry(_ verdict: SteadyVerdict) -> SteadyTimes.Entry? {
+        guard verdict.onlyTimesDiffer else { return nil }
+        return SteadyTimes.Entry(accountID: verdict.accountID, attempt: verdict.status.lastAttemptAt, success: verdict.status.lastSuccessAt)
+    }
+
+    /// Makes the account's status row take its times from the steady runs' row, unless it
+    /// already does (`apart`, as read: the database has not changed since); false when the
+    /// account has no status row.
+    private static func keepTimes(ofAccount id: Int64, apart: SteadyTimes, _ database: Database) throws(SQLiteError) -> Bool {
+        guard apart.entry(of: id) == nil else { return true }
+        try database.run("UPDATE account_status SET steady_times = 1 WHERE account_id = ?", .integer(id))
+        return database.changes > 0
     }
 
     /// Writes one verdict while the stored one is still the verdict it read; true if written.
@@ -190,13 +218,13 @@ extension StateStore {
         let success = status.lastSuccessAt == status.lastAttemptAt ? attempt : status.lastSuccessAt.map(Timestamp.format)
         if unchanged {
             try database.run(
-                "UPDATE account_status SET last_attempt_at = ?, last_success_at = ? WHERE account_id = ?",
+                "UPDATE account_status SET last_attempt_at = ?, last_success_at = ?, steady_times = 0 WHERE account_id = ?",
                 .optionalText(attempt), .optionalText(success), .integer(verdict.accountID))
             return database.changes > 0
         }
         try database.run(
             """
-            UPDATE account_status SET last_attempt_at = ?, last_success_at = ?
+            UPDATE account_status SET last_attempt_at = ?, last_success_at = ?, steady_times = 0
             WHERE account_id = ? AND condition = ? AND detail IS ? AND last_error IS ? AND next_retry_at IS NULL
                 AND failures = 0 AND list_etag IS ? AND etag_basis IS ?
             """,

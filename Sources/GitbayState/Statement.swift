@@ -11,6 +11,7 @@ import Foundation
 enum SQLiteValue {
     case integer(Int64)
     case text(String)
+    case blob([UInt8])
     case null
 
     static func optionalText(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
@@ -46,6 +47,11 @@ final class Statement {
                 result = sqlite3_bind_int64(handle, index, number)
             case .text(let string):
                 result = Self.bindText(string, at: index, of: handle)
+            case .blob(let bytes):
+                // An empty blob has no address; SQLite takes a zero-length blob from any pointer.
+                result = bytes.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), csqlite_transient())
+                }
             case .null:
                 result = sqlite3_bind_null(handle, index)
             }
@@ -127,6 +133,12 @@ final class Statement {
     func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
+    }
+
+    /// A BLOB column of the current row, read in place (valid until the next step).
+    func withBlob<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
     }
 
     /// A column of the current row as a time, read from its text's bytes where SQLite keeps

@@ -14,15 +14,9 @@ package enum Timestamp {
     private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     package static func format(_ date: Date) -> String {
-        // Whole seconds and the milliseconds of the fraction, from the reference date and cut
-        // as Foundation cuts them, so that both write the same text for every instant.
-        let interval = date.timeIntervalSinceReferenceDate
-        let seconds = interval.rounded(.down)
-        guard seconds.magnitude < 250_000_000_000 else { return date.formatted(style) }  // past year 9900
-        let total = (Int64(seconds) + 978_307_200) * 1000 + min(Int64(((interval - seconds) * 1000).rounded(.down)), 999)
+        guard let total = milliseconds(date) else { return date.formatted(style) }  // before 1600, past 9900
         let (days, dayMilliseconds) = floorDivision(total, 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        guard year >= 1600 else { return date.formatted(style) }
         let second = dayMilliseconds / 1000
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
@@ -35,6 +29,28 @@ package enum Timestamp {
         append(dayMilliseconds % 1000, digits: 3, to: &bytes, then: "Z")
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The milliseconds since 1970 that `format` writes for `date`, as a number; nil where it
+    /// leaves the instant to Foundation (before 1600, past 9900).
+    package static func milliseconds(_ date: Date) -> Int64? {
+        // Whole seconds and the milliseconds of the fraction, from the reference date and cut
+        // as Foundation cuts them, so that both write the same text for every instant.
+        let interval = date.timeIntervalSinceReferenceDate
+        let seconds = interval.rounded(.down)
+        guard seconds.magnitude < 250_000_000_000 else { return nil }
+        let total = (Int64(seconds) + 978_307_200) * 1000 + min(Int64(((interval - seconds) * 1000).rounded(.down)), 999)
+        return total >= firstMillisecond ? total : nil
+    }
+
+    /// The instant `parse` reads from the text `format` writes for `milliseconds` (since 1970):
+    /// `date(milliseconds: milliseconds(d)!)` is `parse(format(d))`.
+    package static func date(milliseconds: Int64) -> Date {
+        let (seconds, fraction) = floorDivision(milliseconds, 1000)
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + Double(fraction) / 1000)
+    }
+
+    /// 1600-01-01T00:00:00.000Z in milliseconds since 1970: the first instant written by arithmetic.
+    private static let firstMillisecond = daysSinceEpoch(year: 1600, month: 1, day: 1) * 86_400_000
 
     package static func parse(_ text: String?) -> Date? {
         guard let text else { return nil }
