@@ -88,9 +88,11 @@ extension GitbayClient {
 
     /// The limits of one attempt, with `left` of the deadline.
     func limits(within left: Duration?) -> TransportConfiguration {
+        // One copy, its bounds changed in place: each copy counts a reference for each string.
         var limits = configuration.transport
         limits.responseHeaders = Self.responseHeaders
-        return left.map(limits.limited(to:)) ?? limits
+        if let left { (limits.connectTimeout, limits.requestTimeout) = (min(limits.connectTimeout, left), min(limits.requestTimeout, left)) }
+        return limits
     }
 
     func makeRequest(_ call: Call) -> HTTPRequest {

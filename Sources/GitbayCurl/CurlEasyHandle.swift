@@ -185,8 +185,12 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// Whether the URL's scheme is `https`, in any case.
     static func isHTTPS(_ url: String) -> Bool {
-        let scheme = Array(url.utf8.prefix(6))
-        return scheme.count == 6 && zip(scheme, "https:".utf8).allSatisfy { ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1 }
+        // Byte by byte, in any case: no array made for every request.
+        var bytes = url.utf8.makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = bytes.next(), ((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) == expected else { return false }
+        }
+        return true
     }
 
     static func message(for code: CURLcode) -> String {

@@ -190,8 +190,7 @@ extension AccountPass {
     }
 
     /// Ends with `result`, giving the lease back first if this pass took it.
-    mutating func end(with result: Reconciler.Reconciled) -> Step {
-        var result = result
+    mutating func end(with result: consuming Reconciler.Reconciled) -> Step {
         result.checkAgain = checkAgain
         guard leaseTaken else {
             phase = .done

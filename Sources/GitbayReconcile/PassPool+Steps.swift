@@ -90,18 +90,18 @@ extension PassPool {
             }
             return
         }
-        let account = accounts[index].0
-        if inFlight[index]?.held == nil, let removal = removals?.removing[account.id] {
+        let (id, instance) = (accounts[index].0.id, accounts[index].0.instance)
+        if inFlight[index]?.held == nil, let removal = removals?.removing[id] {
             inFlight[index] = nil
             remove(removal, after: result, of: index, &group)
             return
         }
-        if let lane = inFlight[index], lane.held == nil, let renewing, renewing.accounts.contains(account.id) {
+        if let lane = inFlight[index], lane.held == nil, let renewing, renewing.accounts.contains(id) {
             lane.held = result
             renew(result.outcome, token: lane.token, marker: renewing.marker, of: index, &group)
             return
         }
-        close(result, of: index, instance: account.instance, &group)
+        close(result, of: index, instance: instance, &group)
     }
 
     /// The account is done: its result recorded, its place given to the next.

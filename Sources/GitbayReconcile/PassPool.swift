@@ -190,14 +190,15 @@ final class PassPool {
             let (account, desire) = accounts[index]
             progress?(.started(account))
             let token = apiTokens[account.id]
-            var pass = AccountPass(
-                account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
-                records: facts.registrations[account.id] ?? [], settings: store.settings(doubtMark: facts.doubtMark))
-            let step = pass.begin(at: store.options.now())
-            inFlight[index] = InFlight(
-                pass: pass, client: Result { try store.makeClient(account, token: token) }, token: token,
+            // The pass begins where the lane keeps it: a pass copied in costs a reference for each of its strings.
+            let lane = InFlight(
+                pass: AccountPass(
+                    account: account, desire: desire, device: facts.device, status: facts.statuses[account.id] ?? AccountStatusRecord(),
+                    records: facts.registrations[account.id] ?? [], settings: store.settings(doubtMark: facts.doubtMark)),
+                client: Result { try store.makeClient(account, token: token) }, token: token,
                 logger: store.logger.with(["account.name": account.name]))
-            carryOut(step, of: index, &group)
+            inFlight[index] = lane
+            carryOut(lane.pass.begin(at: store.options.now()), of: index, &group)
         }
         if queue.running == 0 { arrivals.finish() }
     }

@@ -107,8 +107,15 @@ package struct AccountStatusRecord: Sendable, Equatable {
     /// Whether the two differ in nothing but the times of the attempt and the success.
     package func differsOnlyInTimes(from other: AccountStatusRecord) -> Bool {
         guard box !== other.box else { return true }
-        var (mine, theirs) = (box.values, other.box.values)
-        (mine.lastAttemptAt, mine.lastSuccessAt, theirs.lastAttemptAt, theirs.lastSuccessAt) = (nil, nil, nil, nil)
-        return mine == theirs
+        return Self.sameButTimes(box.values, other.box.values)
+    }
+
+    /// Every field but the two times compared in place: a copy of the values with their times
+    /// cleared counted a reference for each string, in both, for every account of a run.
+    private static func sameButTimes(_ mine: borrowing Values, _ theirs: borrowing Values) -> Bool {
+        mine.condition == theirs.condition && mine.detail == theirs.detail && mine.lastError == theirs.lastError
+            && mine.nextRetryAt == theirs.nextRetryAt && mine.nextRetryReason == theirs.nextRetryReason
+            && mine.failures == theirs.failures && mine.listETag == theirs.listETag && mine.etagBasis == theirs.etagBasis
+            && mine.unchecked == theirs.unchecked
     }
 }

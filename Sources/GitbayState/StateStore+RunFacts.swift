@@ -172,9 +172,11 @@ extension StateStore {
             let doubted = try Self.rowDoubts(database)
             var written: Set<Int64> = []
             var steady: [SteadyTimes.Entry] = []
+            // The steady runs' times as read; nil when they may have changed since.
+            let apart = unchanged ? read?.steadyTimes : nil
             for verdict in verdicts where wanted?.contains(verdict.accountID) ?? true {
-                if unchanged, let read, let entry = Self.steadyEntry(verdict) {
-                    guard try Self.keepTimes(ofAccount: verdict.accountID, apart: read.steadyTimes, database) else { continue }
+                if let apart, let entry = Self.steadyEntry(verdict) {
+                    guard try Self.keepTimes(ofAccount: verdict.accountID, apart: apart, database) else { continue }
                     steady.append(entry)
                 } else {
                     guard try Self.save(verdict, unchanged: unchanged, database) else { continue }
@@ -184,7 +186,7 @@ extension StateStore {
                     try Self.settleDoubt(ofAccount: verdict.accountID, raisedThrough: read?.doubtMark ?? 0, database)
                 }
             }
-            if let read, !steady.isEmpty { try Self.saveSteadyTimes(read.steadyTimes.merging(steady), database) }
+            if let apart, !steady.isEmpty { try Self.saveSteadyTimes(apart.merging(steady), database) }
             return written
         }
     }

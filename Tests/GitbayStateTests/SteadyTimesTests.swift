@@ -105,3 +105,28 @@ struct SteadyTimesTests {
         #expect(try await store.accountFacts().statuses[accounts[2].id] == now[accounts[2].id])
     }
 }
+
+@Suite("Verdicts that differ in their times only")
+struct TimesOnlyTests {
+    @Test("a verdict differs in its times only when every other field is the same, each field checked")
+    func everyFieldCounts() {
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let base = AccountStatusRecord(
+            condition: .registered, detail: "d", lastAttemptAt: at, lastSuccessAt: at, lastError: "e", nextRetryAt: at,
+            nextRetryReason: .backoff, failures: 1, listETag: "\"t\"", etagBasis: "b")
+        var later = base
+        (later.lastAttemptAt, later.lastSuccessAt) = (at + 60, nil)
+        #expect(base.differsOnlyInTimes(from: later) && later.differsOnlyInTimes(from: base))
+        let changes: [(String, (inout AccountStatusRecord) -> Void)] = [
+            ("condition", { $0.condition = .error }), ("detail", { $0.detail = nil }), ("lastError", { $0.lastError = "f" }),
+            ("nextRetryAt", { $0.nextRetryAt = at + 1 }), ("nextRetryReason", { $0.nextRetryReason = .retryAfter }),
+            ("failures", { $0.failures = 2 }), ("listETag", { $0.listETag = "\"u\"" }), ("etagBasis", { $0.etagBasis = nil }),
+            ("unchecked", { $0.unchecked = Unchecked(reason: .keyringLocked, since: at, runs: 1) }),
+        ]
+        for (field, change) in changes {
+            var changed = later
+            change(&changed)
+            #expect(!base.differsOnlyInTimes(from: changed), "\(field)")
+        }
+    }
+}

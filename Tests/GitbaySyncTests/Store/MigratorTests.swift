@@ -186,6 +186,7 @@ struct LegacyRecordTests {
                 ALTER TABLE account_status DROP COLUMN unchecked_runs; DROP TABLE row_doubts; DROP TABLE pending_mints;
                 ALTER TABLE accounts DROP COLUMN push_off; DROP TABLE doubts_raised;
                 DROP TABLE steady_checks; ALTER TABLE account_status DROP COLUMN steady_times;
+                DROP INDEX accounts_sign_in_order;
                 DELETE FROM schema_migrations WHERE version > 1;
                 """)
             let first = Migration.all[0].sql
