@@ -17,7 +17,7 @@ import Darwin
 /// names, and hands curl only the one that is ready, so a ready answer costs work on its own
 /// connection's transfers, not a look at every transfer in flight.
 ///
-/// `@unchecked Sendable` invariant: `multi`, `active`, `watched`, `deadline` and `lastNudge`
+/// `@unchecked Sendable` invariant: `multi`, `active`, `watched`, `pollList`, `deadline` and `lastNudge`
 /// are used only on the loop's thread (curl calls its socket and timer callbacks there, from
 /// inside the calls the loop makes); everything another thread hands over goes through
 /// `inbox`, a `Mutex`, with a byte on the wake-up pipe written under it. Once the loop has
@@ -57,6 +57,10 @@ final class CurlEventLoop: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: Job] = [:]
     /// The sockets curl asked the loop to watch, and for which poll events.
     private var watched: [Int32: Int16] = [:]
+    /// What `poll` is handed: the wake-up pipe, then `watched`; made again only after `watched`
+    /// changed (a loop waits many times between changes, and each list made cost an allocation).
+    private var pollList: [pollfd] = []
+    private var pollListStale = true
     /// When curl wants to be called back at the latest, on the monotonic clock; nil: no timer.
     private var deadline: Int64?
     /// When the watched sockets were last handed to curl with no event named.
@@ -144,12 +148,17 @@ final class CurlEventLoop: @unchecked Sendable {
         var wait: Int64 = 60_000
         if let deadline { wait = max(0, deadline - Self.milliseconds()) }
         if !active.isEmpty { wait = min(wait, Self.nudgeMilliseconds) }
-        var descriptors = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-        descriptors += watched.map { pollfd(fd: $0.key, events: $0.value, revents: 0) }
-        if poll(&descriptors, nfds_t(descriptors.count), Int32(wait)) > 0 {
-            if descriptors[0].revents != 0 { wake.drain() }
-            for descriptor in descriptors.dropFirst() where descriptor.revents != 0 {
-                act(on: descriptor.fd, events: Self.curlEvents(descriptor.revents))
+        if pollListStale {
+            pollList.removeAll(keepingCapacity: true)
+            pollList.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
+            for (socket, events) in watched { pollList.append(pollfd(fd: socket, events: events, revents: 0)) }
+            pollListStale = false
+        }
+        // poll sets every entry's revents: none is left from the last wait.
+        if poll(&pollList, nfds_t(pollList.count), Int32(wait)) > 0 {
+            if pollList[0].revents != 0 { wake.drain() }
+            for index in pollList.indices.dropFirst() where pollList[index].revents != 0 {
+                act(on: pollList[index].fd, events: Self.curlEvents(pollList[index].revents))
             }
         }
         let now = Self.milliseconds()
@@ -170,12 +179,16 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// curl's socket callback: watch `socket` for what it says, or no longer.
     private func watch(_ socket: Int32, _ what: Int32) {
-        switch what {
-        case CURL_POLL_IN: watched[socket] = Int16(POLLIN)
-        case CURL_POLL_OUT: watched[socket] = Int16(POLLOUT)
-        case CURL_POLL_INOUT: watched[socket] = Int16(POLLIN) | Int16(POLLOUT)
-        default: watched[socket] = nil
-        }
+        let events: Int16? =
+            switch what {
+            case CURL_POLL_IN: Int16(POLLIN)
+            case CURL_POLL_OUT: Int16(POLLOUT)
+            case CURL_POLL_INOUT: Int16(POLLIN) | Int16(POLLOUT)
+            default: nil
+            }
+        guard watched[socket] != events else { return }
+        watched[socket] = events
+        pollListStale = true
     }
 
     /// curl's timer callback: call it back within `timeout` milliseconds (-1: no timer).

@@ -59,6 +59,8 @@ package enum JSONValue: Sendable, Equatable {
     }
 
     private static func writeString(_ value: String, to output: inout JSONBytes) {
+        // A native string's bytes are read where they lie; another (bridged) is copied first.
+        if value.utf8.withContiguousStorageIfAvailable({ output.appendString($0) }) != nil { return }
         var text = value
         text.withUTF8 { output.appendString($0) }
     }
