@@ -103,7 +103,7 @@ extension GitbayClient {
         switch call {
         case .read(let argv, let etag):
             if let etag { headers.append(("If-None-Match", etag)) }
-            return HTTPRequest(method: "GET", url: Self.readURL(instance.url(path: "/api/v1/read"), argv: argv), headers: headers)
+            return HTTPRequest(method: "GET", url: Self.readURL(instance, argv: argv), headers: headers)
         case .write(let argv, let stdin):
             headers.append(("Content-Type", "application/json"))
             let encoder = JSONEncoder()
@@ -145,9 +145,21 @@ extension GitbayClient {
     /// Built as bytes with room for all of it, made a string once: appending to a string piece
     /// by piece costs more than the bytes themselves.
     static func readURL(_ base: String, argv: [String]) -> String {
+        readURL(argv: argv, baseCount: base.utf8.count) { $0.append(utf8Of: base) }
+    }
+
+    /// The instance's read route with `argv`.
+    static func readURL(_ instance: InstanceURL, argv: [String]) -> String {
+        readURL(argv: argv, baseCount: instance.host.utf8.count + 32) { url in
+            instance.append(to: &url)
+            url.append(utf8Of: "/api/v1/read")
+        }
+    }
+
+    private static func readURL(argv: [String], baseCount: Int, base: (inout [UInt8]) -> Void) -> String {
         var url: [UInt8] = []
-        url.reserveCapacity(argv.reduce(base.utf8.count) { $0 + 6 + 3 * $1.utf8.count })
-        url.append(utf8Of: base)
+        url.reserveCapacity(argv.reduce(baseCount) { $0 + 6 + 3 * $1.utf8.count })
+        base(&url)
         for (index, word) in argv.enumerated() {
             url.append(utf8Of: index == 0 ? "?argv=" : "&argv=")
             if word.utf8.allSatisfy(isUnreserved) {

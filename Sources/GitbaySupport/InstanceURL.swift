@@ -121,17 +121,27 @@ package struct InstanceURL: Hashable, Sendable, Comparable, CustomStringConverti
     package var description: String {
         var text: [UInt8] = []
         text.reserveCapacity(scheme.utf8.count + host.utf8.count + 11)
+        append(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the bytes of `description` to `text`: a URL built on it (an API route's) is
+    /// made a string once, not once for the instance and again for the whole.
+    package func append(to text: inout [UInt8]) {
         text.append(utf8Of: scheme)
         text.append(utf8Of: "://")
         let bracketed = host.utf8.contains(UInt8(ascii: ":"))
         if bracketed { text.append(UInt8(ascii: "[")) }
         text.append(utf8Of: host)
         if bracketed { text.append(UInt8(ascii: "]")) }
-        if let port {
-            text.append(UInt8(ascii: ":"))
-            text.append(utf8Of: String(port))
+        guard let port else { return }
+        text.append(UInt8(ascii: ":"))
+        var divisor = 1
+        while divisor * 10 <= port { divisor *= 10 }
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(port / divisor % 10))
+            divisor /= 10
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The URL of an API route, e.g. `/api/v1/cmd`.

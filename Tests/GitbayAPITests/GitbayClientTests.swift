@@ -20,6 +20,14 @@ struct GitbayClientTests {
         #expect(
             GitbayClient.readURL(base, argv: ["a b", "x/y?z&w=1", "Az09-._~", "é", "\n%"])
                 == base + "?argv=a%20b&argv=x%2Fy%3Fz%26w%3D1&argv=Az09-._~&argv=%C3%A9&argv=%0A%25")
+        for text in ["https://gitbay.org", "http://127.0.0.1:1", "http://127.0.0.1:10", "https://[::1]:65535", "https://Host.Example:8443/"] {
+            let instance = try! InstanceURL(parsing: text)
+            for argv in [[], ["notifications", "device", "list"], ["a b"]] {
+                #expect(GitbayClient.readURL(instance, argv: argv) == GitbayClient.readURL(instance.url(path: "/api/v1/read"), argv: argv))
+            }
+        }
+        #expect(GitbayClient.readURL(try! InstanceURL(parsing: "https://[::1]:65535"), argv: []) == "https://[::1]:65535/api/v1/read")
+        #expect(try! InstanceURL(parsing: "http://localhost:8080").description == "http://localhost:8080")
     }
 
     @Test("whoami names the token's account")
