@@ -155,11 +155,19 @@ final class CurlEventLoop: @unchecked Sendable {
             pollListStale = false
         }
         // poll sets every entry's revents: none is left from the last wait.
-        if poll(&pollList, nfds_t(pollList.count), Int32(wait)) > 0 {
-            if pollList[0].revents != 0 { wake.drain() }
-            for index in pollList.indices.dropFirst() where pollList[index].revents != 0 {
+        var ready = poll(&pollList, nfds_t(pollList.count), Int32(wait))
+        if ready > 0, pollList[0].revents != 0 {
+            wake.drain()
+            ready -= 1
+        }
+        // Up to the last of the `ready` entries poll counted, not every socket watched.
+        var index = 1
+        while ready > 0, index < pollList.count {
+            if pollList[index].revents != 0 {
+                ready -= 1
                 act(on: pollList[index].fd, events: Self.curlEvents(pollList[index].revents))
             }
+            index += 1
         }
         let now = Self.milliseconds()
         if let deadline, now >= deadline {

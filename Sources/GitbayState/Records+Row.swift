@@ -11,24 +11,14 @@ import Foundation
 
 extension AccountRecord {
     init(row: Row) throws(SQLiteError) {
-        var instances: [String: InstanceURL] = [:]
+        var instances = InstanceTexts()
         try self.init(row: row, instances: &instances)
     }
 
     /// The account in `row`, its instance taken from `instances` when parsed before: many
     /// accounts share a few instances.
-    init(row: Row, instances: inout [String: InstanceURL]) throws(SQLiteError) {
-        let instanceText = try row.text("instance")
-        let instance: InstanceURL
-        if let parsed = instances[instanceText] {
-            instance = parsed
-        } else {
-            guard let parsed = try? InstanceURL(parsing: instanceText) else {
-                preconditionFailure("stored instance URL does not parse: \(instanceText)")
-            }
-            instances[instanceText] = parsed
-            instance = parsed
-        }
+    init(row: Row, instances: inout InstanceTexts) throws(SQLiteError) {
+        let instance = try row.withText("instance") { instances.instance($0) }
         self.init(
             id: try row.int64("id"), instance: instance, username: try row.text("username"), name: try row.text("name"),
             state: AccountState(rawValue: try row.text("state")) ?? .active, signedInAt: try row.date("signed_in_at"),

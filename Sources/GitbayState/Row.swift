@@ -54,6 +54,12 @@ struct Row {
         statement.text(try column(name, holding: .text)) ?? ""
     }
 
+    /// A TEXT column that is never NULL, its UTF-8 bytes handed to `body` where SQLite keeps them.
+    func withText<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SQLiteError) -> Result {
+        let index = try column(name, holding: .text)
+        return statement.withText(index, body)
+    }
+
     /// A TEXT column, nil where it is NULL.
     func optionalText(_ name: String) throws(SQLiteError) -> String? {
         try optionalColumn(name, holding: .text).flatMap(statement.text)

@@ -14,7 +14,7 @@ extension StateStore {
     /// The accounts a query selects (`accountColumns`), each distinct instance URL parsed once:
     /// many accounts share a few instances.
     static func accounts(_ database: Database, _ sql: String, bound arguments: [SQLiteValue] = []) throws(SQLiteError) -> [AccountRecord] {
-        var instances: [String: InstanceURL] = [:]
+        var instances = InstanceTexts()
         return try database.rows(sql, bound: arguments) { row throws(SQLiteError) in try AccountRecord(row: row, instances: &instances) }
     }
 

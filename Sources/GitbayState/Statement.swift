@@ -135,10 +135,17 @@ final class Statement {
         return String(cString: pointer)
     }
 
+    /// A TEXT column of the current row, its bytes read in place (valid until the next step).
+    func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        // The text first, then its length: SQLite counts the bytes of the form it last gave.
+        let start = sqlite3_column_text(handle, column)
+        return body(UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// A BLOB column of the current row, read in place (valid until the next step).
     func withBlob<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
+        let start = sqlite3_column_blob(handle, column)
+        return body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
     /// A column of the current row as a time, read from its text's bytes where SQLite keeps

@@ -37,22 +37,26 @@ package enum JSONValue: Sendable, Equatable {
         case .bool(let value): output.append(value ? "true" : "false")
         case .int(let value): output.append(value)
         case .string(let value): Self.writeString(value, to: &output)
-        // Elements by index: each is written where it lies, not copied out first (a copy of a
-        // value counts a reference for each string in it, and again when it goes).
+        // Elements through the array's buffer: each is written where it lies, not copied out
+        // first (a copy of a value counts a reference for each string in it, and again when it goes).
         case .array(let values):
             output.append(UInt8(ascii: "["))
-            for index in values.indices {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                values[index].write(to: &output)
+            values.withUnsafeBufferPointer { values in
+                for index in values.indices {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    values[index].write(to: &output)
+                }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for index in members.indices {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(members[index].0, to: &output)
-                output.append(UInt8(ascii: ":"))
-                members[index].1.write(to: &output)
+            members.withUnsafeBufferPointer { members in
+                for index in members.indices {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    Self.writeString(members[index].0, to: &output)
+                    output.append(UInt8(ascii: ":"))
+                    members[index].1.write(to: &output)
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
