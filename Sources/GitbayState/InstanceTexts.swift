@@ -12,11 +12,24 @@ struct InstanceTexts {
     /// The instance stored as `text`; a stored text that no longer parses is a broken invariant
     /// (only a parsed URL's description is ever written).
     mutating func instance(_ text: UnsafeBufferPointer<UInt8>) -> InstanceURL {
-        for entry in known where entry.text.count == text.count && entry.text.elementsEqual(text) { return entry.instance }
+        for entry in known where Self.same(entry.text, text) { return entry.instance }
         let string = String(decoding: text, as: UTF8.self)
         if let instance = more[string] { return instance }
         guard let instance = try? InstanceURL(parsing: string) else { preconditionFailure("stored instance URL does not parse: \(string)") }
         if known.count < Self.linearLimit { known.append((Array(text), instance)) } else { more[string] = instance }
         return instance
+    }
+
+    /// Byte for byte, from the end: the instances of one machine tend to differ in their port.
+    private static func same(_ known: [UInt8], _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard known.count == text.count else { return false }
+        return known.withUnsafeBufferPointer { known in
+            var index = known.count
+            while index > 0 {
+                index -= 1
+                if known[index] != text[index] { return false }
+            }
+            return true
+        }
     }
 }
