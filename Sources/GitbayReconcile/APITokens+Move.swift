@@ -32,15 +32,18 @@ extension APITokens {
         var moves: [Int64: TokenMove] = [:]
         var refusal: KeyringUnavailable?
         for account in accounts where awaiting.contains(account.id) {
-            guard let token = tokens[account.id] else { continue }
             if let refusal {
-                if !refusal.isAbsent { moves[account.id] = .waiting(refusal) }
+                // An absent keyring leaves the rest as they are, without a word: nothing more to look at.
+                if refusal.isAbsent { break }
+                if tokens[account.id] != nil { moves[account.id] = .waiting(refusal) }
                 continue
             }
+            guard let token = tokens[account.id] else { continue }
             do {
                 let item = Self.installItem(of: account.name, installMarker: installMarker)
                 try await keyring.store(token, for: item)
                 guard let kept = try? await store.keepOnlyReference(ofAccount: account.id, token: token, keyringItem: item), kept.moved else {
+                    await forgetUnnamed(item, of: account.id)
                     continue
                 }
                 moves[account.id] = .moved(wiped: kept.wiped)
@@ -52,5 +55,13 @@ extension APITokens {
         }
         if let refusal { logger.info("token.awaiting-keyring", ["accounts": String(awaiting.count), "reason": "\(refusal)"]) }
         return moves
+    }
+
+    /// Deletes `item`, just written for the account, unless the database names it: the account's
+    /// token changed meanwhile (a sign-in), so the item holds a token nothing uses; or another
+    /// run moved the same token there first, and it stays.
+    func forgetUnnamed(_ item: String, of account: Int64) async {
+        guard let keyring, let items = try? await store.keyringItems(), items[account] != item else { return }
+        _ = try? await keyring.delete(account: item)
     }
 }

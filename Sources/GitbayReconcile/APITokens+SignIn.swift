@@ -50,7 +50,8 @@ extension APITokens {
     /// reference when the keyring holds it. A new account's token goes to the keyring item
     /// named after it and this install (`installItem`). An account signed in already keeps the token in use where it is until
     /// the database points at the new one, as a rotation does: the new token goes to an item
-    /// the old one is not in, recorded (with its name) as stale first, so that a crash between
+    /// the old one is not in (nor the install's item while the old token awaits the keyring: a
+    /// run moving it writes there), recorded (with its name) as stale first, so that a crash between
     /// the keyring and the database leaves the old token in use and a stale one the next run
     /// revokes and deletes (not for an account being removed, whose removal would revoke it;
     /// there such a crash leaves the new item unnamed). The item that held the old token is
@@ -66,7 +67,9 @@ extension APITokens {
         var recorded: (account: Int64, tokenName: String)?
         if let existing = try await store.account(named: name) {
             previous = try await store.keyringItems()[existing.id]
-            if previous == own {
+            // Not the install's item while the old token is in it, or may be written to it by a
+            // run moving a token that awaited the keyring (none in the keyring yet).
+            if previous == own || previous == nil {
                 let digits = Timestamp.format(now).filter(\.isNumber)
                 item = TokenRotation.keyringItem(of: own, tokenName: details.name ?? "signed-in-\(digits)")
             }

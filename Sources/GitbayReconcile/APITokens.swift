@@ -69,7 +69,7 @@ package struct APITokens: Sendable {
             do {
                 try await keyring.store(token, for: item)
                 guard (try? await store.pointAtKeyringItem(item, ofAccount: account.id)) == true else {
-                    _ = try? await keyring.delete(account: item)
+                    await forgetUnnamed(item, of: account.id)
                     continue
                 }
                 try await keyring.delete(account: account.name)
