@@ -114,11 +114,20 @@ private struct JSONBytes: ~Copyable {
     /// `bytes` (UTF-8) as a JSON string: quoted, with quotes, backslashes and control
     /// characters escaped. Runs of bytes that need no escape are copied whole.
     mutating func appendString(_ bytes: UnsafeBufferPointer<UInt8>) {
+        // Most strings need no escape: room made once, then the quotes and the bytes written.
+        if let base = bytes.baseAddress, !bytes.contains(where: Self.needsEscape) {
+            reserve(bytes.count + 2)
+            start[count] = UInt8(ascii: "\"")
+            (start + count + 1).update(from: base, count: bytes.count)
+            start[count + 1 + bytes.count] = UInt8(ascii: "\"")
+            count += bytes.count + 2
+            return
+        }
         append(UInt8(ascii: "\""))
         var plain = 0
         for index in bytes.indices {
             let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            guard Self.needsEscape(byte) else { continue }
             append(UnsafeBufferPointer(rebasing: bytes[plain..<index]))
             switch byte {
             case UInt8(ascii: "\""): append(#"\""#)
@@ -136,6 +145,10 @@ private struct JSONBytes: ~Copyable {
         }
         append(UnsafeBufferPointer(rebasing: bytes[plain...]))
         append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// The digits of `number`, with its sign.
