@@ -112,6 +112,7 @@ extension AccountPass {
                         kind: .malformed, account: account.name, command: ["notifications", "device", "list"],
                         serverMessage: "the row just added cannot be told apart in the device list")))
         }
+        work.undecided = candidates.compactMap { work.listedRows[$0] }
         let removals = candidates.map { Operation.remove(id: $0, reason: .unsettled, checked: false, sent: false) }
         phase = .acting(current: nil, pending: removals + [.add(settling: [], checked: false, again: true)] + pending, then: .verdict)
         return nextOperation()

@@ -209,6 +209,9 @@ package struct AccountPass: Sendable {
         var verdict: AccountDecision.Verdict?
         /// The lease is needed: the pass wrote or was about to.
         var leaseNeeded = false
+        /// Rows of the list after an add answered without its id that could not be told apart,
+        /// removed before the add made afresh: each may be another name's row the add took.
+        var undecided: [ServerDevice] = []
     }
 
     /// One carried-out action, step by step.

@@ -44,7 +44,8 @@ struct PassStore: Sendable {
             case .checkStillWanted(let snapshot):
                 return .stillWanted(try await store.desireSnapshot(ofAccount: account.id) == snapshot)
             case .record(let record):
-                try await store.recordRegistration(record, afterAddSentAt: pass.addSentAt)
+                try await store.recordRegistration(
+                    record, afterAddSentAt: pass.addSentAt, undecided: pass.work.undecided.map { ($0.id, $0.added) })
                 return .stored
             case .readDoubt:
                 return .doubt(try await store.rowDoubt(ofAccount: account.id))

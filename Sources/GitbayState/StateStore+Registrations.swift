@@ -45,8 +45,12 @@ extension StateStore {
     /// Records a row made or adopted for an account (replacing the record of the same id). When
     /// the account's add sent at `addSentAt` made or moved it, the same transaction doubts the
     /// rows other accounts recorded before then with the same id, `added` and token
-    /// (`doubtSameRows`): the add may have moved the row here from them.
-    package func recordRegistration(_ registration: RegistrationRecord, afterAddSentAt addSentAt: Date? = nil) throws {
+    /// (`doubtSameRows`): the add may have moved the row here from them. So with `undecided`
+    /// (id and `added`): rows the account listed after an add answered without its id, could not
+    /// tell apart and removed before adding afresh; each may have been another name's row.
+    package func recordRegistration(
+        _ registration: RegistrationRecord, afterAddSentAt addSentAt: Date? = nil, undecided: [(id: Int, added: String?)] = []
+    ) throws {
         try write { database in
             try database.run(
                 """
@@ -59,7 +63,14 @@ extension StateStore {
                 .text(registration.token.shown), .text(Self.prefixColumn(registration.token)),
                 .int(registration.generation), .text(Timestamp.format(registration.madeAt))
             )
-            if let addSentAt { try Self.doubtSameRows(as: registration, recordedBefore: addSentAt, database) }
+            guard let addSentAt else { return }
+            try Self.doubtSameRows(as: registration, recordedBefore: addSentAt, database)
+            for row in undecided where row.id != registration.deviceID {
+                let removed = RegistrationRecord(
+                    accountID: registration.accountID, deviceID: row.id, added: row.added, token: registration.token,
+                    generation: registration.generation, madeAt: registration.madeAt)
+                try Self.doubtSameRows(as: removed, recordedBefore: addSentAt, database)
+            }
         }
     }
 

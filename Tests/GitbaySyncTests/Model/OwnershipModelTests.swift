@@ -93,16 +93,6 @@ struct OwnershipModelTests {
         #expect(violation == nil, "\(violation.map { "\($0)" } ?? "")")
     }
 
-    @Test("schedules that still fail, each a known defect")
-    func stillFailing() async {
-        for schedule in ModelRegressions.stillFailing {
-            let violation = await Self.violation(in: schedule)
-            withKnownIssue("\(schedule.name): not mended yet") {
-                #expect(violation == nil, "\(violation.map { "\($0)" } ?? "")")
-            }
-        }
-    }
-
     /// Replays `schedule` on a fresh world; the first broken invariant, if any.
     static func violation(in schedule: ModelSchedule, over transport: ModelWorld.Transport = .memory) async -> ModelViolation? {
         do {
