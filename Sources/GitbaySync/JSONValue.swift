@@ -31,7 +31,7 @@ package enum JSONValue: Sendable, Equatable {
         return output.text()
     }
 
-    private func write(to output: inout JSONBytes) {
+    func write(to output: inout JSONBytes) {
         switch self {
         case .null: output.append("null")
         case .bool(let value): output.append(value ? "true" : "false")
@@ -62,7 +62,7 @@ package enum JSONValue: Sendable, Equatable {
         }
     }
 
-    private static func writeString(_ value: String, to output: inout JSONBytes) {
+    static func writeString(_ value: String, to output: inout JSONBytes) {
         // A native string's bytes are read where they lie; another (bridged) is copied first.
         if value.utf8.withContiguousStorageIfAvailable({ output.appendString($0) }) != nil { return }
         var text = value
@@ -73,14 +73,14 @@ package enum JSONValue: Sendable, Equatable {
 /// The bytes of JSON text as it is written: one buffer grown by doubling, appended to without
 /// the checks an array makes on every append (its uniqueness, its capacity by element). A run's
 /// `--json` writes some twenty values per account.
-private struct JSONBytes: ~Copyable {
+struct JSONBytes: ~Copyable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
 
-    init() {
-        capacity = 1024
-        start = .allocate(capacity: capacity)
+    init(capacity: Int = 1024) {
+        self.capacity = max(capacity, 16)
+        start = .allocate(capacity: self.capacity)
     }
 
     deinit { start.deallocate() }

@@ -154,8 +154,20 @@ struct RunOutput: CommandOutput {
     let text: [String]
 
     var json: JSONValue {
-        .object([("ok", .bool(!outcomes.contains { $0.isFailure || $0.unchecked != nil })), ("accounts", .array(outcomes.map(\.json)))])
+        .object([("ok", .bool(ok)), ("accounts", .array(outcomes.map(\.json)))])
     }
+
+    /// `json` rendered, written as it is described: a run of hundreds of accounts makes no tree.
+    var renderedJSON: String {
+        var object = JSONObjectBytes(JSONBytes(capacity: 64 + outcomes.count * 400))
+        object.begin()
+        object.member("ok", ok)
+        object.member("accounts", objects: outcomes) { outcome, object in outcome.describe(into: &object) }
+        object.end()
+        return object.text()
+    }
+
+    private var ok: Bool { !outcomes.contains { $0.isFailure || $0.unchecked != nil } }
 }
 
 /// The accounts a run read as it began (`SyncEngine.RunProgress.read`), and the width of their
