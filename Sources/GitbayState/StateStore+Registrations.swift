@@ -65,7 +65,8 @@ extension StateStore {
             )
             guard let addSentAt else { return }
             try Self.doubtSameRows(as: registration, recordedBefore: addSentAt, database)
-            for row in undecided where row.id != registration.deviceID {
+            // A removed row of the new row's id is another row unless its `added` is the same too (ids are reused).
+            for row in undecided where row.id != registration.deviceID || row.added != registration.added {
                 let removed = RegistrationRecord(
                     accountID: registration.accountID, deviceID: row.id, added: row.added, token: registration.token,
                     generation: registration.generation, madeAt: registration.madeAt)

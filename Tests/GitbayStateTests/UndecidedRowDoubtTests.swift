@@ -30,5 +30,14 @@ struct UndecidedRowDoubtTests {
         let doubt = try #require(try await store.rowDoubt(ofAccount: alice.id))
         #expect(doubt.deviceID == 2 && doubt.added == "2026-12-07T03:15:34.400Z" && doubt.instance == erin.instance.description)
         #expect(try await store.rowDoubt(ofAccount: erin.id) == nil)
+
+        // The row made afresh got the id of the one removed (ids are reused): another `added`, another row.
+        let carol = try await store.signIn(instance: try InstanceURL(parsing: "http://127.0.0.1:4000"), username: "carol", apiToken: Secret("gb_c"))
+        try await store.recordRegistration(
+            RegistrationRecord(accountID: carol.id, deviceID: 5, added: "2026-12-07T03:15:35.100Z", token: token, generation: 2, madeAt: before))
+        let reused = RegistrationRecord(
+            accountID: erin.id, deviceID: 5, added: "2026-12-07T03:15:36.200Z", token: token, generation: 2, madeAt: before + 2)
+        try await store.recordRegistration(reused, afterAddSentAt: before + 1, undecided: [(5, "2026-12-07T03:15:35.100Z")])
+        #expect(try await store.rowDoubt(ofAccount: carol.id)?.deviceID == 5)
     }
 }

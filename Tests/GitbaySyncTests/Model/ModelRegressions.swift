@@ -362,5 +362,18 @@ enum ModelRegressions {
                 .setToken("c0ffee00eLPFhxxHVN98xHLeYAG8W5dv", label: nil),
                 .run(concurrency: 1, crash: nil),
             ]),
+        // The same, where the add made afresh got the id of the row it had taken from alice (ids
+        // are reused): that removed row is still another row, its `added` another.
+        ModelSchedule(
+            name: "a sign-in again cut at its fifth request, another device's row, then a run whose add afresh reuses the id",
+            returnsDeviceID: [false, false],
+            steps: [
+                .setToken("c0ffee00VCczWfGSoC9YmrM5djCQps3j", label: "laptop"),
+                .prefer(0, crash: nil),
+                .otherDevice(instance: 0, owner: "bob", token: "abcdef\u{20AC}iuX9s", label: ""),
+                .relogin(4, crash: ModelCrash(atRequest: 5, afterServerApplied: false)),
+                .setToken("c0ffee00eLPFhxxHVN98xHLeYAG8W5dv", label: nil),
+                .run(concurrency: 1, crash: nil),
+            ]),
     ]
 }
