@@ -13,21 +13,31 @@ import TransportSupport
 
 @Suite("A token moved into the keyring while the account signs in again")
 struct KeyringMoveRaceTests {
+    let world: ReconcileWorld
+    let server: FakeGitbayServer
+    let client: ClientConfiguration
+    /// Signed in with a token awaiting the keyring, as an earlier version, or a sign-in with no
+    /// keyring answering, left it; the device token set.
+    let alice: AccountRecord
+
+    init() async throws {
+        world = try await ReconcileWorld()
+        server = try FakeGitbayServer()
+        var client = ReconcileWorld.client
+        client.http = MemoryTransport([server])
+        self.client = client
+        alice = try await world.signIn(server, "alice")
+        try await world.store.access { [alice] database in
+            try database.run("UPDATE api_tokens SET store = NULL WHERE account_id = ?", .integer(alice.id))
+        }
+        try await world.setToken()
+    }
+
     @Test(
         "a sign-in made while a run moves the old token into the keyring keeps the new token: the move neither writes over it nor leaves the old one behind"
     )
     func signInDuringMove() async throws {
-        let world = try await ReconcileWorld()
-        let server = try FakeGitbayServer()
-        var client = ReconcileWorld.client
-        client.http = MemoryTransport([server])
-        let alice = try await world.signIn(server, "alice")
         let old = try #require(try await world.store.apiToken(ofAccount: alice.id))
-        // As an earlier version, or a sign-in with no keyring answering, left it: awaiting the keyring.
-        try await world.store.access { database in
-            try database.run("UPDATE api_tokens SET store = NULL WHERE account_id = ?", .integer(alice.id))
-        }
-        try await world.setToken()
         let keyring = MemoryKeyring()
         let engine = SyncEngine(
             store: world.store, options: Reconciler.Options(honourBackoff: false, client: client, keyring: keyring), logger: .disabled)
@@ -54,16 +64,7 @@ struct KeyringMoveRaceTests {
 
     @Test("two runs moving the same token into the keyring at once leave it there: the one refused deletes nothing the database names")
     func twoRunsMove() async throws {
-        let world = try await ReconcileWorld()
-        let server = try FakeGitbayServer()
-        var client = ReconcileWorld.client
-        client.http = MemoryTransport([server])
-        let alice = try await world.signIn(server, "alice")
         let token = try #require(try await world.store.apiToken(ofAccount: alice.id))
-        try await world.store.access { database in
-            try database.run("UPDATE api_tokens SET store = NULL WHERE account_id = ?", .integer(alice.id))
-        }
-        try await world.setToken()
         let keyring = MemoryKeyring()
         let own = APITokens.installItem(of: alice.name, installMarker: try await world.store.device().installMarker)
         // The other run reads the same facts and moves the token first, as this one is about to write it.
