@@ -151,7 +151,7 @@ extension StateStore {
     /// what each account should have is what its pass planned for, and `stillWanted` is not
     /// asked (working out every account's desire again cost a steady run some 5 K instructions
     /// per account).
-    /// Then the times alone moved, they go into the steady runs' row (`SteadyTimes`): one row
+    /// When only the times moved, they go into the steady runs' row (`SteadyTimes`): one row
     /// written for the run, not one for each account.
     /// `run`, when given, goes into the run history in the same transaction (`insertRun`), so
     /// that recording a steady run costs no transaction of its own. Returns the accounts written.
