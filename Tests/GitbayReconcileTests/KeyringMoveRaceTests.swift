@@ -11,36 +11,25 @@ import TransportSupport
 @testable import GitbayState
 @testable import GitbaySupport
 
-@Suite("A token moved into the keyring while the account signs in again")
-struct KeyringMoveRaceTests {
-    let world: ReconcileWorld
-    let server: FakeGitbayServer
-    let client: ClientConfiguration
+/// A token moved into the keyring while the account signs in again, or by two runs at once.
+extension KeyringTokenTests {
     /// Signed in with a token awaiting the keyring, as an earlier version, or a sign-in with no
     /// keyring answering, left it; the device token set.
-    let alice: AccountRecord
-
-    init() async throws {
-        world = try await ReconcileWorld()
-        server = try FakeGitbayServer()
-        var client = ReconcileWorld.client
-        client.http = MemoryTransport([server])
-        self.client = client
-        alice = try await world.signIn(server, "alice")
-        try await world.store.access { [alice] database in
-            try database.run("UPDATE api_tokens SET store = NULL WHERE account_id = ?", .integer(alice.id))
-        }
+    private func awaitingAlice() async throws -> AccountRecord {
+        let alice = try await world.signIn(server, "alice")
+        try await storedByEarlierVersion(alice)
         try await world.setToken()
+        return alice
     }
 
     @Test(
         "a sign-in made while a run moves the old token into the keyring keeps the new token: the move neither writes over it nor leaves the old one behind"
     )
     func signInDuringMove() async throws {
+        let alice = try await awaitingAlice()
         let old = try #require(try await world.store.apiToken(ofAccount: alice.id))
         let keyring = MemoryKeyring()
-        let engine = SyncEngine(
-            store: world.store, options: Reconciler.Options(honourBackoff: false, client: client, keyring: keyring), logger: .disabled)
+        let signer = engine(keyring)
         let own = APITokens.installItem(of: alice.name, installMarker: try await world.store.device().installMarker)
         let new = Secret(server.mintToken(for: "alice"))
         // The run has read its facts and is about to write the old token to the install's item: the sign-in comes first.
@@ -49,7 +38,7 @@ struct KeyringMoveRaceTests {
             $0 = { item in
                 guard item == own, !signedIn.withLock({ $0 }) else { return }
                 signedIn.withLock { $0 = true }
-                _ = try? await engine.signIn(instance: alice.instance, username: "alice", apiToken: new, choice: nil)
+                _ = try? await signer.signIn(instance: alice.instance, username: "alice", apiToken: new, choice: nil)
             }
         }
 
@@ -64,6 +53,7 @@ struct KeyringMoveRaceTests {
 
     @Test("two runs moving the same token into the keyring at once leave it there: the one refused deletes nothing the database names")
     func twoRunsMove() async throws {
+        let alice = try await awaitingAlice()
         let token = try #require(try await world.store.apiToken(ofAccount: alice.id))
         let keyring = MemoryKeyring()
         let own = APITokens.installItem(of: alice.name, installMarker: try await world.store.device().installMarker)

@@ -72,7 +72,7 @@ struct KeyringTokenTests {
         self.client = client
     }
 
-    private func engine(_ keyring: (any TokenKeyring)?) -> SyncEngine {
+    func engine(_ keyring: (any TokenKeyring)?) -> SyncEngine {
         SyncEngine(store: world.store, options: Reconciler.Options(honourBackoff: false, client: client, keyring: keyring), logger: .disabled)
     }
 
@@ -82,7 +82,7 @@ struct KeyringTokenTests {
     }
 
     /// Makes the account's token one an earlier version stored: in the database, not yet offered to the keyring.
-    private func storedByEarlierVersion(_ account: AccountRecord) async throws {
+    func storedByEarlierVersion(_ account: AccountRecord) async throws {
         try await world.store.access { database in
             try database.run("UPDATE api_tokens SET store = NULL WHERE account_id = ?", .integer(account.id))
         }
