@@ -4,10 +4,11 @@ extension StateStore {
     /// The account's stored verdict, or the empty one when it has none. Inside a transaction:
     /// its times may be in the steady runs' row (`SteadyTimes`).
     static func storedStatus(ofAccount id: Int64, _ database: Database) throws(SQLiteError) -> AccountStatusRecord {
-        let steady = try steadyTimes(database)
-        return try database.row("SELECT \(statusColumns) FROM account_status WHERE account_id = ?", .integer(id)) {
+        try database.row("SELECT \(statusColumns) FROM account_status WHERE account_id = ?", .integer(id)) {
             row throws(SQLiteError) in
-            try AccountStatusRecord(row: row, steady: try row.bool("steady_times") ? steady.entry(of: id) : nil)
+            // The steady runs' row is read only for a status that takes its times from it.
+            let steady = try row.bool("steady_times") ? try steadyTimes(database).entry(of: id) : nil
+            return try AccountStatusRecord(row: row, steady: steady)
         } ?? AccountStatusRecord()
     }
 
